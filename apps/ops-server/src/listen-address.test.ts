@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { formatAddress, listenError, parseListenAddress } from './listen-address.ts';
+
+describe('parseListenAddress', () => {
+  it.each([
+    ['127.0.0.1:9443', { host: '127.0.0.1', port: 9443 }],
+    [':9443', { host: '', port: 9443 }],
+    ['', { host: '', port: 0 }],
+    ['localhost:0', { host: '127.0.0.1', port: 0 }],
+    ['[::1]:8443', { host: '::1', port: 8443 }],
+    ['0.0.0.0:', { host: '0.0.0.0', port: 0 }],
+  ])('%j', (input, expected) => {
+    expect(parseListenAddress(input)).toEqual(expected);
+  });
+
+  it.each([
+    ['127.0.0.1', 'listen tcp: address 127.0.0.1: missing port in address'],
+    ['127.0.0.1:99999', 'listen tcp: address 99999: invalid port'],
+    ['127.0.0.1:abc', 'listen tcp: address tcp/abc: unknown port'],
+    ['::1:80', 'listen tcp: address ::1:80: too many colons in address'],
+    ['[::1', "listen tcp: address [::1: missing ']' in address"],
+  ])('rejects %j with Go wording', (input, message) => {
+    expect(() => parseListenAddress(input)).toThrowError(message);
+  });
+});
+
+describe('listenError', () => {
+  it('words EADDRINUSE as Go does', () => {
+    const error = Object.assign(new Error('listen EADDRINUSE'), { code: 'EADDRINUSE' });
+    expect(listenError('127.0.0.1:9443', error).message).toBe('listen tcp 127.0.0.1:9443: bind: address already in use');
+  });
+  it('words an unknown host as a failed lookup', () => {
+    const error = Object.assign(new Error('getaddrinfo ENOTFOUND nowhere.invalid'), { code: 'ENOTFOUND' });
+    expect(listenError('nowhere.invalid:1', error).message).toBe('listen tcp: lookup nowhere.invalid: no such host');
+  });
+});
+
+describe('formatAddress', () => {
+  it('brackets IPv6 hosts', () => {
+    expect(formatAddress('::', 9443)).toBe('[::]:9443');
+    expect(formatAddress('127.0.0.1', 9443)).toBe('127.0.0.1:9443');
+  });
+});

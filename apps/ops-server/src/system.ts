@@ -1,0 +1,128 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createRouter, DEFAULT_SERVER_LIMITS, serverOptionsFor, type Route, type ServerLimits } from '@fabric-ops/ops-http';
+import { OpsServerError } from './errors.ts';
+import { formatAddress, listenError, parseListenAddress } from './listen-address.ts';
+import type { SystemPart } from './part.ts';
+import { versionHandler, type VersionInfo } from './version.ts';
+
+/** The subset of a pino logger the system writes to. */
+export interface OperationsLogger {
+  info(obj: object, msg?: string): void;
+  info(msg: string): void;
+  warn(obj: object, msg?: string): void;
+  warn(msg: string): void;
+  error(obj: object, msg?: string): void;
+  error(msg: string): void;
+}
+
+export interface OperationsSystemOptions {
+  /** `host:port`; the host may be omitted to listen on every interface, port 0 picks a free port. */
+  readonly listenAddress: string;
+  /** What /version reports. */
+  readonly version: VersionInfo;
+  readonly logger?: OperationsLogger;
+  /** Server timeouts and size limits; Fabric's values by default. */
+  readonly limits?: Partial<ServerLimits>;
+  /** How long stop() lets in-flight requests run before closing their connections. Default 5 s. */
+  readonly shutdownTimeoutMs?: number;
+}
+
+export interface OperationsSystem {
+  /** Opens the listener. Rejects with an OpsServerError whose message is one readable line. */
+  start(): Promise<void>;
+  /** Stops accepting, lets in-flight requests finish (up to the shutdown timeout), then resolves. */
+  stop(): Promise<void>;
+  /** The bound `host:port` once started (the real port when 0 was asked for); '' before. */
+  address(): string;
+  /** Serves an extra route; allowed before and after start(). */
+  addRoute(route: Route): void;
+  /** True from the moment stop() is called. */
+  isShuttingDown(): boolean;
+}
+
+const silentLogger: OperationsLogger = { info() {}, warn() {}, error() {} };
+
+type State = 'new' | 'starting' | 'running' | 'stopping' | 'stopped';
+
+export function createOperationsSystem(options: OperationsSystemOptions): OperationsSystem {
+  const logger = options.logger ?? silentLogger;
+  const limits: ServerLimits = { ...DEFAULT_SERVER_LIMITS, ...options.limits };
+  const shutdownTimeoutMs = options.shutdownTimeoutMs ?? 5_000;
+  // Parse now so that a bad address fails before anything else happens.
+  const target = parseListenAddress(options.listenAddress);
+
+  const parts: SystemPart[] = [{ routes: [{ path: '/version', secure: false, handler: versionHandler(options.version) }] }];
+
+  const router = createRouter({
+    writeTimeoutMs: limits.writeTimeoutMs,
+    onHandlerError: (error, req) => logger.error({ err: error, url: req.url, method: req.method }, 'operations handler failed'),
+  });
+  for (const part of parts) for (const route of part.routes ?? []) router.add(route);
+
+  let state: State = 'new';
+  let server: Server | undefined;
+  let bound = '';
+
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    if (state === 'stopping') {
+      // Tell keep-alive clients to go away, and drop the socket once this answer is out.
+      res.setHeader('Connection', 'close');
+      res.once('finish', () => setImmediate(() => server?.closeIdleConnections()));
+    }
+    router.handle(req, res);
+  };
+
+  const start = async (): Promise<void> => {
+    if (state !== 'new') throw new OpsServerError('ALREADY_STARTED', 'operations system was already started');
+    state = 'starting';
+    try {
+      for (const part of parts) await part.start?.();
+      const httpServer = createServer(serverOptionsFor(limits), onRequest);
+      httpServer.timeout = limits.writeTimeoutMs;
+      await new Promise<void>((resolve, reject) => {
+        const onError = (error: NodeJS.ErrnoException) => reject(listenError(options.listenAddress, error));
+        httpServer.once('error', onError);
+        const listening = () => {
+          httpServer.off('error', onError);
+          resolve();
+        };
+        if (target.host === '') httpServer.listen(target.port, listening);
+        else httpServer.listen(target.port, target.host, listening);
+      });
+      httpServer.on('error', (error) => logger.error({ err: error }, 'operations server error'));
+      const info = httpServer.address() as AddressInfo;
+      bound = formatAddress(info.address, info.port);
+      server = httpServer;
+      state = 'running';
+    } catch (error) {
+      state = 'stopped';
+      for (const part of parts) await part.stop?.();
+      throw error;
+    }
+  };
+
+  const stop = async (): Promise<void> => {
+    if (state !== 'running' || server === undefined) return;
+    state = 'stopping';
+    for (const part of parts) part.beginShutdown?.();
+    const httpServer = server;
+    const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
+    httpServer.closeIdleConnections();
+    const force = setTimeout(() => httpServer.closeAllConnections(), shutdownTimeoutMs);
+    force.unref();
+    await closed;
+    clearTimeout(force);
+    for (const part of parts) await part.stop?.();
+    state = 'stopped';
+  };
+
+  return {
+    start,
+    stop,
+    address: () => bound,
+    addRoute: (route) => router.add(route),
+    isShuttingDown: () => state === 'stopping' || state === 'stopped',
+  };
+}
+

@@ -1,0 +1,120 @@
+import { once } from 'node:events';
+import { createServer, request, Agent } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createOperationsSystem, type OperationsSystem } from '../src/index.ts';
+
+const systems: OperationsSystem[] = [];
+afterEach(async () => {
+  await Promise.all(systems.splice(0).map((s) => s.stop()));
+});
+
+function system(listenAddress = '127.0.0.1:0', shutdownTimeoutMs?: number): OperationsSystem {
+  const s = createOperationsSystem({
+    listenAddress,
+    version: { version: '9.9.9', commitSha: 'abc1234' },
+    ...(shutdownTimeoutMs === undefined ? {} : { shutdownTimeoutMs }),
+  });
+  systems.push(s);
+  return s;
+}
+
+function get(address: string, path: string, agent?: Agent): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
+  const [host, port] = [address.slice(0, address.lastIndexOf(':')), Number(address.slice(address.lastIndexOf(':') + 1))];
+  return new Promise((resolve, reject) => {
+    const req = request({ host, port, path, agent: agent ?? false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('operations system', () => {
+  it('serves /version on the bound address', async () => {
+    const s = system();
+    expect(s.address()).toBe('');
+    await s.start();
+    expect(s.address()).toMatch(/^127\.0\.0\.1:\d+$/);
+    const reply = await get(s.address(), '/version');
+    expect(reply.status).toBe(200);
+    expect(reply.body).toBe('{"CommitSHA":"abc1234","Version":"9.9.9"}');
+    expect(reply.headers['x-request-id']).toBeTypeOf('string');
+  });
+
+  it('fails start with Go wording when the port is taken', async () => {
+    const blocker = createServer();
+    blocker.listen(0, '127.0.0.1');
+    await once(blocker, 'listening');
+    const { port } = blocker.address() as AddressInfo;
+    try {
+      const s = system(`127.0.0.1:${port}`);
+      await expect(s.start()).rejects.toThrowError(`listen tcp 127.0.0.1:${port}: bind: address already in use`);
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('rejects a malformed address when created', () => {
+    expect(() => system('127.0.0.1')).toThrowError('listen tcp: address 127.0.0.1: missing port in address');
+  });
+
+  it('cannot be started twice', async () => {
+    const s = system();
+    await s.start();
+    await expect(s.start()).rejects.toMatchObject({ code: 'ALREADY_STARTED' });
+  });
+
+  it('stops promptly with an idle keep-alive client connected', async () => {
+    const s = system();
+    await s.start();
+    const agent = new Agent({ keepAlive: true });
+    await get(s.address(), '/version', agent);
+    const began = Date.now();
+    await s.stop();
+    expect(Date.now() - began).toBeLessThan(1_000);
+    expect(s.isShuttingDown()).toBe(true);
+    agent.destroy();
+  });
+
+  it('lets an in-flight request finish, then refuses new connections', async () => {
+    const s = system();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    s.addRoute({
+      path: '/slow',
+      secure: false,
+      handler: async (_req, res) => {
+        await gate;
+        res.end('done');
+      },
+    });
+    await s.start();
+    const address = s.address();
+    const inflight = get(address, '/slow');
+    await new Promise((r) => setTimeout(r, 50));
+    const stopped = s.stop();
+    await new Promise((r) => setTimeout(r, 50));
+    await expect(get(address, '/version')).rejects.toThrow(/ECONNREFUSED/);
+    release();
+    const reply = await inflight;
+    expect(reply.body).toBe('done');
+    expect(reply.headers.connection).toBe('close');
+    await stopped;
+  });
+
+  it('cuts off a request that outlives the shutdown timeout', async () => {
+    const s = system('127.0.0.1:0', 200);
+    s.addRoute({ path: '/hang', secure: false, handler: () => new Promise<void>(() => {}) });
+    await s.start();
+    const hung = get(s.address(), '/hang');
+    await new Promise((r) => setTimeout(r, 50));
+    const began = Date.now();
+    await s.stop();
+    expect(Date.now() - began).toBeLessThan(2_000);
+    await expect(hung).rejects.toThrow();
+  });
+});

@@ -1,0 +1,44 @@
+import { fileURLToPath } from 'node:url';
+import { isConfigError, loadOrdererConfig } from '@fabric-ops/ops-config';
+import { createOperationsSystem, resolveCommitSha, runUntilSignalled, type OperationsSystem } from '@fabric-ops/ops-server';
+import { pino } from 'pino';
+import packageJson from '../package.json' with { type: 'json' };
+
+/** The orderer.yaml this package ships, used when no other is found. */
+export const SAMPLE_ORDERER_YAML = fileURLToPath(new URL('../sampleconfig/orderer.yaml', import.meta.url));
+
+export interface OrdererRunOptions {
+  readonly argv?: readonly string[];
+  readonly env?: NodeJS.ProcessEnv;
+  /** Called once the server is listening (tests use it to find the address). */
+  readonly onReady?: (system: OperationsSystem) => void;
+}
+
+/** Runs the orderer's operations server until SIGTERM/SIGINT; resolves the exit code. */
+export async function runOrderer(options: OrdererRunOptions = {}): Promise<number> {
+  const env = options.env ?? process.env;
+  const logger = pino({ name: 'orderer.operations' });
+  let loaded;
+  try {
+    loaded = loadOrdererConfig({ env, sampleFile: SAMPLE_ORDERER_YAML });
+  } catch (error) {
+    if (!isConfigError(error)) throw error;
+    for (const line of error.problems) process.stderr.write(`${line}\n`);
+    return 1;
+  }
+  let system: OperationsSystem;
+  try {
+    system = createOperationsSystem({
+      listenAddress: loaded.config.operations.listenAddress,
+      version: { version: packageJson.version, commitSha: resolveCommitSha(env) },
+      logger,
+    });
+    await system.start();
+  } catch (error) {
+    process.stderr.write(`failed to start operations subsystem: ${(error as Error).message}\n`);
+    return 1;
+  }
+  logger.info({ config: loaded.file }, `Operations server listening on ${system.address()}`);
+  options.onReady?.(system);
+  return runUntilSignalled(system, { logger });
+}

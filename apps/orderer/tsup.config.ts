@@ -1,0 +1,8 @@
+import { defineConfig } from 'tsup';
+import { packageBuild } from '../../tsup.shared.ts';
+
+export default defineConfig([
+  packageBuild(),
+  // The bin is what `node` runs in containers and under process managers: ESM only.
+  { ...packageBuild({ bin: 'src/bin.ts' }), format: ['esm'], dts: false, clean: false },
+]);

@@ -1,0 +1,14 @@
+#!/usr/bin/env node
+import { runPeer } from './main.ts';
+
+runPeer().then(
+  (code) => {
+    process.exitCode = code;
+    // Anything still holding the loop open after a graceful stop must not keep the process alive.
+    setTimeout(() => process.exit(code), 1_000).unref();
+  },
+  (error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  },
+);

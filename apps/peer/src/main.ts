@@ -1,0 +1,44 @@
+import { fileURLToPath } from 'node:url';
+import { isConfigError, loadPeerConfig } from '@fabric-ops/ops-config';
+import { createOperationsSystem, resolveCommitSha, runUntilSignalled, type OperationsSystem } from '@fabric-ops/ops-server';
+import { pino } from 'pino';
+import packageJson from '../package.json' with { type: 'json' };
+
+/** The core.yaml this package ships, used when no other is found. */
+export const SAMPLE_CORE_YAML = fileURLToPath(new URL('../sampleconfig/core.yaml', import.meta.url));
+
+export interface PeerRunOptions {
+  readonly argv?: readonly string[];
+  readonly env?: NodeJS.ProcessEnv;
+  /** Called once the server is listening (tests use it to find the address). */
+  readonly onReady?: (system: OperationsSystem) => void;
+}
+
+/** Runs the peer's operations server until SIGTERM/SIGINT; resolves the exit code. */
+export async function runPeer(options: PeerRunOptions = {}): Promise<number> {
+  const env = options.env ?? process.env;
+  const logger = pino({ name: 'peer.operations' });
+  let loaded;
+  try {
+    loaded = loadPeerConfig({ env, sampleFile: SAMPLE_CORE_YAML });
+  } catch (error) {
+    if (!isConfigError(error)) throw error;
+    for (const line of error.problems) process.stderr.write(`${line}\n`);
+    return 1;
+  }
+  let system: OperationsSystem;
+  try {
+    system = createOperationsSystem({
+      listenAddress: loaded.config.operations.listenAddress,
+      version: { version: packageJson.version, commitSha: resolveCommitSha(env) },
+      logger,
+    });
+    await system.start();
+  } catch (error) {
+    process.stderr.write(`failed to initialize operations subsystem: ${(error as Error).message}\n`);
+    return 1;
+  }
+  logger.info({ config: loaded.file }, `Operations server listening on ${system.address()}`);
+  options.onReady?.(system);
+  return runUntilSignalled(system, { logger });
+}

@@ -1,0 +1,6 @@
+export { ConfigError, isConfigError } from './errors.ts';
+export type { ConfigErrorCode } from './errors.ts';
+export { locateConfigFile, FABRIC_SYSTEM_CONFIG_DIR } from './locate.ts';
+export type { LocateOptions } from './locate.ts';
+export { loadOrdererConfig, loadPeerConfig } from './load.ts';
+export type { LoadedConfig, OperationsSettings, OrdererConfig, PeerConfig } from './load.ts';

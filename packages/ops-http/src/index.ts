@@ -1,0 +1,13 @@
+export { readBody, DEFAULT_BODY_LIMIT } from './body.ts';
+export type { ReadBodyOptions } from './body.ts';
+export { OpsHttpError, isOpsHttpError, httpStatusFor } from './errors.ts';
+export type { OpsHttpErrorCode } from './errors.ts';
+export { goJson, writeJson, writeEmpty, writeText } from './json.ts';
+export type { JsonWriteOptions } from './json.ts';
+export { cleanPath, parseRequestTarget } from './path.ts';
+export type { RequestTarget } from './path.ts';
+export { assignRequestId, requestIdOf, REQUEST_ID_HEADER } from './request-id.ts';
+export { createRouter, DEFAULT_WRITE_TIMEOUT_MS } from './router.ts';
+export type { AccessDecision, Authorize, Handler, Route, Router, RouterOptions } from './router.ts';
+export { DEFAULT_SERVER_LIMITS, serverOptionsFor } from './server-limits.ts';
+export type { ServerLimits } from './server-limits.ts';

@@ -1,0 +1,61 @@
+import type { ServerResponse } from 'node:http';
+
+const HTML_UNSAFE = /[<>&\u2028\u2029]/g;
+const ESCAPES: Record<string, string> = {
+  '<': '\\u003c',
+  '>': '\\u003e',
+  '&': '\\u0026',
+  '\u2028': '\\u2028',
+  '\u2029': '\\u2029',
+};
+
+/**
+ * JSON text as Go's `encoding/json` writes it: compact, with `<`, `>`, `&`, U+2028 and
+ * U+2029 escaped. Those characters can only occur inside string literals, so
+ * escaping them in the serialised text is safe.
+ */
+export function goJson(value: unknown): string {
+  const text = JSON.stringify(value) ?? 'null';
+  HTML_UNSAFE.lastIndex = 0;
+  return HTML_UNSAFE.test(text) ? text.replace(HTML_UNSAFE, (ch) => ESCAPES[ch] ?? ch) : text;
+}
+
+export interface JsonWriteOptions {
+  /**
+   * Append `\n` as Go's `json.Encoder` does. Fabric's /logspec uses an encoder (newline);
+   * /healthz and /version use `json.Marshal` (none).
+   */
+  readonly trailingNewline?: boolean;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** Writes a complete `application/json` response. */
+export function writeJson(res: ServerResponse, status: number, value: unknown, options: JsonWriteOptions = {}): void {
+  const body = options.trailingNewline ? goJson(value) + '\n' : goJson(value);
+  res.writeHead(status, {
+    ...options.headers,
+    'Content-Type': 'application/json',
+    'Content-Length': Buffer.byteLength(body),
+  });
+  res.end(body);
+}
+
+/**
+ * A status with no body, as Go sends one: `Content-Length: 0` and no Content-Type
+ * (204 and 304 carry no Content-Length at all).
+ */
+export function writeEmpty(res: ServerResponse, status: number, headers: Readonly<Record<string, string>> = {}): void {
+  if (status === 204 || status === 304) res.writeHead(status, headers);
+  else res.writeHead(status, { ...headers, 'Content-Length': '0' });
+  res.end();
+}
+
+/** A `text/plain; charset=utf-8` response. */
+export function writeText(res: ServerResponse, status: number, text: string, headers: Readonly<Record<string, string>> = {}): void {
+  res.writeHead(status, {
+    ...headers,
+    'Content-Type': 'text/plain; charset=utf-8',
+    'Content-Length': Buffer.byteLength(text),
+  });
+  res.end(text);
+}

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { cleanPath, parseRequestTarget } from './path.ts';
+
+describe('cleanPath (Go ServeMux semantics)', () => {
+  it.each([
+    ['', '/'],
+    ['/', '/'],
+    ['/healthz', '/healthz'],
+    ['//healthz', '/healthz'],
+    ['/x/../version', '/version'],
+    ['/./logspec', '/logspec'],
+    ['/../../metrics', '/metrics'],
+    ['/healthz/', '/healthz/'],
+    ['/a//b/./c/..//', '/a/b/'],
+    ['healthz', '/healthz'],
+    ['/a/b/..', '/a'],
+  ])('%j -> %j', (input, expected) => {
+    expect(cleanPath(input)).toBe(expected);
+  });
+});
+
+describe('parseRequestTarget', () => {
+  it('splits path and query without normalising', () => {
+    expect(parseRequestTarget('/x/../version?a=1')).toEqual({ path: '/x/../version', query: 'a=1' });
+  });
+  it('decodes percent escapes like Go URL.Path', () => {
+    expect(parseRequestTarget('/%68ealthz').path).toBe('/healthz');
+  });
+  it('keeps only the path of an absolute-form target', () => {
+    expect(parseRequestTarget('http://example.com:9443/version?x').path).toBe('/version');
+  });
+  it('rejects a broken escape with a typed error', () => {
+    expect(() => parseRequestTarget('/%zz')).toThrowError(expect.objectContaining({ code: 'BAD_REQUEST_TARGET' }));
+  });
+});

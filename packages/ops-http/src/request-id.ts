@@ -1,0 +1,23 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+export const REQUEST_ID_HEADER = 'x-request-id';
+
+/**
+ * Reuses the client's `X-Request-Id` (the first one when several were sent) or makes
+ * a UUIDv4, stores it on the request headers for handlers and loggers, and echoes it
+ * on the response.
+ */
+export function assignRequestId(req: IncomingMessage, res: ServerResponse): string {
+  const given = req.headersDistinct[REQUEST_ID_HEADER]?.[0];
+  const id = given !== undefined && given !== '' ? given : randomUUID();
+  req.headers[REQUEST_ID_HEADER] = id;
+  res.setHeader('X-Request-Id', id);
+  return id;
+}
+
+/** The id assigned to a routed request, if any. */
+export function requestIdOf(req: IncomingMessage): string | undefined {
+  const value = req.headers[REQUEST_ID_HEADER];
+  return typeof value === 'string' ? value : undefined;
+}

@@ -1,0 +1,208 @@
+import { once } from 'node:events';
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { connect } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { readBody } from './body.ts';
+import { writeJson } from './json.ts';
+import { createRouter, type Route, type RouterOptions } from './router.ts';
+
+interface Reply {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+let server: Server | undefined;
+afterEach(async () => {
+  if (server) {
+    server.closeAllConnections();
+    await new Promise((r) => server!.close(r));
+    server = undefined;
+  }
+});
+
+async function serve(routes: Route[], options: Omit<RouterOptions, 'routes'> = {}): Promise<number> {
+  const router = createRouter({ routes, ...options });
+  server = createServer(router.handle);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return (server.address() as AddressInfo).port;
+}
+
+function send(port: number, method: string, path: string, headers: Record<string, string> = {}, body?: string | Buffer): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, method, path, headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString() }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const hello: Route = { path: '/hello', secure: false, handler: (_req, res) => writeJson(res, 200, { hi: '<x>' }) };
+
+describe('router', () => {
+  it('answers an unknown path exactly as Go ServeMux', async () => {
+    const port = await serve([hello]);
+    const reply = await send(port, 'GET', '/nope');
+    expect(reply.status).toBe(404);
+    expect(reply.body).toBe('404 page not found\n');
+    expect(reply.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(reply.headers['x-content-type-options']).toBe('nosniff');
+    expect(reply.headers['x-request-id']).toBeUndefined();
+  });
+
+  it('treats a trailing slash as a different path', async () => {
+    const port = await serve([hello]);
+    expect((await send(port, 'GET', '/hello/')).status).toBe(404);
+  });
+
+  it('redirects unclean paths with 301 to the cleaned path', async () => {
+    const port = await serve([hello]);
+    const reply = await send(port, 'GET', '//hello');
+    expect(reply.status).toBe(301);
+    expect(reply.headers.location).toBe('/hello');
+    expect(reply.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(reply.body).toBe('<a href="/hello">Moved Permanently</a>.\n\n');
+    const dotted = await send(port, 'GET', '/x/../hello?q=1');
+    expect(dotted.status).toBe(301);
+    expect(dotted.headers.location).toBe('/hello?q=1');
+  });
+
+  it('sends no redirect body for methods other than GET and HEAD', async () => {
+    const port = await serve([hello]);
+    const reply = await send(port, 'PUT', '//hello');
+    expect(reply.status).toBe(301);
+    expect(reply.body).toBe('');
+    expect(reply.headers['content-type']).toBeUndefined();
+  });
+
+  it('ignores the query string when routing', async () => {
+    const port = await serve([hello]);
+    const reply = await send(port, 'GET', '/hello?verbose=1');
+    expect(reply.status).toBe(200);
+    expect(reply.body).toBe('{"hi":"\\u003cx\\u003e"}');
+  });
+
+  it('leaves methods to the handler', async () => {
+    const seen: string[] = [];
+    const port = await serve([{ path: '/m', secure: false, handler: (req, res) => { seen.push(req.method!); res.end(); } }]);
+    await send(port, 'POST', '/m');
+    await send(port, 'DELETE', '/m');
+    expect(seen).toEqual(['POST', 'DELETE']);
+  });
+
+  it('answers OPTIONS * with 200 and no body', async () => {
+    const port = await serve([hello]);
+    const socket = connect(port, '127.0.0.1');
+    socket.write('OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    await once(socket, 'end');
+    const text = Buffer.concat(chunks).toString();
+    expect(text.startsWith('HTTP/1.1 200 OK')).toBe(true);
+    expect(text).toContain('Content-Length: 0');
+  });
+
+  it('echoes the client X-Request-Id and makes a UUIDv4 otherwise', async () => {
+    const port = await serve([hello]);
+    const echoed = await send(port, 'GET', '/hello', { 'X-Request-Id': 'abc-123' });
+    expect(echoed.headers['x-request-id']).toBe('abc-123');
+    const fresh = await send(port, 'GET', '/hello');
+    expect(fresh.headers['x-request-id']).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const another = await send(port, 'GET', '/hello');
+    expect(another.headers['x-request-id']).not.toBe(fresh.headers['x-request-id']);
+  });
+
+  it('makes the request id visible to the handler', async () => {
+    let seen: unknown;
+    const port = await serve([{ path: '/id', secure: false, handler: (req, res) => { seen = req.headers['x-request-id']; res.end(); } }]);
+    await send(port, 'GET', '/id', { 'X-Request-Id': 'trace-7' });
+    expect(seen).toBe('trace-7');
+  });
+
+  it('refuses a secure route when authorize says no, without a request id', async () => {
+    const port = await serve([{ ...hello, secure: true }], { authorize: () => ({ allow: false, status: 401 }) });
+    const reply = await send(port, 'GET', '/hello');
+    expect(reply.status).toBe(401);
+    expect(reply.body).toBe('');
+    expect(reply.headers['content-length']).toBe('0');
+    expect(reply.headers['content-type']).toBeUndefined();
+    expect(reply.headers['x-request-id']).toBeUndefined();
+  });
+
+  it('never consults authorize for an open route', async () => {
+    let asked = 0;
+    const port = await serve([hello], { authorize: () => { asked++; return { allow: false, status: 401 }; } });
+    expect((await send(port, 'GET', '/hello')).status).toBe(200);
+    expect(asked).toBe(0);
+  });
+
+  it('answers 500 with an empty body when a handler throws, and reports the error', async () => {
+    const errors: unknown[] = [];
+    const port = await serve(
+      [{ path: '/boom', secure: false, handler: async () => { throw new Error('secret detail'); } }],
+      { onHandlerError: (e) => errors.push(e) },
+    );
+    const reply = await send(port, 'GET', '/boom');
+    expect(reply.status).toBe(500);
+    expect(reply.body).toBe('');
+    expect(errors).toHaveLength(1);
+  });
+
+  it('refuses duplicate and unclean patterns', () => {
+    const router = createRouter({ routes: [hello] });
+    expect(() => router.add(hello)).toThrowError(expect.objectContaining({ code: 'DUPLICATE_ROUTE' }));
+    expect(() => router.add({ ...hello, path: '/a//b' })).toThrowError(expect.objectContaining({ code: 'INVALID_ROUTE' }));
+  });
+
+  it('matches subtree patterns below their prefix, preferring exact routes', async () => {
+    const port = await serve([
+      { path: '/healthz', secure: false, handler: (_q, res) => { res.end('all'); } },
+      { path: '/healthz/', secure: false, handler: (req, res) => { res.end(`one:${req.url}`); } },
+    ]);
+    expect((await send(port, 'GET', '/healthz')).body).toBe('all');
+    expect((await send(port, 'GET', '/healthz/docker')).body).toBe('one:/healthz/docker');
+  });
+});
+
+describe('request bodies', () => {
+  const echo: Route = {
+    path: '/echo',
+    secure: false,
+    handler: async (req, res) => {
+      const body = await readBody(req, { limit: 16 });
+      res.end(body);
+    },
+  };
+
+  it('reads a body under the cap', async () => {
+    const port = await serve([echo]);
+    expect((await send(port, 'PUT', '/echo', {}, 'small')).body).toBe('small');
+  });
+
+  it('refuses a declared oversized body with 413 before reading it', async () => {
+    const port = await serve([echo]);
+    const reply = await send(port, 'PUT', '/echo', {}, 'x'.repeat(17));
+    expect(reply.status).toBe(413);
+    expect(reply.headers.connection).toBe('close');
+    expect(JSON.parse(reply.body)).toEqual({ error: 'request body is larger than 16 bytes' });
+  });
+
+  it('refuses a chunked body once it crosses the cap, and closes the connection', async () => {
+    const port = await serve([echo]);
+    const socket = connect(port, '127.0.0.1');
+    socket.write('PUT /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n');
+    socket.write('10\r\n' + 'a'.repeat(16) + '\r\n');
+    socket.write('10\r\n' + 'b'.repeat(16) + '\r\n');
+    // The terminating chunk is never sent: the server must answer anyway.
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    await once(socket, 'close');
+    const text = Buffer.concat(chunks).toString();
+    expect(text.startsWith('HTTP/1.1 413')).toBe(true);
+  });
+});

@@ -1,0 +1,38 @@
+import type { ServerOptions } from 'node:http';
+
+/** Timeouts and limits of the operations server, Fabric's where Fabric has one. */
+export interface ServerLimits {
+  /** Time allowed to receive a request's headers and body (Go's ReadTimeout). Default 10 s. */
+  readonly requestTimeoutMs: number;
+  /** Time a keep-alive connection may sit idle between requests. Default 10 s. */
+  readonly keepAliveTimeoutMs: number;
+  /** Time from routing to the end of the response (Go's WriteTimeout). Default 2 min. */
+  readonly writeTimeoutMs: number;
+  /** Largest request body, in bytes. Default 1 MiB. */
+  readonly bodyLimitBytes: number;
+  /** Largest request header block, in bytes. Default 16 KiB (Node's default). */
+  readonly maxHeaderBytes: number;
+}
+
+export const DEFAULT_SERVER_LIMITS: ServerLimits = {
+  requestTimeoutMs: 10_000,
+  keepAliveTimeoutMs: 10_000,
+  writeTimeoutMs: 120_000,
+  bodyLimitBytes: 1024 * 1024,
+  maxHeaderBytes: 16 * 1024,
+};
+
+/**
+ * Options for `http.createServer` / `https.createServer` that enforce the limits.
+ * Node only checks request timeouts every `connectionsCheckingInterval`, so that
+ * interval is shortened for the 10 s limit to mean roughly 10 s.
+ */
+export function serverOptionsFor(limits: ServerLimits = DEFAULT_SERVER_LIMITS): ServerOptions {
+  return {
+    requestTimeout: limits.requestTimeoutMs,
+    headersTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    connectionsCheckingInterval: Math.min(1_000, limits.requestTimeoutMs),
+    maxHeaderSize: limits.maxHeaderBytes,
+  };
+}

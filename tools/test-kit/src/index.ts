@@ -1,0 +1,6 @@
+export { runAppToExit, spawnApp } from './spawn-app.ts';
+export type { RunningApp, SpawnAppOptions } from './spawn-app.ts';
+export { send } from './http-client.ts';
+export type { Reply, SendOptions } from './http-client.ts';
+export { configDir, describeAppContract } from './app-contract.ts';
+export type { AppContract } from './app-contract.ts';
