@@ -38,7 +38,9 @@ export async function runOrderer(options: OrdererRunOptions = {}): Promise<numbe
     process.stderr.write(`failed to start operations subsystem: ${(error as Error).message}\n`);
     return 1;
   }
+  // Arm the signal handlers before announcing readiness: a supervisor may signal as soon as it reads the line.
+  const stopped = runUntilSignalled(system, { logger });
   logger.info({ config: loaded.file }, `Operations server listening on ${system.address()}`);
   options.onReady?.(system);
-  return runUntilSignalled(system, { logger });
+  return stopped;
 }
