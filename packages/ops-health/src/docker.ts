@@ -1,0 +1,141 @@
+import { request, type IncomingMessage } from 'node:http';
+import { getSystemErrorMap } from 'node:util';
+import { HealthError, isHealthError } from './errors.ts';
+import type { Checker } from './registry.ts';
+
+/** Where the Docker Engine API listens, from Fabric's `vm.endpoint`. */
+export type DockerEndpoint =
+  | { readonly kind: 'unix'; readonly socketPath: string }
+  | { readonly kind: 'tcp'; readonly host: string; readonly port: number };
+
+export interface DockerCheckerOptions {
+  /** Most bytes of a /_ping answer read (kept for the failure reason); the rest is discarded. Default 4096. */
+  readonly maxResponseBytes?: number;
+}
+
+/** The component name Fabric's peer registers the container-runtime checker under. */
+export const DOCKER_COMPONENT = 'docker';
+export const DEFAULT_MAX_PING_RESPONSE_BYTES = 4_096;
+const REASON_PREFIX = 'failed to ping to Docker daemon: ';
+
+/**
+ * Reads `unix:///var/run/docker.sock`, `tcp://host:port` or `http://host:port`, the forms
+ * Docker's own clients accept for an engine without TLS.
+ */
+export function parseDockerEndpoint(endpoint: string): DockerEndpoint {
+  const invalid = (why: string) =>
+    new HealthError('INVALID_ENDPOINT', `invalid Docker endpoint '${endpoint}': ${why}; expected unix:///path/to/docker.sock or tcp://host:port`);
+  const scheme = /^([a-z]+):\/\//i.exec(endpoint)?.[1]?.toLowerCase();
+  if (scheme === 'unix') {
+    const socketPath = endpoint.slice('unix://'.length);
+    if (!socketPath.startsWith('/')) throw invalid('the socket path must be absolute');
+    return { kind: 'unix', socketPath };
+  }
+  if (scheme === 'tcp' || scheme === 'http') {
+    let url: URL;
+    try {
+      url = new URL(`http://${endpoint.slice(scheme.length + 3)}`);
+    } catch {
+      throw invalid('the address is not host:port');
+    }
+    if (url.port === '') throw invalid('the port is missing');
+    if (url.username !== '' || url.password !== '' || (url.pathname !== '/' && url.pathname !== '') || url.search !== '') {
+      throw invalid('only host and port may be given');
+    }
+    return { kind: 'tcp', host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port) };
+  }
+  throw invalid(scheme === undefined ? 'no scheme' : `unsupported scheme '${scheme}'`);
+}
+
+function describeAddress(endpoint: DockerEndpoint): { network: string; address: string; url: string } {
+  if (endpoint.kind === 'unix') return { network: 'unix', address: endpoint.socketPath, url: 'http://unix.sock/_ping' };
+  const host = endpoint.host.includes(':') ? `[${endpoint.host}]` : endpoint.host;
+  return { network: 'tcp', address: `${host}:${endpoint.port}`, url: `http://${host}:${endpoint.port}/_ping` };
+}
+
+function systemText(error: NodeJS.ErrnoException): string | undefined {
+  return typeof error.errno === 'number' ? getSystemErrorMap().get(error.errno)?.[1] : undefined;
+}
+
+/**
+ * Node's network error as a line in the shape Go's HTTP client writes it, which is what
+ * Fabric operators grep for: `Get "http://unix.sock/_ping": dial unix /var/run/docker.sock:
+ * connect: no such file or directory`.
+ */
+export function describePingError(endpoint: DockerEndpoint, error: unknown): string {
+  const { network, address, url } = describeAddress(endpoint);
+  const err = error as NodeJS.ErrnoException & { hostname?: string };
+  const text = systemText(err) ?? err.message;
+  let cause: string;
+  if (err.syscall === 'connect') cause = `dial ${network} ${address}: connect: ${text}`;
+  else if (err.syscall === 'getaddrinfo') cause = `dial ${network}: lookup ${err.hostname ?? address}: no such host`;
+  else if (err.syscall !== undefined) cause = `${err.syscall} ${network} ${address}: ${text}`;
+  else if (err.code === 'ECONNRESET') cause = 'connection closed before a response arrived';
+  else cause = err.message || String(error);
+  return `Get "${url}": ${cause}`;
+}
+
+function abortText(signal: AbortSignal): string {
+  const reason: unknown = signal.reason;
+  if (isHealthError(reason)) return reason.message;
+  return reason instanceof Error && reason.message !== '' ? reason.message : 'request aborted';
+}
+
+/**
+ * The `docker` health checker: `GET /_ping` on the Docker Engine API (podman's
+ * compatible service answers too). Anything but a 200 fails with
+ * `failed to ping to Docker daemon: <cause>`; the request dies with the signal.
+ */
+export function dockerChecker(endpoint: string, options: DockerCheckerOptions = {}): Checker {
+  const target = parseDockerEndpoint(endpoint);
+  const { url } = describeAddress(target);
+  const limit = options.maxResponseBytes ?? DEFAULT_MAX_PING_RESPONSE_BYTES;
+  if (!Number.isInteger(limit) || limit < 0) {
+    throw new HealthError('INVALID_OPTION', `invalid docker checker option maxResponseBytes: expected a whole number of bytes, got ${String(limit)}`);
+  }
+  const location = target.kind === 'unix' ? { socketPath: target.socketPath } : { host: target.host, port: target.port };
+
+  return (signal) =>
+    new Promise<void>((resolve, reject) => {
+      if (signal.aborted) {
+        reject(new Error(`${REASON_PREFIX}Get "${url}": ${abortText(signal)}`));
+        return;
+      }
+      let settled = false;
+      const finish = (failure?: string) => {
+        if (settled) return;
+        settled = true;
+        signal.removeEventListener('abort', onAbort);
+        req.destroy();
+        if (failure === undefined) resolve();
+        else reject(new Error(REASON_PREFIX + failure));
+      };
+      const onAbort = () => finish(`Get "${url}": ${abortText(signal)}`);
+      const req = request({ ...location, path: '/_ping', method: 'GET', agent: false, headers: { Accept: '*/*' } }, (res: IncomingMessage) => {
+        const status = res.statusCode ?? 0;
+        const chunks: Buffer[] = [];
+        let kept = 0;
+        const conclude = () => {
+          if (status === 200) finish();
+          else {
+            const body = Buffer.concat(chunks).toString('utf8').trim().replace(/\s+/g, ' ');
+            finish(`API error (${status})${body === '' ? '' : `: ${body}`}`);
+          }
+        };
+        res.on('data', (chunk: Buffer) => {
+          if (kept < limit) {
+            const part = chunk.subarray(0, limit - kept);
+            chunks.push(part);
+            kept += part.length;
+          }
+          // The status already decides; a runaway body is not worth reading to its end.
+          if (kept >= limit) conclude();
+        });
+        res.on('end', conclude);
+        res.on('error', (error) => finish(describePingError(target, error)));
+      });
+      req.on('error', (error) => finish(describePingError(target, error)));
+      signal.addEventListener('abort', onAbort, { once: true });
+      req.end();
+    });
+}

@@ -1,0 +1,300 @@
+import { describe, expect, it, vi } from 'vitest';
+import { HealthError, isHealthError } from './errors.ts';
+import { createHealthRegistry, MAX_REASON_LENGTH, type Checker } from './registry.ts';
+
+interface Deferred {
+  readonly promise: Promise<void>;
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+function deferred(): Deferred {
+  let resolve!: () => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+/** A checker that waits for the test to decide, counting its calls and keeping its signals. */
+function controlled() {
+  const calls: { signal: AbortSignal; gate: Deferred }[] = [];
+  const checker: Checker = (signal) => {
+    const gate = deferred();
+    calls.push({ signal, gate });
+    return gate.promise;
+  };
+  return { checker, calls };
+}
+
+const tick = () => new Promise((r) => setTimeout(r, 0));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('register / deregister', () => {
+  it('refuses a duplicate component with a typed error', () => {
+    const registry = createHealthRegistry();
+    registry.register('docker', async () => {});
+    let caught: unknown;
+    try {
+      registry.register('docker', async () => {});
+    } catch (error) {
+      caught = error;
+    }
+    expect(isHealthError(caught)).toBe(true);
+    expect((caught as HealthError).code).toBe('ALREADY_REGISTERED');
+    expect((caught as HealthError).message).toBe("'docker' is already registered");
+  });
+
+  it('ignores deregistering an unknown component and allows re-registering a removed one', () => {
+    const registry = createHealthRegistry();
+    expect(() => registry.deregister('nope')).not.toThrow();
+    registry.register('a', async () => {});
+    registry.deregister('a');
+    expect(registry.has('a')).toBe(false);
+    registry.register('a', async () => {});
+    expect(registry.components()).toEqual(['a']);
+  });
+
+  it('rejects empty names, non-functions and bad options, naming them', () => {
+    const registry = createHealthRegistry();
+    expect(() => registry.register('', async () => {})).toThrow(/non-empty string/);
+    expect(() => registry.register('x', 'nope' as unknown as Checker)).toThrow("health checker for 'x' must be a function");
+    expect(() => registry.register('x', async () => {}, { timeoutMs: 0 })).toThrow(/timeoutMs/);
+    expect(registry.has('x')).toBe(false);
+    expect(() => createHealthRegistry({ checkTimeoutMs: -1 })).toThrow('invalid health option checkTimeoutMs: expected milliseconds between 1 and 2147483647, got -1');
+    expect(() => createHealthRegistry({ deadlineMs: Number.NaN })).toThrow(/deadlineMs/);
+    expect(() => createHealthRegistry({ cacheTtlMs: -5 })).toThrow(/cacheTtlMs/);
+  });
+
+  it('fills in defaults', () => {
+    expect(createHealthRegistry().settings).toEqual({ checkTimeoutMs: 5_000, deadlineMs: 30_000, cacheTtlMs: 0 });
+  });
+});
+
+describe('run', () => {
+  it('is healthy with no checkers', async () => {
+    const report = await createHealthRegistry().run();
+    expect(report).toMatchObject({ healthy: true, results: [], failed: [] });
+  });
+
+  it('runs checks in parallel and sorts results by component', async () => {
+    const registry = createHealthRegistry();
+    const b = controlled();
+    const a = controlled();
+    registry.register('b', b.checker);
+    registry.register('a', a.checker);
+    const running = registry.run();
+    await tick();
+    // Both started before either finished.
+    expect(a.calls).toHaveLength(1);
+    expect(b.calls).toHaveLength(1);
+    b.calls[0]!.gate.reject(new Error('b is down'));
+    a.calls[0]!.gate.resolve();
+    const report = await running;
+    expect(report.healthy).toBe(false);
+    expect(report.results.map((r) => [r.component, r.healthy])).toEqual([
+      ['a', true],
+      ['b', false],
+    ]);
+    expect(report.failed).toEqual([expect.objectContaining({ component: 'b', reason: 'b is down', cached: false })]);
+  });
+
+  it('fails a check past its own timeout with a named reason and aborts its signal', async () => {
+    const registry = createHealthRegistry({ checkTimeoutMs: 40 });
+    const slow = controlled();
+    registry.register('slow', slow.checker);
+    registry.register('fast', async () => {});
+    const report = await registry.run();
+    expect(report.failed).toEqual([expect.objectContaining({ component: 'slow', reason: 'health check timed out after 40ms' })]);
+    expect(report.results.find((r) => r.component === 'fast')?.healthy).toBe(true);
+    const signal = slow.calls[0]!.signal;
+    expect(signal.aborted).toBe(true);
+    expect(isHealthError(signal.reason) && signal.reason.code).toBe('CHECK_TIMED_OUT');
+  });
+
+  it('uses a per-checker timeout over the registry default', async () => {
+    const registry = createHealthRegistry({ checkTimeoutMs: 60_000 });
+    registry.register('slow', controlled().checker, { timeoutMs: 1_500 });
+    const report = await registry.run();
+    expect(report.failed[0]?.reason).toBe('health check timed out after 1.5s');
+  });
+
+  it('shares one check among concurrent runs (single-flight)', async () => {
+    const registry = createHealthRegistry();
+    const c = controlled();
+    registry.register('docker', c.checker);
+    const runs = Array.from({ length: 100 }, () => registry.run());
+    await tick();
+    expect(c.calls).toHaveLength(1);
+    c.calls[0]!.gate.resolve();
+    const reports = await Promise.all(runs);
+    expect(reports.every((r) => r.healthy)).toBe(true);
+    // The next run after completion checks again: nothing is cached by default.
+    const next = registry.run();
+    await tick();
+    expect(c.calls).toHaveLength(2);
+    c.calls[1]!.gate.reject('down');
+    expect((await next).failed[0]?.reason).toBe('down');
+  });
+
+  it('a single-component run joins a full run in flight', async () => {
+    const registry = createHealthRegistry();
+    const c = controlled();
+    registry.register('docker', c.checker);
+    const all = registry.run();
+    const one = registry.runOne('docker')!;
+    await tick();
+    expect(c.calls).toHaveLength(1);
+    c.calls[0]!.gate.resolve();
+    expect((await one).results).toHaveLength(1);
+    expect((await all).healthy).toBe(true);
+    expect(registry.runOne('missing')).toBeUndefined();
+  });
+
+  it('turns throws, non-Error values and huge messages into bounded reasons', async () => {
+    const registry = createHealthRegistry();
+    registry.register('sync', () => {
+      throw new Error('thrown synchronously');
+    });
+    registry.register('string', () => Promise.reject('plain text'));
+    registry.register('object', () => Promise.reject({ message: 'object message' }));
+    registry.register('empty', () => Promise.reject(new Error('')));
+    registry.register('huge', () => Promise.reject(new Error('x'.repeat(MAX_REASON_LENGTH + 100))));
+    const reasons = Object.fromEntries((await registry.run()).failed.map((f) => [f.component, f.reason]));
+    expect(reasons['sync']).toBe('thrown synchronously');
+    expect(reasons['string']).toBe('plain text');
+    expect(reasons['object']).toBe('object message');
+    expect(reasons['empty']).toBe('Error');
+    expect(reasons['huge']).toHaveLength(MAX_REASON_LENGTH + 1);
+  });
+});
+
+describe('cache', () => {
+  it('is off by default', async () => {
+    const registry = createHealthRegistry();
+    const checker = vi.fn(async () => {});
+    registry.register('a', checker);
+    await registry.run();
+    await registry.run();
+    expect(checker).toHaveBeenCalledTimes(2);
+  });
+
+  it('serves a result within its TTL, marked cached, and checks again after it', async () => {
+    const registry = createHealthRegistry({ cacheTtlMs: 60_000 });
+    const checker = vi.fn(async () => {});
+    registry.register('a', checker);
+    registry.register('short', checker, { cacheTtlMs: 1 });
+    const first = await registry.run();
+    expect(first.results.every((r) => !r.cached)).toBe(true);
+    await sleep(20);
+    const second = await registry.run();
+    expect(second.results.find((r) => r.component === 'a')?.cached).toBe(true);
+    expect(second.results.find((r) => r.component === 'short')?.cached).toBe(false);
+    expect(checker).toHaveBeenCalledTimes(3);
+  });
+
+  it('forgets a deregistered component', async () => {
+    const registry = createHealthRegistry({ cacheTtlMs: 60_000 });
+    const checker = vi.fn(async () => {});
+    registry.register('a', checker);
+    await registry.run();
+    registry.deregister('a');
+    registry.register('a', checker);
+    await registry.run();
+    expect(checker).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe('deregistration during a run', () => {
+  it('aborts the running check and leaves the component out of the report', async () => {
+    const registry = createHealthRegistry();
+    const removed = controlled();
+    const kept = controlled();
+    const onResult = vi.fn();
+    registry.setObserver({ onResult });
+    registry.register('removed', removed.checker);
+    registry.register('kept', kept.checker);
+    const running = registry.run();
+    await tick();
+    registry.deregister('removed');
+    const signal = removed.calls[0]!.signal;
+    expect(signal.aborted).toBe(true);
+    expect(isHealthError(signal.reason) && signal.reason.code).toBe('CHECK_DEREGISTERED');
+    // The checker reacts to its abort by rejecting; that must not surface anywhere.
+    removed.calls[0]!.gate.reject(signal.reason);
+    kept.calls[0]!.gate.resolve();
+    const report = await running;
+    expect(report.results.map((r) => r.component)).toEqual(['kept']);
+    expect(report.healthy).toBe(true);
+    expect(onResult.mock.calls.map((c) => c[0])).toEqual(['kept']);
+  });
+
+  it('does not mix a re-registered checker with the old one still running', async () => {
+    const registry = createHealthRegistry();
+    const old = controlled();
+    registry.register('a', old.checker);
+    const first = registry.run();
+    await tick();
+    registry.deregister('a');
+    registry.register('a', () => Promise.reject(new Error('new checker says no')));
+    const second = await registry.run();
+    expect(second.failed[0]?.reason).toBe('new checker says no');
+    old.calls[0]!.gate.resolve();
+    expect((await first).results).toEqual([]);
+  });
+});
+
+describe('observer', () => {
+  it('hears every check that ran with seconds, and cannot break a run', async () => {
+    const registry = createHealthRegistry({ cacheTtlMs: 60_000 });
+    const seen: [string, boolean, number][] = [];
+    registry.setObserver({
+      onResult(component, healthy, seconds) {
+        seen.push([component, healthy, seconds]);
+        throw new Error('observer bug');
+      },
+    });
+    registry.register('good', async () => {});
+    registry.register('bad', async () => {
+      throw new Error('nope');
+    });
+    expect((await registry.run()).failed).toHaveLength(1);
+    await registry.run(); // cache hits are not reported again
+    expect(seen.map(([c, h]) => [c, h]).sort()).toEqual([
+      ['bad', false],
+      ['good', true],
+    ]);
+    expect(seen.every(([, , s]) => s >= 0 && s < 5)).toBe(true);
+    registry.setObserver(undefined);
+  });
+});
+
+describe('a checker that ignores its abort', () => {
+  it('is not started again until its last attempt settles', async () => {
+    const registry = createHealthRegistry({ checkTimeoutMs: 20 });
+    const stuck = controlled();
+    registry.register('stuck', stuck.checker);
+    expect((await registry.run()).failed[0]?.reason).toBe('health check timed out after 20ms');
+    const again = await registry.run();
+    expect(again.failed[0]?.reason).toBe('health check timed out after 20ms (the previous check has not finished yet)');
+    expect(stuck.calls).toHaveLength(1);
+    stuck.calls[0]!.gate.resolve();
+    await tick();
+    const third = registry.run();
+    await tick();
+    expect(stuck.calls).toHaveLength(2);
+    stuck.calls[1]!.gate.resolve();
+    expect((await third).healthy).toBe(true);
+  });
+});
+
+describe('HealthError', () => {
+  it('is recognised by name across copies', () => {
+    const foreign = Object.assign(new Error('x'), { name: 'HealthError', code: 'INVALID_OPTION' });
+    expect(isHealthError(foreign)).toBe(true);
+    expect(isHealthError(new Error('x'))).toBe(false);
+    expect(new HealthError('INVALID_OPTION', 'm').code).toBe('INVALID_OPTION');
+  });
+});

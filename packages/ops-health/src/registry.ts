@@ -1,0 +1,275 @@
+import { HealthError } from './errors.ts';
+import { goDuration, nowRfc3339Nano } from './go-format.ts';
+
+/**
+ * One health check. It resolves when the component is healthy and rejects (or throws)
+ * with the reason when it is not. The signal aborts when the check's own timeout passes
+ * or its component is deregistered; a checker should stop its work then.
+ */
+export type Checker = (signal: AbortSignal) => Promise<void> | void;
+
+/** The outcome of one check, as one run saw it. */
+export interface CheckResult {
+  readonly component: string;
+  readonly healthy: boolean;
+  /** Why the check failed; absent when it passed. */
+  readonly reason?: string;
+  /** Time the check took (for a cached result: the time it took when it ran). */
+  readonly durationMs: number;
+  /** True when the result came from the per-check cache rather than a fresh run. */
+  readonly cached: boolean;
+}
+
+export interface HealthReport {
+  /** True when every reported check passed (and when there are none). */
+  readonly healthy: boolean;
+  /** One result per checker, sorted by component name. */
+  readonly results: readonly CheckResult[];
+  /** The results that failed, sorted by component name. */
+  readonly failed: readonly CheckResult[];
+  /** When the checks finished, as Go's RFC3339Nano in the local zone. */
+  readonly time: string;
+}
+
+/** Told about every check that actually ran (not cache hits, not dropped results). */
+export interface HealthObserver {
+  onResult(component: string, healthy: boolean, seconds: number): void;
+}
+
+export interface HealthOptions {
+  /** How long one check may take before it fails with `health check timed out after <d>`. Default 5000 ms. */
+  readonly checkTimeoutMs?: number;
+  /** How long a request waits for all checks before answering 408 with an empty body (Fabric's 30 s). */
+  readonly deadlineMs?: number;
+  /** Default per-check result cache lifetime; 0 (the default) runs every check on every request. */
+  readonly cacheTtlMs?: number;
+}
+
+export interface RegisterOptions {
+  /** This checker's own timeout, instead of the registry's `checkTimeoutMs`. */
+  readonly timeoutMs?: number;
+  /** This checker's result cache lifetime, instead of the registry's `cacheTtlMs`. */
+  readonly cacheTtlMs?: number;
+}
+
+export interface HealthSettings {
+  readonly checkTimeoutMs: number;
+  readonly deadlineMs: number;
+  readonly cacheTtlMs: number;
+}
+
+export interface HealthRegistry {
+  /** The resolved options. */
+  readonly settings: HealthSettings;
+  /** Adds a checker; a name already in use throws `HealthError` (`ALREADY_REGISTERED`). */
+  register(component: string, checker: Checker, options?: RegisterOptions): void;
+  /** Removes a checker; an unknown name is ignored. A check of it still running is aborted and left out of its run. */
+  deregister(component: string): void;
+  has(component: string): boolean;
+  /** Registered component names, sorted. */
+  components(): string[];
+  /** Runs every registered check in parallel; a check already in flight is joined, not started again. */
+  run(): Promise<HealthReport>;
+  /** Runs one component's check; undefined when no such component is registered. */
+  runOne(component: string): Promise<HealthReport> | undefined;
+  /** Replaces the observer (undefined removes it). */
+  setObserver(observer: HealthObserver | undefined): void;
+}
+
+export const DEFAULT_CHECK_TIMEOUT_MS = 5_000;
+export const DEFAULT_DEADLINE_MS = 30_000;
+/** Longest reason kept from a checker, so one misbehaving checker cannot bloat every response. */
+export const MAX_REASON_LENGTH = 4_096;
+// setTimeout's largest delay; anything longer fires at once.
+const MAX_TIMER_MS = 2_147_483_647;
+
+interface Entry {
+  readonly component: string;
+  readonly checker: Checker;
+  readonly timeoutMs: number;
+  readonly cacheTtlMs: number;
+  removed: boolean;
+  inflight: Promise<CheckResult | undefined> | undefined;
+  controller: AbortController | undefined;
+  cache: { readonly result: CheckResult; readonly expiresAt: number } | undefined;
+  /** A timed-out attempt that ignored its abort and has not settled yet. */
+  lingering: boolean;
+}
+
+function positiveMs(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > MAX_TIMER_MS) {
+    throw new HealthError('INVALID_OPTION', `invalid health option ${name}: expected milliseconds between 1 and ${MAX_TIMER_MS}, got ${String(value)}`);
+  }
+  return value;
+}
+
+function ttlMs(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    throw new HealthError('INVALID_OPTION', `invalid health option ${name}: expected 0 (off) or a positive number of milliseconds, got ${String(value)}`);
+  }
+  return value;
+}
+
+/** Validates and fills in defaults; exported for the handlers and ops-server. */
+export function resolveHealthSettings(options: HealthOptions = {}): HealthSettings {
+  return {
+    checkTimeoutMs: positiveMs('checkTimeoutMs', options.checkTimeoutMs, DEFAULT_CHECK_TIMEOUT_MS),
+    deadlineMs: positiveMs('deadlineMs', options.deadlineMs, DEFAULT_DEADLINE_MS),
+    cacheTtlMs: ttlMs('cacheTtlMs', options.cacheTtlMs, 0),
+  };
+}
+
+/** The readable text of whatever a checker rejected with, without stack traces. */
+export function reasonOf(error: unknown): string {
+  let text: string;
+  if (error instanceof Error) text = error.message || error.name;
+  else if (typeof error === 'string') text = error;
+  else if (typeof error === 'object' && error !== null && typeof (error as { message?: unknown }).message === 'string') {
+    text = (error as { message: string }).message;
+  } else text = String(error);
+  if (text === '') text = 'health check failed';
+  return text.length > MAX_REASON_LENGTH ? `${text.slice(0, MAX_REASON_LENGTH)}…` : text;
+}
+
+export function timeoutReason(timeoutMs: number): string {
+  return `health check timed out after ${goDuration(timeoutMs)}`;
+}
+
+function buildReport(results: readonly (CheckResult | undefined)[]): HealthReport {
+  const present = results.filter((r): r is CheckResult => r !== undefined);
+  present.sort((a, b) => (a.component < b.component ? -1 : a.component > b.component ? 1 : 0));
+  const failed = present.filter((r) => !r.healthy);
+  return { healthy: failed.length === 0, results: present, failed, time: nowRfc3339Nano() };
+}
+
+/**
+ * The registry of health checkers and the engine that runs them: in parallel, each
+ * under its own timeout, one attempt per component at a time however many requests ask
+ * (single-flight), with an optional per-check result cache.
+ */
+export function createHealthRegistry(options: HealthOptions = {}): HealthRegistry {
+  const settings = resolveHealthSettings(options);
+  const entries = new Map<string, Entry>();
+  let observer: HealthObserver | undefined;
+
+  const notify = (component: string, healthy: boolean, durationMs: number): void => {
+    try {
+      observer?.onResult(component, healthy, durationMs / 1_000);
+    } catch {
+      // A broken observer (metrics) must never change what /healthz answers.
+    }
+  };
+
+  const attempt = async (entry: Entry): Promise<CheckResult | undefined> => {
+    const controller = new AbortController();
+    entry.controller = controller;
+    const started = performance.now();
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), entry.timeoutMs);
+    });
+    const work = (async () => entry.checker(controller.signal))();
+    const outcome = await Promise.race([
+      work.then(
+        () => ({ healthy: true as const }),
+        (error: unknown) => ({ healthy: false as const, reason: reasonOf(error) }),
+      ),
+      timedOut,
+    ]);
+    clearTimeout(timer);
+    const durationMs = performance.now() - started;
+    entry.controller = undefined;
+    let result: CheckResult;
+    if (outcome === 'timeout') {
+      const reason = timeoutReason(entry.timeoutMs);
+      controller.abort(new HealthError('CHECK_TIMED_OUT', reason));
+      entry.lingering = true;
+      const settle = () => {
+        entry.lingering = false;
+      };
+      work.then(settle, settle);
+      result = { component: entry.component, healthy: false, reason, durationMs, cached: false };
+    } else if (outcome.healthy) {
+      result = { component: entry.component, healthy: true, durationMs, cached: false };
+    } else {
+      result = { component: entry.component, healthy: false, reason: outcome.reason, durationMs, cached: false };
+    }
+    // Deregistered while running: the component is gone, so its result belongs to nobody.
+    if (entry.removed) return undefined;
+    notify(entry.component, result.healthy, durationMs);
+    if (entry.cacheTtlMs > 0) entry.cache = { result, expiresAt: performance.now() + entry.cacheTtlMs };
+    return result;
+  };
+
+  const check = (entry: Entry): Promise<CheckResult | undefined> => {
+    if (entry.inflight !== undefined) return entry.inflight;
+    if (entry.cache !== undefined && performance.now() < entry.cache.expiresAt) {
+      return Promise.resolve({ ...entry.cache.result, cached: true });
+    }
+    if (entry.lingering) {
+      // Starting another attempt while the last one ignores its abort would pile up work
+      // without bound; keep reporting the timeout until it lets go.
+      return Promise.resolve({
+        component: entry.component,
+        healthy: false,
+        reason: `${timeoutReason(entry.timeoutMs)} (the previous check has not finished yet)`,
+        durationMs: 0,
+        cached: false,
+      });
+    }
+    const running = attempt(entry).finally(() => {
+      entry.inflight = undefined;
+    });
+    entry.inflight = running;
+    return running;
+  };
+
+  const register = (component: string, checker: Checker, registerOptions: RegisterOptions = {}): void => {
+    if (typeof component !== 'string' || component === '') {
+      throw new HealthError('INVALID_COMPONENT', `health checker component must be a non-empty string, got ${JSON.stringify(component)}`);
+    }
+    if (typeof checker !== 'function') {
+      throw new HealthError('INVALID_CHECKER', `health checker for '${component}' must be a function`);
+    }
+    if (entries.has(component)) throw new HealthError('ALREADY_REGISTERED', `'${component}' is already registered`);
+    entries.set(component, {
+      component,
+      checker,
+      timeoutMs: positiveMs('timeoutMs', registerOptions.timeoutMs, settings.checkTimeoutMs),
+      cacheTtlMs: ttlMs('cacheTtlMs', registerOptions.cacheTtlMs, settings.cacheTtlMs),
+      removed: false,
+      inflight: undefined,
+      controller: undefined,
+      cache: undefined,
+      lingering: false,
+    });
+  };
+
+  const deregister = (component: string): void => {
+    const entry = entries.get(component);
+    if (entry === undefined) return;
+    entries.delete(component);
+    entry.removed = true;
+    entry.cache = undefined;
+    entry.controller?.abort(new HealthError('CHECK_DEREGISTERED', `'${component}' was deregistered`));
+  };
+
+  return {
+    settings,
+    register,
+    deregister,
+    has: (component) => entries.has(component),
+    components: () => [...entries.keys()].sort(),
+    run: async () => buildReport(await Promise.all([...entries.values()].map(check))),
+    runOne: (component) => {
+      const entry = entries.get(component);
+      if (entry === undefined) return undefined;
+      return check(entry).then((result) => buildReport([result]));
+    },
+    setObserver: (next) => {
+      observer = next;
+    },
+  };
+}
