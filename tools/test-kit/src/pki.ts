@@ -142,11 +142,12 @@ async function caConfig(dir: string, name: string, certFile: string, keyFile: st
       'unique_subject = no',
       'copy_extensions = none',
       'preserve = yes',
+      // `openssl ca` writes the subject in policy order: most significant first, as X.509 expects.
       '[any_subject]',
-      'commonName = optional',
+      'countryName = optional',
       'organizationName = optional',
       'organizationalUnitName = optional',
-      'countryName = optional',
+      'commonName = optional',
       '',
     ].join('\n'),
   );
