@@ -1,0 +1,192 @@
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createRouter } from '@fabric-ops/ops-http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createHealthEndpoints, type HealthEndpoints } from './handlers.ts';
+import { createHealthRegistry, type HealthOptions, type HealthRegistry } from './registry.ts';
+
+interface Reply {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+const servers: Server[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) await new Promise((r) => server.close(r));
+});
+
+async function serve(options: HealthOptions = {}): Promise<{ registry: HealthRegistry; endpoints: HealthEndpoints; port: number }> {
+  const registry = createHealthRegistry(options);
+  const endpoints = createHealthEndpoints(registry);
+  const router = createRouter({ routes: endpoints.routes });
+  const server = createServer(router.handle);
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { registry, endpoints, port: (server.address() as AddressInfo).port };
+}
+
+function get(port: number, path: string, method = 'GET'): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, method, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+    });
+    req.setTimeout(20_000, () => req.destroy(new Error('timed out')));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+const TIME = '\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d(\\.\\d{1,9})?(Z|[+-]\\d\\d:\\d\\d)';
+
+describe('/healthz (Fabric shape)', () => {
+  it('answers 200 {"status":"OK","time":...} with no trailing newline and no extra headers', async () => {
+    const { port, registry } = await serve();
+    registry.register('fine', async () => {});
+    const reply = await get(port, '/healthz');
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatch(new RegExp(`^\\{"status":"OK","time":"${TIME}"\\}$`));
+    expect(reply.headers['content-type']).toBe('application/json');
+    expect(reply.headers['cache-control']).toBeUndefined();
+    expect(reply.headers['x-request-id']).toBeTruthy();
+  });
+
+  it('answers 503 with sorted failed_checks and Go escaping', async () => {
+    const { port, registry } = await serve();
+    registry.register('zeta', async () => Promise.reject(new Error('z <down> & out')));
+    registry.register('alpha', async () => Promise.reject(new Error('a down')));
+    registry.register('ok', async () => {});
+    const reply = await get(port, '/healthz');
+    expect(reply.status).toBe(503);
+    expect(reply.body).toMatch(
+      new RegExp(
+        `^\\{"status":"Service Unavailable","time":"${TIME}","failed_checks":\\[\\{"component":"alpha","reason":"a down"\\},\\{"component":"zeta","reason":"z \\\\u003cdown\\\\u003e \\\\u0026 out"\\}\\]\\}$`,
+      ),
+    );
+  });
+
+  it.each(['HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS'])('answers %s with 405 and an empty body', async (method) => {
+    const { port } = await serve();
+    const reply = await get(port, '/healthz', method);
+    expect(reply.status).toBe(405);
+    expect(reply.body).toBe('');
+    expect(reply.headers['content-type']).toBeUndefined();
+    expect(reply.headers['content-length']).toBe('0');
+  });
+
+  it('answers 408 with an empty body when the overall deadline passes first', async () => {
+    const { port, registry } = await serve({ deadlineMs: 100, checkTimeoutMs: 30_000 });
+    registry.register('hung', (signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))));
+    const reply = await get(port, '/healthz');
+    expect(reply.status).toBe(408);
+    expect(reply.body).toBe('');
+    expect(reply.headers['content-length']).toBe('0');
+    registry.deregister('hung');
+  });
+
+  it('answers a named failure when one check hangs past its own timeout', async () => {
+    const { port, registry } = await serve({ checkTimeoutMs: 100 });
+    registry.register('hung', () => new Promise(() => {}));
+    const reply = await get(port, '/healthz');
+    expect(reply.status).toBe(503);
+    expect(JSON.parse(reply.body).failed_checks).toEqual([{ component: 'hung', reason: 'health check timed out after 100ms' }]);
+  });
+
+  it('serves a human-readable list with ?verbose, marked no-store', async () => {
+    const { port, registry } = await serve();
+    registry.register('b', async () => Promise.reject(new Error('b down')));
+    registry.register('a', async () => {});
+    const reply = await get(port, '/healthz?verbose');
+    expect(reply.status).toBe(503);
+    expect(reply.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(reply.headers['cache-control']).toBe('no-store');
+    expect(reply.body).toMatch(/^\[\+\]a ok \([\d.]+[µnm]?s\)\n\[-\]b failed: b down \([\d.]+[µnm]?s\)\nhealthz check failed\n$/);
+  });
+
+  it('ignores other query strings as Fabric does', async () => {
+    const { port } = await serve();
+    const reply = await get(port, '/healthz?foo=bar');
+    expect(reply.status).toBe(200);
+    expect(reply.headers['content-type']).toBe('application/json');
+  });
+});
+
+describe('/healthz/<component>', () => {
+  it('runs one check and answers in the Fabric shape with no-store', async () => {
+    const { port, registry } = await serve();
+    let otherRan = false;
+    registry.register('docker', async () => Promise.reject(new Error('daemon down')));
+    registry.register('other', async () => {
+      otherRan = true;
+    });
+    const reply = await get(port, '/healthz/docker');
+    expect(reply.status).toBe(503);
+    expect(JSON.parse(reply.body)).toMatchObject({ status: 'Service Unavailable', failed_checks: [{ component: 'docker', reason: 'daemon down' }] });
+    expect(reply.headers['cache-control']).toBe('no-store');
+    expect(otherRan).toBe(false);
+    const fine = await get(port, '/healthz/other');
+    expect(fine.status).toBe(200);
+    expect(JSON.parse(fine.body)).toEqual({ status: 'OK', time: expect.any(String) });
+    const head = await get(port, '/healthz/other', 'HEAD');
+    expect(head.status).toBe(200);
+    expect(head.body).toBe('');
+  });
+
+  it('answers Go 404s for /healthz/ itself and unknown components, 405 for other methods', async () => {
+    const { port, registry } = await serve();
+    registry.register('docker', async () => {});
+    for (const path of ['/healthz/', '/healthz/nope']) {
+      const reply = await get(port, path);
+      expect(reply.status).toBe(404);
+      expect(reply.body).toBe('404 page not found\n');
+      expect(reply.headers['x-request-id']).toBeUndefined();
+    }
+    const post = await get(port, '/healthz/docker', 'POST');
+    expect(post.status).toBe(405);
+    expect(post.headers['allow']).toBe('GET, HEAD');
+  });
+});
+
+describe('/livez and /readyz', () => {
+  it('livez is 200 without running checks, also while shutting down', async () => {
+    const { port, registry, endpoints } = await serve();
+    registry.register('down', async () => Promise.reject(new Error('down')));
+    const live = await get(port, '/livez');
+    expect(live.status).toBe(200);
+    expect(live.body).toMatch(new RegExp(`^\\{"status":"OK","time":"${TIME}"\\}$`));
+    expect(live.headers['cache-control']).toBe('no-store');
+    endpoints.beginShutdown();
+    expect((await get(port, '/livez')).status).toBe(200);
+    expect((await get(port, '/livez?verbose')).body).toBe('[+]ping ok\nlivez check passed\n');
+    expect((await get(port, '/livez', 'HEAD')).status).toBe(200);
+    expect((await get(port, '/livez', 'DELETE')).status).toBe(405);
+  });
+
+  it('readyz runs the checks, then fails as soon as shutdown begins', async () => {
+    const { port, registry, endpoints } = await serve();
+    registry.register('fine', async () => {});
+    const ready = await get(port, '/readyz');
+    expect(ready.status).toBe(200);
+    expect(ready.headers['cache-control']).toBe('no-store');
+    expect(endpoints.isShuttingDown()).toBe(false);
+    endpoints.beginShutdown();
+    const draining = await get(port, '/readyz');
+    expect(draining.status).toBe(503);
+    expect(JSON.parse(draining.body)).toMatchObject({ status: 'Service Unavailable', failed_checks: [{ component: 'shutdown', reason: 'the process is shutting down' }] });
+    const verbose = await get(port, '/readyz?verbose');
+    expect(verbose.status).toBe(503);
+    expect(verbose.body).toBe('[-]shutdown failed: the process is shutting down\nreadyz check failed\n');
+    // /healthz keeps Fabric's meaning during shutdown: it reports the checks.
+    expect((await get(port, '/healthz')).status).toBe(200);
+  });
+
+  it('readyz fails when a check fails', async () => {
+    const { port, registry } = await serve();
+    registry.register('down', async () => Promise.reject(new Error('down')));
+    const reply = await get(port, '/readyz?verbose');
+    expect(reply.status).toBe(503);
+    expect(reply.body).toMatch(/^\[-\]down failed: down \(.+\)\nreadyz check failed\n$/);
+  });
+});
