@@ -1,8 +1,10 @@
-import { readFileSync } from 'node:fs';
-import { basename } from 'node:path';
-import { parse } from 'yaml';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
+import { parseDocument } from 'yaml';
 import { ConfigError } from './errors.ts';
+import { dialectFor, type AppKind, type SettingRole, type SettingValue } from './keys.ts';
 import { locateConfigFile, type LocateOptions } from './locate.ts';
+import { resolveSettings, type ValueSource } from './resolve.ts';
 
 export interface TlsSettings {
   readonly enabled: boolean;
@@ -48,123 +50,142 @@ export interface OrdererConfig {
   readonly metrics: MetricsSettings;
 }
 
+export type { ValueSource } from './resolve.ts';
+
 export interface LoadedConfig<T> {
   /** The file the configuration was read from. */
   readonly file: string;
   readonly config: T;
+  /** Which app's file this is. */
+  readonly app: AppKind;
+  /**
+   * Where each value came from, by key as Fabric's sample spells it
+   * (`operations.tls.enabled`, `Metrics.Statsd.WriteInterval`).
+   */
+  readonly sources: Readonly<Record<string, ValueSource>>;
+  /** Things that load but are probably not meant (unknown peer keys, an unknown provider). */
+  readonly warnings: readonly string[];
 }
 
-function readYaml(file: string): Record<string, unknown> {
-  let text: string;
+export type LoadOptions = LocateOptions;
+
+/** Larger than any real core.yaml by orders of magnitude; stops a wrong path from filling memory. */
+const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
+
+function readConfigText(file: string): string {
+  const label = basename(file);
+  let fd: number;
   try {
-    text = readFileSync(file, 'utf8');
+    fd = openSync(file, 'r');
   } catch (cause) {
-    throw new ConfigError('CONFIG_UNREADABLE', [`${file}: cannot be read: ${(cause as Error).message}`], { cause });
+    throw new ConfigError('CONFIG_UNREADABLE', [`${label}: cannot be read: ${(cause as Error).message}`], { cause });
   }
-  let doc: unknown;
   try {
-    doc = parse(text);
+    const size = fstatSync(fd).size;
+    if (size > MAX_CONFIG_BYTES) {
+      throw new ConfigError('CONFIG_UNREADABLE', [`${label}: expected at most ${MAX_CONFIG_BYTES} bytes, got ${size} (${file})`]);
+    }
+    const buffer = Buffer.alloc(size);
+    let offset = 0;
+    while (offset < size) {
+      const read = readSync(fd, buffer, offset, size - offset, offset);
+      if (read === 0) break;
+      offset += read;
+    }
+    return buffer.toString('utf8', 0, offset);
   } catch (cause) {
-    const first = String((cause as Error).message).split('\n')[0];
-    throw new ConfigError('CONFIG_INVALID', [`${basename(file)}: not valid YAML: ${first}`], { cause });
+    if (cause instanceof ConfigError) throw cause;
+    throw new ConfigError('CONFIG_UNREADABLE', [`${label}: cannot be read: ${(cause as Error).message}`], { cause });
+  } finally {
+    closeSync(fd);
   }
-  if (doc === null || doc === undefined) return {};
-  if (typeof doc !== 'object' || Array.isArray(doc)) {
-    throw new ConfigError('CONFIG_INVALID', [`${basename(file)}: expected a mapping at the top level`]);
-  }
-  return doc as Record<string, unknown>;
 }
 
-function valueAt(doc: Record<string, unknown>, path: readonly string[]): unknown {
-  let node: unknown = doc;
-  for (const key of path) {
-    if (node === null || typeof node !== 'object') return undefined;
-    node = (node as Record<string, unknown>)[key];
+function firstLine(text: string): string {
+  return text.split('\n')[0]!.replace(/:$/, '');
+}
+
+function parseYaml(text: string, label: string): unknown {
+  // merge keys (`<<: *base`) as Go's YAML decoders understand them
+  const document = parseDocument(text, { merge: true, uniqueKeys: true, prettyErrors: true });
+  if (document.errors.length > 0) {
+    throw new ConfigError(
+      'CONFIG_INVALID',
+      document.errors.map((error) => `${label}: not valid YAML: ${firstLine(error.message)}`),
+    );
   }
-  return node;
-}
-
-function durationMs(text: string): number {
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(text);
-  if (!match) return 0;
-  const unit = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }[match[2] as 'ms' | 's' | 'm' | 'h'];
-  return Number(match[1]) * unit;
-}
-
-function stringAt(doc: Record<string, unknown>, file: string, path: readonly string[]): string {
-  const node = valueAt(doc, path);
-  if (node === undefined || node === null) return '';
-  if (typeof node !== 'string' && typeof node !== 'number') {
-    throw new ConfigError('CONFIG_INVALID', [`${basename(file)}: ${path.join('.')}: expected a string, got ${JSON.stringify(node)}`]);
+  try {
+    return document.toJS({ maxAliasCount: 1000 });
+  } catch (cause) {
+    throw new ConfigError('CONFIG_INVALID', [`${label}: not valid YAML: ${firstLine(String((cause as Error).message))}`], { cause });
   }
-  return String(node);
 }
 
-export function loadPeerConfig(options: LocateOptions = {}): LoadedConfig<PeerConfig> {
-  const env = options.env ?? process.env;
-  const file = locateConfigFile('core.yaml', options);
-  const doc = readYaml(file);
-  const fromEnv = env['CORE_OPERATIONS_LISTENADDRESS'];
-  const listenAddress = fromEnv ?? stringAt(doc, file, ['operations', 'listenAddress']);
-  const at = (...path: string[]) => stringAt(doc, file, path);
-  const cas = valueAt(doc, ['operations', 'tls', 'clientRootCAs', 'files']);
+interface ParseTextOptions {
+  /** The file the text came from: its name labels messages, its directory anchors the peer's TLS paths. */
+  readonly file: string;
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+function settingsFrom(values: ReadonlyMap<SettingRole, SettingValue>) {
+  const text = (role: SettingRole) => values.get(role) as string;
+  const flag = (role: SettingRole) => values.get(role) as boolean;
   return {
-    file,
-    config: {
-      operations: {
-        listenAddress,
-        tls: {
-          enabled: valueAt(doc, ['operations', 'tls', 'enabled']) === true,
-          certFile: at('operations', 'tls', 'cert', 'file'),
-          keyFile: at('operations', 'tls', 'key', 'file'),
-          clientAuthRequired: valueAt(doc, ['operations', 'tls', 'clientAuthRequired']) === true,
-          clientRootCAs: Array.isArray(cas) ? cas.map(String) : [],
-        },
+    operations: {
+      listenAddress: text('listenAddress'),
+      tls: {
+        enabled: flag('tls.enabled'),
+        certFile: text('tls.certFile'),
+        keyFile: text('tls.keyFile'),
+        clientAuthRequired: flag('tls.clientAuthRequired'),
+        clientRootCAs: [...(values.get('tls.clientRootCAs') as readonly string[])],
       },
-      metrics: {
-        provider: at('metrics', 'provider'),
-        statsd: {
-          network: at('metrics', 'statsd', 'network'),
-          address: at('metrics', 'statsd', 'address'),
-          writeIntervalMs: durationMs(at('metrics', 'statsd', 'writeInterval')),
-          prefix: at('metrics', 'statsd', 'prefix'),
-        },
+    },
+    metrics: {
+      provider: text('metrics.provider'),
+      statsd: {
+        network: text('statsd.network'),
+        address: text('statsd.address'),
+        writeIntervalMs: (values.get('statsd.writeInterval') as number) / 1e6,
+        prefix: text('statsd.prefix'),
       },
-      vm: { endpoint: at('vm', 'endpoint') },
     },
   };
 }
 
-export function loadOrdererConfig(options: LocateOptions = {}): LoadedConfig<OrdererConfig> {
+/** Parses a config file's text for `app`. Throws a ConfigError listing every problem. */
+export function parseConfigText(app: 'peer', text: string, options: ParseTextOptions): LoadedConfig<PeerConfig>;
+export function parseConfigText(app: 'orderer', text: string, options: ParseTextOptions): LoadedConfig<OrdererConfig>;
+export function parseConfigText(app: AppKind, text: string, options: ParseTextOptions): LoadedConfig<PeerConfig | OrdererConfig>;
+export function parseConfigText(app: AppKind, text: string, options: ParseTextOptions): LoadedConfig<PeerConfig | OrdererConfig> {
+  const dialect = dialectFor(app);
+  const label = basename(options.file);
+  const document = parseYaml(text, label);
+  const resolution = resolveSettings({
+    dialect,
+    document,
+    env: options.env ?? process.env,
+    fileLabel: label,
+    configDir: dirname(options.file),
+  });
+  if (resolution.problems.length > 0) throw new ConfigError('CONFIG_INVALID', resolution.problems);
+  const settings = settingsFrom(resolution.values);
+  const config = app === 'peer' ? { ...settings, vm: { endpoint: resolution.values.get('vm.endpoint') as string } } : settings;
+  return { file: options.file, config, app, sources: resolution.sources, warnings: resolution.warnings };
+}
+
+function load(app: AppKind, options: LoadOptions): LoadedConfig<PeerConfig | OrdererConfig> {
   const env = options.env ?? process.env;
-  const file = locateConfigFile('orderer.yaml', options);
-  const doc = readYaml(file);
-  const fromEnv = env['ORDERER_OPERATIONS_LISTENADDRESS'];
-  const listenAddress = fromEnv !== undefined && fromEnv !== '' ? fromEnv : stringAt(doc, file, ['Operations', 'ListenAddress']);
-  const at = (...path: string[]) => stringAt(doc, file, path);
-  const cas = valueAt(doc, ['Operations', 'TLS', 'ClientRootCAs']);
-  return {
-    file,
-    config: {
-      operations: {
-        listenAddress,
-        tls: {
-          enabled: valueAt(doc, ['Operations', 'TLS', 'Enabled']) === true,
-          certFile: at('Operations', 'TLS', 'Certificate'),
-          keyFile: at('Operations', 'TLS', 'PrivateKey'),
-          clientAuthRequired: valueAt(doc, ['Operations', 'TLS', 'ClientAuthRequired']) === true,
-          clientRootCAs: Array.isArray(cas) ? cas.map(String) : [],
-        },
-      },
-      metrics: {
-        provider: at('Metrics', 'Provider'),
-        statsd: {
-          network: at('Metrics', 'Statsd', 'Network'),
-          address: at('Metrics', 'Statsd', 'Address'),
-          writeIntervalMs: durationMs(at('Metrics', 'Statsd', 'WriteInterval')),
-          prefix: at('Metrics', 'Statsd', 'Prefix'),
-        },
-      },
-    },
-  };
+  const file = locateConfigFile(dialectFor(app).fileName, options);
+  return parseConfigText(app, readConfigText(file), { file, env });
+}
+
+/** Finds and reads the peer's `core.yaml`, applies `CORE_*` overrides, validates. Throws ConfigError. */
+export function loadPeerConfig(options: LoadOptions = {}): LoadedConfig<PeerConfig> {
+  return load('peer', options) as LoadedConfig<PeerConfig>;
+}
+
+/** Finds and reads the orderer's `orderer.yaml`, applies `ORDERER_*` overrides, validates. Throws ConfigError. */
+export function loadOrdererConfig(options: LoadOptions = {}): LoadedConfig<OrdererConfig> {
+  return load('orderer', options) as LoadedConfig<OrdererConfig>;
 }

@@ -1,0 +1,136 @@
+import { isConfigError } from './errors.ts';
+import { dialectFor, type AppKind } from './keys.ts';
+import { loadOrdererConfig, loadPeerConfig, type LoadedConfig, type OrdererConfig, type PeerConfig } from './load.ts';
+import { renderEffectiveConfig } from './print.ts';
+
+export type CommandLineAction = 'run' | 'print-config' | 'check-config' | 'help';
+
+export type ParsedCommandLine =
+  | { readonly ok: true; readonly action: CommandLineAction; readonly configFile?: string }
+  | { readonly ok: false; readonly message: string };
+
+/**
+ * The flags both apps take: `--config <file>` (or `--config=<file>`), `--print-config`,
+ * `--check-config`, `--help` / `-h`. Pure; nothing is printed.
+ */
+export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
+  const flags = new Set<'print-config' | 'check-config' | 'help'>();
+  let configFile: string | undefined;
+  for (let index = 0; index < argv.length; index += 1) {
+    const arg = argv[index]!;
+    if (arg === '--config' || arg.startsWith('--config=')) {
+      const value = arg === '--config' ? argv[++index] : arg.slice('--config='.length);
+      if (value === undefined || value === '' || (arg === '--config' && value.startsWith('--'))) {
+        return { ok: false, message: '--config needs a file path: --config <file>' };
+      }
+      if (configFile !== undefined) return { ok: false, message: '--config given more than once' };
+      configFile = value;
+    } else if (arg === '--print-config') flags.add('print-config');
+    else if (arg === '--check-config') flags.add('check-config');
+    else if (arg === '--help' || arg === '-h') flags.add('help');
+    else if (arg.startsWith('-')) return { ok: false, message: `unknown flag ${JSON.stringify(arg)}` };
+    else return { ok: false, message: `unexpected argument ${JSON.stringify(arg)}` };
+  }
+  if (flags.has('print-config') && flags.has('check-config') && !flags.has('help')) {
+    return { ok: false, message: '--print-config and --check-config cannot be combined' };
+  }
+  const action: CommandLineAction = flags.has('help') ? 'help' : flags.has('print-config') ? 'print-config' : flags.has('check-config') ? 'check-config' : 'run';
+  return configFile === undefined ? { ok: true, action } : { ok: true, action, configFile };
+}
+
+export interface CommandLineOptions {
+  /** Arguments after the script name. Default `process.argv.slice(2)`. */
+  readonly argv?: readonly string[];
+  readonly env?: NodeJS.ProcessEnv;
+  readonly cwd?: string;
+  /** The sample config the app ships, the last place searched. */
+  readonly sampleFile?: string;
+  /** The program name shown in help and errors. Default `fabric-ops-<app>`. */
+  readonly program?: string;
+  readonly stdout?: (text: string) => void;
+  readonly stderr?: (text: string) => void;
+}
+
+/** Either the loaded configuration to run with, or the exit code the app should stop with. */
+export type CommandLineOutcome<T> =
+  | { readonly action: 'run'; readonly loaded: LoadedConfig<T> }
+  | { readonly action: 'exit'; readonly exitCode: number };
+
+/** Exit status for a command line that cannot be understood (as Go's flag package uses). */
+export const USAGE_EXIT_CODE = 2;
+
+function helpText(app: AppKind, program: string): string {
+  const dialect = dialectFor(app);
+  const envPrefix = app === 'peer' ? 'CORE_' : 'ORDERER_';
+  return [
+    `usage: ${program} [--config <file>] [--print-config | --check-config]`,
+    '',
+    `Runs the ${app}'s operations service (/healthz, /logspec, /version, /metrics) from ${dialect.fileName}.`,
+    '',
+    'options:',
+    `  --config <file>   read this ${dialect.fileName} instead of searching for one`,
+    '  --print-config    print the effective configuration and where each value came from, then exit',
+    '  --check-config    validate the configuration, print "configuration OK: <file>" or the problems, then exit',
+    '  -h, --help        print this help and exit',
+    '',
+    `${dialect.fileName} is searched in $FABRIC_CFG_PATH, else ./, else /etc/hyperledger/fabric, else the shipped sample.`,
+    `Every key can be overridden by an environment variable: ${dialect.keys[0]!.key} -> ${dialect.keys[0]!.envVar} (prefix ${envPrefix}).`,
+    '',
+  ].join('\n');
+}
+
+function outcomeFor<T>(app: AppKind, options: CommandLineOptions, load: (configFile: string | undefined) => LoadedConfig<T>): CommandLineOutcome<T> {
+  const program = options.program ?? `fabric-ops-${app}`;
+  const stdout = options.stdout ?? ((text: string) => void process.stdout.write(text));
+  const stderr = options.stderr ?? ((text: string) => void process.stderr.write(text));
+  const parsed = parseCommandLine(options.argv ?? process.argv.slice(2));
+  if (!parsed.ok) {
+    stderr(`${program}: ${parsed.message} (see --help)\n`);
+    return { action: 'exit', exitCode: USAGE_EXIT_CODE };
+  }
+  if (parsed.action === 'help') {
+    stdout(helpText(app, program));
+    return { action: 'exit', exitCode: 0 };
+  }
+  let loaded: LoadedConfig<T>;
+  try {
+    loaded = load(parsed.configFile);
+  } catch (error) {
+    if (!isConfigError(error)) throw error;
+    stderr(error.problems.map((line) => `${line}\n`).join(''));
+    return { action: 'exit', exitCode: 1 };
+  }
+  if (parsed.action === 'print-config') {
+    stdout(renderEffectiveConfig(loaded as LoadedConfig<PeerConfig> | LoadedConfig<OrdererConfig>));
+    return { action: 'exit', exitCode: 0 };
+  }
+  if (parsed.action === 'check-config') {
+    stderr(loaded.warnings.map((line) => `warning: ${line}\n`).join(''));
+    stdout(`configuration OK: ${loaded.file}\n`);
+    return { action: 'exit', exitCode: 0 };
+  }
+  return { action: 'run', loaded };
+}
+
+function locateOptions(options: CommandLineOptions, configFile: string | undefined) {
+  return {
+    ...(options.env !== undefined && { env: options.env }),
+    ...(options.cwd !== undefined && { cwd: options.cwd }),
+    ...(options.sampleFile !== undefined && { sampleFile: options.sampleFile }),
+    ...(configFile !== undefined && { configFile }),
+  };
+}
+
+/**
+ * The peer's start-up: parses the flags, loads `core.yaml`, and handles `--help`,
+ * `--print-config` and `--check-config` itself (printing, then an exit code). Problems are
+ * printed one per line to stderr. Only a run outcome carries a configuration.
+ */
+export function peerConfigFromCommandLine(options: CommandLineOptions = {}): CommandLineOutcome<PeerConfig> {
+  return outcomeFor('peer', options, (configFile) => loadPeerConfig(locateOptions(options, configFile)));
+}
+
+/** The orderer's start-up, as peerConfigFromCommandLine with `orderer.yaml`. */
+export function ordererConfigFromCommandLine(options: CommandLineOptions = {}): CommandLineOutcome<OrdererConfig> {
+  return outcomeFor('orderer', options, (configFile) => loadOrdererConfig(locateOptions(options, configFile)));
+}

@@ -1,0 +1,233 @@
+import { z } from 'zod';
+import { parseCastDuration, parseGoBool, parseGoDuration, splitBracketList, splitFields } from './go-values.ts';
+
+export type AppKind = 'peer' | 'orderer';
+
+/** What a key means to the operations service, the same for both files. */
+export type SettingRole =
+  | 'listenAddress'
+  | 'tls.enabled'
+  | 'tls.certFile'
+  | 'tls.keyFile'
+  | 'tls.clientAuthRequired'
+  | 'tls.clientRootCAs'
+  | 'metrics.provider'
+  | 'statsd.network'
+  | 'statsd.address'
+  | 'statsd.writeInterval'
+  | 'statsd.prefix'
+  | 'vm.endpoint';
+
+export type ValueKind = 'string' | 'boolean' | 'duration' | 'list';
+
+/** A parsed value: durations are nanoseconds, as Go holds them. */
+export type SettingValue = string | boolean | number | readonly string[];
+
+export interface KeySpec {
+  readonly role: SettingRole;
+  /** The key as Fabric's sample file spells it, one segment per mapping level. */
+  readonly path: readonly string[];
+  /** `path` joined with dots: the name used in messages and in `sources`. */
+  readonly key: string;
+  readonly envVar: string;
+  readonly kind: ValueKind;
+  /** The sample file's value, used when the key is absent (or written with no value). */
+  readonly defaultValue: SettingValue;
+}
+
+export interface Dialect {
+  readonly app: AppKind;
+  readonly fileName: 'core.yaml' | 'orderer.yaml';
+  readonly keys: readonly KeySpec[];
+  /** viper's AllowEmptyEnv (peer) versus the orderer's viperutil, which skips empty values. */
+  readonly emptyEnvOverrides: boolean;
+  /** The peer joins relative TLS paths to the config file's directory; the orderer does not. */
+  readonly resolvesTlsPathsAgainstConfigDir: boolean;
+  /** The orderer decodes its sections exactly (unknown keys fail); the peer's viper ignores them. */
+  readonly unknownKeysAreErrors: boolean;
+  /** Mappings whose unknown keys are reported, with keys allowed there beyond the ones we read. */
+  readonly checkedSections: readonly { readonly path: readonly string[]; readonly alsoAllowed: readonly string[] }[];
+  /** The path of the statsd section, which must exist when the provider is statsd. */
+  readonly statsdSection: readonly string[];
+  readonly durationExample: string;
+  readonly splitListText: (text: string) => string[];
+  readonly parseDurationText: (text: string) => number | undefined;
+  /** cast.ToDuration turns a bare YAML number into nanoseconds; the orderer's decoder refuses it. */
+  readonly bareNumberIsNanoseconds: boolean;
+}
+
+function spec(prefix: string, role: SettingRole, key: string, kind: ValueKind, defaultValue: SettingValue): KeySpec {
+  const path = key.split('.');
+  return { role, path, key, envVar: `${prefix}_${path.join('_').toUpperCase()}`, kind, defaultValue };
+}
+
+const NANOS_PER_SECOND = 1e9;
+
+export const PEER_DIALECT: Dialect = {
+  app: 'peer',
+  fileName: 'core.yaml',
+  keys: [
+    spec('CORE', 'listenAddress', 'operations.listenAddress', 'string', '127.0.0.1:9443'),
+    spec('CORE', 'tls.enabled', 'operations.tls.enabled', 'boolean', false),
+    spec('CORE', 'tls.certFile', 'operations.tls.cert.file', 'string', ''),
+    spec('CORE', 'tls.keyFile', 'operations.tls.key.file', 'string', ''),
+    spec('CORE', 'tls.clientAuthRequired', 'operations.tls.clientAuthRequired', 'boolean', false),
+    spec('CORE', 'tls.clientRootCAs', 'operations.tls.clientRootCAs.files', 'list', []),
+    spec('CORE', 'metrics.provider', 'metrics.provider', 'string', 'disabled'),
+    spec('CORE', 'statsd.network', 'metrics.statsd.network', 'string', 'udp'),
+    spec('CORE', 'statsd.address', 'metrics.statsd.address', 'string', '127.0.0.1:8125'),
+    spec('CORE', 'statsd.writeInterval', 'metrics.statsd.writeInterval', 'duration', 10 * NANOS_PER_SECOND),
+    spec('CORE', 'statsd.prefix', 'metrics.statsd.prefix', 'string', ''),
+    spec('CORE', 'vm.endpoint', 'vm.endpoint', 'string', 'unix:///var/run/docker.sock'),
+  ],
+  emptyEnvOverrides: true,
+  resolvesTlsPathsAgainstConfigDir: true,
+  unknownKeysAreErrors: false,
+  checkedSections: [
+    { path: ['operations'], alsoAllowed: [] },
+    { path: ['operations', 'tls'], alsoAllowed: [] },
+    { path: ['operations', 'tls', 'cert'], alsoAllowed: [] },
+    { path: ['operations', 'tls', 'key'], alsoAllowed: [] },
+    { path: ['operations', 'tls', 'clientRootCAs'], alsoAllowed: [] },
+    { path: ['metrics'], alsoAllowed: [] },
+    { path: ['metrics', 'statsd'], alsoAllowed: [] },
+  ],
+  statsdSection: ['metrics', 'statsd'],
+  durationExample: '10s',
+  splitListText: splitFields,
+  parseDurationText: parseCastDuration,
+  bareNumberIsNanoseconds: true,
+};
+
+export const ORDERER_DIALECT: Dialect = {
+  app: 'orderer',
+  fileName: 'orderer.yaml',
+  keys: [
+    spec('ORDERER', 'listenAddress', 'Operations.ListenAddress', 'string', '127.0.0.1:8443'),
+    spec('ORDERER', 'tls.enabled', 'Operations.TLS.Enabled', 'boolean', false),
+    spec('ORDERER', 'tls.certFile', 'Operations.TLS.Certificate', 'string', ''),
+    spec('ORDERER', 'tls.keyFile', 'Operations.TLS.PrivateKey', 'string', ''),
+    spec('ORDERER', 'tls.clientAuthRequired', 'Operations.TLS.ClientAuthRequired', 'boolean', false),
+    spec('ORDERER', 'tls.clientRootCAs', 'Operations.TLS.ClientRootCAs', 'list', []),
+    spec('ORDERER', 'metrics.provider', 'Metrics.Provider', 'string', 'disabled'),
+    spec('ORDERER', 'statsd.network', 'Metrics.Statsd.Network', 'string', 'udp'),
+    spec('ORDERER', 'statsd.address', 'Metrics.Statsd.Address', 'string', '127.0.0.1:8125'),
+    spec('ORDERER', 'statsd.writeInterval', 'Metrics.Statsd.WriteInterval', 'duration', 30 * NANOS_PER_SECOND),
+    spec('ORDERER', 'statsd.prefix', 'Metrics.Statsd.Prefix', 'string', ''),
+  ],
+  emptyEnvOverrides: false,
+  resolvesTlsPathsAgainstConfigDir: false,
+  unknownKeysAreErrors: true,
+  checkedSections: [
+    { path: ['Operations'], alsoAllowed: [] },
+    // Fabric's TLS struct carries these too; operations never reads them, but a file may set them.
+    { path: ['Operations', 'TLS'], alsoAllowed: ['RootCAs', 'TLSHandshakeTimeShift', 'TimeShift'] },
+    { path: ['Metrics'], alsoAllowed: [] },
+    { path: ['Metrics', 'Statsd'], alsoAllowed: [] },
+  ],
+  statsdSection: ['Metrics', 'Statsd'],
+  durationExample: '30s',
+  splitListText: splitBracketList,
+  parseDurationText: parseGoDuration,
+  bareNumberIsNanoseconds: false,
+};
+
+export function dialectFor(app: AppKind): Dialect {
+  return app === 'peer' ? PEER_DIALECT : ORDERER_DIALECT;
+}
+
+const MAX_SHOWN = 80;
+
+/** A value as a message shows it: quoted text (cut short), bare numbers, or what it is. */
+export function describeValue(value: unknown): string {
+  if (typeof value === 'string') {
+    const shown = value.length > MAX_SHOWN ? `${value.slice(0, MAX_SHOWN)}…` : value;
+    return JSON.stringify(shown);
+  }
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  if (value === null || value === undefined) return 'nothing';
+  if (Array.isArray(value)) return 'a list';
+  if (value instanceof Uint8Array) return 'binary data';
+  if (typeof value === 'object') return 'a mapping';
+  return typeof value;
+}
+
+function fail(ctx: z.core.$RefinementCtx, input: unknown, message: string): never {
+  ctx.issues.push({ code: 'custom', message, input });
+  return z.NEVER;
+}
+
+const stringLeaf = z.unknown().transform((raw, ctx): string => {
+  if (typeof raw === 'string') return raw;
+  // viper's cast.ToString turns scalars into text, so `prefix: 123` means "123"
+  if (typeof raw === 'number' || typeof raw === 'boolean' || typeof raw === 'bigint') return String(raw);
+  return fail(ctx, raw, `expected a string, got ${describeValue(raw)}`);
+});
+
+const booleanLeaf = z.unknown().transform((raw, ctx): boolean => {
+  if (typeof raw === 'boolean') return raw;
+  if (typeof raw === 'string') {
+    const parsed = parseGoBool(raw);
+    if (parsed !== undefined) return parsed;
+  }
+  if (raw === 0 || raw === 1) return raw === 1;
+  return fail(ctx, raw, `expected a boolean, got ${describeValue(raw)}`);
+});
+
+function durationLeaf(dialect: Dialect) {
+  const expectation = `expected a duration like ${dialect.durationExample}`;
+  return z.unknown().transform((raw, ctx): number => {
+    if (typeof raw === 'number' && Number.isFinite(raw)) {
+      if (dialect.bareNumberIsNanoseconds) return raw;
+      return fail(ctx, raw, `${expectation}, got ${describeValue(raw)} (a unit is required: ns, us, ms, s, m or h)`);
+    }
+    if (typeof raw === 'string') {
+      const nanos = dialect.parseDurationText(raw);
+      if (nanos !== undefined && Number.isFinite(nanos)) return nanos;
+      const hint = /^[-+]?\d+(\.\d*)?$/.test(raw) ? ' (a unit is required: ns, us, ms, s, m or h)' : '';
+      return fail(ctx, raw, `${expectation}, got ${describeValue(raw)}${hint}`);
+    }
+    return fail(ctx, raw, `${expectation}, got ${describeValue(raw)}`);
+  });
+}
+
+function listLeaf(dialect: Dialect) {
+  return z.unknown().transform((raw, ctx): string[] => {
+    if (typeof raw === 'string') return dialect.splitListText(raw);
+    if (!Array.isArray(raw)) return fail(ctx, raw, `expected a list of file paths, got ${describeValue(raw)}`);
+    const paths: string[] = [];
+    raw.forEach((entry: unknown, index) => {
+      if ((typeof entry === 'string' && entry !== '') || typeof entry === 'number') paths.push(String(entry));
+      else ctx.issues.push({ code: 'custom', message: `expected a file path, got ${describeValue(entry)}`, input: entry, path: [index] });
+    });
+    return paths;
+  });
+}
+
+/** The zod schema that turns one raw value (YAML node or environment text) into its setting. */
+export function leafSchema(kind: ValueKind, dialect: Dialect): z.ZodType<SettingValue> {
+  switch (kind) {
+    case 'string':
+      return stringLeaf;
+    case 'boolean':
+      return booleanLeaf;
+    case 'duration':
+      return durationLeaf(dialect);
+    case 'list':
+      return listLeaf(dialect);
+  }
+}
+
+/** The value an empty environment variable stands for on the peer (viper reads "" as the zero value). */
+export function zeroValue(kind: ValueKind): SettingValue {
+  switch (kind) {
+    case 'string':
+      return '';
+    case 'boolean':
+      return false;
+    case 'duration':
+      return 0;
+    case 'list':
+      return [];
+  }
+}

@@ -1,0 +1,223 @@
+import { isAbsolute, resolve as resolvePath } from 'node:path';
+import { formatGoDuration } from './go-values.ts';
+import { describeValue, leafSchema, zeroValue, type Dialect, type KeySpec, type SettingRole, type SettingValue } from './keys.ts';
+
+/** Where an effective value came from. */
+export type ValueSource =
+  | { readonly from: 'default' }
+  | { readonly from: 'file' }
+  | { readonly from: 'env'; readonly variable: string };
+
+export interface Resolution {
+  /** Parsed values by role; a key whose value failed to parse holds its default. */
+  readonly values: ReadonlyMap<SettingRole, SettingValue>;
+  /** By key as the sample file spells it (`operations.tls.enabled`, `Metrics.Statsd.Prefix`). */
+  readonly sources: Readonly<Record<string, ValueSource>>;
+  readonly problems: readonly string[];
+  readonly warnings: readonly string[];
+}
+
+export interface ResolveInput {
+  readonly dialect: Dialect;
+  /** The parsed YAML document (anything: the file may hold garbage). */
+  readonly document: unknown;
+  readonly env: NodeJS.ProcessEnv;
+  /** Name used in messages, e.g. `core.yaml`. */
+  readonly fileLabel: string;
+  /** Directory of the loaded file, for the peer's relative TLS paths. */
+  readonly configDir: string;
+}
+
+function isMapping(node: unknown): node is Record<string, unknown> {
+  return typeof node === 'object' && node !== null && !Array.isArray(node) && !(node instanceof Uint8Array);
+}
+
+/** viper and mapstructure match keys without regard to case; an exact match wins. */
+function childKey(mapping: Record<string, unknown>, name: string): string | undefined {
+  if (Object.hasOwn(mapping, name)) return name;
+  const lower = name.toLowerCase();
+  return Object.keys(mapping).find((key) => key.toLowerCase() === lower);
+}
+
+type Lookup = { readonly found: true; readonly value: unknown } | { readonly found: false };
+
+class DocumentReader {
+  readonly structuralProblems: string[] = [];
+  private readonly reported = new Set<string>();
+
+  constructor(
+    private readonly document: unknown,
+    private readonly fileLabel: string,
+  ) {}
+
+  /** The node at `path`; a non-mapping on the way is reported once and treated as absent. */
+  lookup(path: readonly string[]): Lookup {
+    let node: unknown = this.document;
+    for (let depth = 0; depth < path.length; depth += 1) {
+      if (node === null || node === undefined) return { found: false };
+      if (!isMapping(node)) {
+        const at = path.slice(0, depth).join('.');
+        if (!this.reported.has(at)) {
+          this.reported.add(at);
+          const where = at === '' ? `${this.fileLabel}: ` : `${this.fileLabel}: ${at}: `;
+          this.structuralProblems.push(`${where}expected a mapping, got ${describeValue(node)}`);
+        }
+        return { found: false };
+      }
+      const key = childKey(node, path[depth]!);
+      if (key === undefined) return { found: false };
+      node = node[key];
+    }
+    return { found: true, value: node };
+  }
+}
+
+/** A key as written by the operator, kept on one line. */
+function printableKey(key: string): string {
+  return /^[\w-]{1,80}$/.test(key) ? key : describeValue(key);
+}
+
+function sourceLabel(fileLabel: string, spec: KeySpec, source: ValueSource): string {
+  return source.from === 'env' ? source.variable : `${fileLabel}: ${spec.key}`;
+}
+
+/** One line per zod issue: `<where>: <message>`, with list positions as `key[1]`. */
+function issueLines(where: string, issues: readonly { path: readonly PropertyKey[]; message: string }[]): string[] {
+  return issues.map((issue) => {
+    const suffix = issue.path.map((part) => (typeof part === 'number' ? `[${part}]` : `.${String(part)}`)).join('');
+    return `${where}${suffix}: ${issue.message}`;
+  });
+}
+
+function displayDuration(nanos: number, raw: unknown): string {
+  return typeof raw === 'string' ? JSON.stringify(raw) : JSON.stringify(formatGoDuration(nanos));
+}
+
+/**
+ * Maps a parsed YAML document and the environment onto the operations settings: defaults,
+ * file values, environment overrides, per-key validation (zod), then the rules that tie
+ * keys together. Pure: no file or process access.
+ */
+export function resolveSettings(input: ResolveInput): Resolution {
+  const { dialect, env, fileLabel } = input;
+  const reader = new DocumentReader(input.document, fileLabel);
+
+  const values = new Map<SettingRole, SettingValue>();
+  const rawValues = new Map<SettingRole, unknown>();
+  const sources: Record<string, ValueSource> = {};
+  const specs = new Map<SettingRole, KeySpec>();
+  const leafProblems: string[] = [];
+  const failed = new Set<SettingRole>();
+
+  for (const spec of dialect.keys) {
+    specs.set(spec.role, spec);
+    let source: ValueSource = { from: 'default' };
+    let raw: unknown;
+    const envText = env[spec.envVar];
+    const inFile = reader.lookup(spec.path);
+    if (envText !== undefined && (envText !== '' || dialect.emptyEnvOverrides)) {
+      source = { from: 'env', variable: spec.envVar };
+      raw = envText === '' ? zeroValue(spec.kind) : envText;
+    } else if (inFile.found && inFile.value !== null && inFile.value !== undefined) {
+      source = { from: 'file' };
+      raw = inFile.value;
+    }
+    sources[spec.key] = source;
+    if (source.from === 'default') {
+      values.set(spec.role, spec.defaultValue);
+      continue;
+    }
+    rawValues.set(spec.role, raw);
+    const parsed = leafSchema(spec.kind, dialect).safeParse(raw);
+    if (parsed.success) {
+      values.set(spec.role, parsed.data);
+    } else {
+      failed.add(spec.role);
+      values.set(spec.role, spec.defaultValue);
+      leafProblems.push(...issueLines(sourceLabel(fileLabel, spec, source), parsed.error.issues));
+    }
+  }
+
+  const warnings: string[] = [];
+  const keyProblems: string[] = [];
+  for (const section of dialect.checkedSections) {
+    const found = reader.lookup(section.path);
+    if (!found.found || !isMapping(found.value)) continue;
+    const names = [...section.alsoAllowed];
+    for (const spec of dialect.keys) {
+      const below = spec.path.length > section.path.length && section.path.every((part, i) => part === spec.path[i]);
+      if (below && !names.includes(spec.path[section.path.length]!)) names.push(spec.path[section.path.length]!);
+    }
+    const known = new Set(names.map((name) => name.toLowerCase()));
+    for (const key of Object.keys(found.value)) {
+      if (known.has(key.toLowerCase())) continue;
+      const where = `${fileLabel}: ${[...section.path, printableKey(key)].join('.')}`;
+      if (dialect.unknownKeysAreErrors) keyProblems.push(`${where}: unknown key; expected one of ${names.join(', ')}`);
+      else warnings.push(`${where}: unknown key, ignored`);
+    }
+  }
+
+  const crossProblems: string[] = [];
+  const ok = (role: SettingRole) => !failed.has(role);
+  const labelOf = (role: SettingRole) => sourceLabel(fileLabel, specs.get(role)!, sources[specs.get(role)!.key]!);
+  const keyOf = (role: SettingRole) => specs.get(role)!.key;
+
+  if (ok('tls.enabled') && values.get('tls.enabled') === true) {
+    for (const [role, what] of [
+      ['tls.certFile', 'a PEM certificate file'],
+      ['tls.keyFile', 'a PEM private key file'],
+    ] as const) {
+      if (ok(role) && values.get(role) === '') {
+        crossProblems.push(`${labelOf(role)}: expected ${what} when ${keyOf('tls.enabled')} is true, got ""`);
+      }
+    }
+  }
+
+  const provider = values.get('metrics.provider');
+  if (ok('metrics.provider')) {
+    if (provider === 'statsd') {
+      const statsdInFile = reader.lookup(dialect.statsdSection);
+      const statsdFromEnv = dialect.keys.some((spec) => spec.role.startsWith('statsd.') && sources[spec.key]!.from === 'env');
+      const sectionPresent = statsdInFile.found && isMapping(statsdInFile.value);
+      if (!sectionPresent && !statsdFromEnv) {
+        const sectionKey = dialect.statsdSection.join('.');
+        if (!(statsdInFile.found && statsdInFile.value !== null && !isMapping(statsdInFile.value))) {
+          crossProblems.push(`${fileLabel}: ${sectionKey}: expected a statsd section (network, address, write interval) when ${keyOf('metrics.provider')} is statsd`);
+        }
+      } else {
+        const network = values.get('statsd.network');
+        if (ok('statsd.network') && network !== 'udp' && network !== 'tcp') {
+          crossProblems.push(`${labelOf('statsd.network')}: expected udp or tcp, got ${describeValue(network)}`);
+        }
+        if (ok('statsd.address') && values.get('statsd.address') === '') {
+          crossProblems.push(`${labelOf('statsd.address')}: expected a host:port address when ${keyOf('metrics.provider')} is statsd, got ""`);
+        }
+        const interval = values.get('statsd.writeInterval') as number;
+        if (ok('statsd.writeInterval') && interval < 1e6) {
+          const raw = rawValues.get('statsd.writeInterval');
+          const bareNumber = dialect.bareNumberIsNanoseconds && (typeof raw === 'number' || (typeof raw === 'string' && /^[-+]?[\d.]+$/.test(raw)));
+          const hint = bareNumber ? ' (a bare number means nanoseconds)' : '';
+          crossProblems.push(
+            `${labelOf('statsd.writeInterval')}: expected a duration of at least 1ms like ${dialect.durationExample} when ${keyOf('metrics.provider')} is statsd, got ${displayDuration(interval, raw)}${hint}`,
+          );
+        }
+      }
+    } else if (provider !== 'prometheus' && provider !== 'disabled') {
+      warnings.push(`${labelOf('metrics.provider')}: ${describeValue(provider)} is not a metrics provider (prometheus, statsd or disabled); metrics are disabled`);
+    }
+  }
+
+  if (dialect.resolvesTlsPathsAgainstConfigDir) {
+    const anchor = (path: string) => (path === '' || isAbsolute(path) ? path : resolvePath(input.configDir, path));
+    values.set('tls.certFile', anchor(values.get('tls.certFile') as string));
+    values.set('tls.keyFile', anchor(values.get('tls.keyFile') as string));
+    values.set('tls.clientRootCAs', (values.get('tls.clientRootCAs') as readonly string[]).map(anchor));
+  }
+
+  return {
+    values,
+    sources,
+    problems: [...reader.structuralProblems, ...leafProblems, ...keyProblems, ...crossProblems],
+    warnings,
+  };
+}
