@@ -1,0 +1,150 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import { createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { describePingError, dockerChecker, parseDockerEndpoint } from './docker.ts';
+import { isHealthError } from './errors.ts';
+
+const cleanups: (() => void | Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'ops-health-docker-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+async function listen<T extends HttpServer | NetServer>(server: T, where: string | number): Promise<T> {
+  cleanups.push(() => new Promise<void>((r) => server.close(() => r())));
+  await new Promise<void>((r) => (typeof where === 'string' ? server.listen(where, r) : server.listen(where, '127.0.0.1', r)));
+  return server;
+}
+
+async function failureOf(promise: Promise<void> | void): Promise<string> {
+  try {
+    await promise;
+  } catch (error) {
+    return (error as Error).message;
+  }
+  throw new Error('expected the check to fail');
+}
+
+describe('parseDockerEndpoint', () => {
+  it('reads unix, tcp and http endpoints', () => {
+    expect(parseDockerEndpoint('unix:///var/run/docker.sock')).toEqual({ kind: 'unix', socketPath: '/var/run/docker.sock' });
+    expect(parseDockerEndpoint('tcp://127.0.0.1:2375')).toEqual({ kind: 'tcp', host: '127.0.0.1', port: 2375 });
+    expect(parseDockerEndpoint('http://localhost:2375')).toEqual({ kind: 'tcp', host: 'localhost', port: 2375 });
+    expect(parseDockerEndpoint('tcp://[::1]:2375')).toEqual({ kind: 'tcp', host: '::1', port: 2375 });
+  });
+
+  it.each([
+    ['/var/run/docker.sock', 'no scheme'],
+    ['npipe:////./pipe/docker_engine', "unsupported scheme 'npipe'"],
+    ['unix://relative.sock', 'the socket path must be absolute'],
+    ['tcp://127.0.0.1', 'the port is missing'],
+    ['tcp://127.0.0.1:2375/v1.41', 'only host and port may be given'],
+  ])('refuses %s, naming the problem', (endpoint, why) => {
+    let caught: unknown;
+    try {
+      dockerChecker(endpoint);
+    } catch (error) {
+      caught = error;
+    }
+    expect(isHealthError(caught) && caught.code).toBe('INVALID_ENDPOINT');
+    expect((caught as Error).message).toBe(`invalid Docker endpoint '${endpoint}': ${why}; expected unix:///path/to/docker.sock or tcp://host:port`);
+  });
+});
+
+describe('dockerChecker', () => {
+  it('passes on 200 from /_ping over a unix socket', async () => {
+    const socketPath = join(tempDir(), 'docker.sock');
+    const paths: string[] = [];
+    await listen(
+      createHttpServer((req, res) => {
+        paths.push(`${req.method} ${req.url}`);
+        res.end('OK');
+      }),
+      socketPath,
+    );
+    await dockerChecker(`unix://${socketPath}`)(new AbortController().signal);
+    expect(paths).toEqual(['GET /_ping']);
+  });
+
+  it('passes on 200 over tcp', async () => {
+    const server = await listen(createHttpServer((_, res) => res.end('OK')), 0);
+    const port = (server.address() as { port: number }).port;
+    await expect(dockerChecker(`tcp://127.0.0.1:${port}`)(new AbortController().signal)).resolves.toBeUndefined();
+  });
+
+  it('fails with Go-like wording when the socket file does not exist', async () => {
+    const socketPath = join(tempDir(), 'missing.sock');
+    expect(await failureOf(dockerChecker(`unix://${socketPath}`)(new AbortController().signal))).toBe(
+      `failed to ping to Docker daemon: Get "http://unix.sock/_ping": dial unix ${socketPath}: connect: no such file or directory`,
+    );
+  });
+
+  it('fails with connection refused on a closed tcp port', async () => {
+    const server = await listen(createNetServer(), 0);
+    const port = (server.address() as { port: number }).port;
+    await new Promise<void>((r) => server.close(() => r()));
+    cleanups.pop();
+    expect(await failureOf(dockerChecker(`tcp://127.0.0.1:${port}`)(new AbortController().signal))).toBe(
+      `failed to ping to Docker daemon: Get "http://127.0.0.1:${port}/_ping": dial tcp 127.0.0.1:${port}: connect: connection refused`,
+    );
+  });
+
+  it('fails on a non-200 answer, quoting a bounded part of the body', async () => {
+    const socketPath = join(tempDir(), 'docker.sock');
+    await listen(
+      createHttpServer((_, res) => {
+        res.writeHead(500);
+        res.end('{"message":"engine\nbroken"}' + 'x'.repeat(10_000));
+      }),
+      socketPath,
+    );
+    const reason = await failureOf(dockerChecker(`unix://${socketPath}`, { maxResponseBytes: 30 })(new AbortController().signal));
+    expect(reason).toBe('failed to ping to Docker daemon: API error (500): {"message":"engine broken"}xxx');
+  });
+
+  it('gives up as soon as the signal aborts a request that never gets an answer', async () => {
+    const socketPath = join(tempDir(), 'hung.sock');
+    const sockets: Socket[] = [];
+    let peerClosed!: () => void;
+    const closed = new Promise<void>((r) => (peerClosed = r));
+    await listen(
+      createNetServer((socket) => {
+        sockets.push(socket);
+        socket.resume();
+        socket.on('close', () => peerClosed());
+      }),
+      socketPath,
+    );
+    cleanups.push(() => sockets.forEach((s) => s.destroy()));
+    const controller = new AbortController();
+    const running = dockerChecker(`unix://${socketPath}`)(controller.signal);
+    setTimeout(() => controller.abort(new Error('health check timed out after 50ms')), 50);
+    expect(await failureOf(running)).toBe('failed to ping to Docker daemon: Get "http://unix.sock/_ping": health check timed out after 50ms');
+    // The connection is closed, not left open behind the failed check.
+    await closed;
+    expect(sockets).toHaveLength(1);
+  });
+
+  it('fails at once with an already aborted signal', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    expect(await failureOf(dockerChecker('unix:///nonexistent/docker.sock')(controller.signal))).toMatch(/^failed to ping to Docker daemon: Get "http:\/\/unix.sock\/_ping": /);
+  });
+});
+
+describe('describePingError', () => {
+  it('names a lookup failure and a connection closed early', () => {
+    const lookup = Object.assign(new Error('getaddrinfo ENOTFOUND nohost'), { syscall: 'getaddrinfo', code: 'ENOTFOUND', hostname: 'nohost' });
+    expect(describePingError({ kind: 'tcp', host: 'nohost', port: 2375 }, lookup)).toBe('Get "http://nohost:2375/_ping": dial tcp: lookup nohost: no such host');
+    const hangUp = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+    expect(describePingError({ kind: 'unix', socketPath: '/s' }, hangUp)).toBe('Get "http://unix.sock/_ping": connection closed before a response arrived');
+  });
+});
