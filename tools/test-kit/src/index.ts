@@ -6,3 +6,15 @@ export { configDir, describeAppContract } from './app-contract.ts';
 export type { AppContract } from './app-contract.ts';
 export { createTestPki } from './pki.ts';
 export type { IssueOptions, PemPair, TestCa, TestPki } from './pki.ts';
+export {
+  ACTIVATE_CASES,
+  DECODE_CASES,
+  ERROR_CASES,
+  ERROR_START_NORMALISED,
+  ERROR_START_SPEC,
+  INVALID_LEVEL_NAMES,
+  LOWEST_LEVEL_CASES,
+  SPEC_CASES,
+  VALID_LEVEL_NAMES,
+} from './logspec-gold.ts';
+export type { ActivateCase, DecodeCase, GoldLevel } from './logspec-gold.ts';
