@@ -4,6 +4,8 @@ import { createRouter, DEFAULT_SERVER_LIMITS, serverOptionsFor, type Route, type
 import { OpsServerError } from './errors.ts';
 import { formatAddress, listenError, parseListenAddress } from './listen-address.ts';
 import type { SystemPart } from './part.ts';
+import type { Checker, HealthOptions, RegisterOptions } from '@fabric-ops/ops-health';
+import { createHealthPart } from './health.ts';
 import { versionHandler, type VersionInfo } from './version.ts';
 
 /** The subset of a pino logger the system writes to. */
@@ -26,6 +28,8 @@ export interface OperationsSystemOptions {
   readonly limits?: Partial<ServerLimits>;
   /** How long stop() lets in-flight requests run before closing their connections. Default 5 s. */
   readonly shutdownTimeoutMs?: number;
+  /** Health check timeouts, overall deadline and result cache (see @fabric-ops/ops-health). */
+  readonly health?: HealthOptions;
 }
 
 export interface OperationsSystem {
@@ -39,6 +43,10 @@ export interface OperationsSystem {
   addRoute(route: Route): void;
   /** True from the moment stop() is called. */
   isShuttingDown(): boolean;
+  /** Adds a /healthz checker; a name already in use throws ('<name>' is already registered). */
+  registerChecker(component: string, checker: Checker, options?: RegisterOptions): void;
+  /** Removes a /healthz checker; an unknown name is ignored. */
+  deregisterChecker(component: string): void;
 }
 
 const silentLogger: OperationsLogger = { info() {}, warn() {}, error() {} };
@@ -52,7 +60,8 @@ export function createOperationsSystem(options: OperationsSystemOptions): Operat
   // Parse now so that a bad address fails before anything else happens.
   const target = parseListenAddress(options.listenAddress);
 
-  const parts: SystemPart[] = [{ routes: [{ path: '/version', secure: false, handler: versionHandler(options.version) }] }];
+  const health = createHealthPart(options.health);
+  const parts: SystemPart[] = [health, { routes: [{ path: '/version', secure: false, handler: versionHandler(options.version) }] }];
 
   const router = createRouter({
     writeTimeoutMs: limits.writeTimeoutMs,
@@ -123,6 +132,8 @@ export function createOperationsSystem(options: OperationsSystemOptions): Operat
     address: () => bound,
     addRoute: (route) => router.add(route),
     isShuttingDown: () => state === 'stopping' || state === 'stopped',
+    registerChecker: (component, checker, checkerOptions) => health.registry.register(component, checker, checkerOptions),
+    deregisterChecker: (component) => health.registry.deregister(component),
   };
 }
 

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { isConfigError, loadPeerConfig } from '@fabric-ops/ops-config';
 import { createOperationsSystem, resolveCommitSha, runUntilSignalled, type OperationsSystem } from '@fabric-ops/ops-server';
+import { DOCKER_COMPONENT, dockerChecker, type Checker } from '@fabric-ops/ops-health';
 import { pino } from 'pino';
 import packageJson from '../package.json' with { type: 'json' };
 
@@ -33,6 +34,8 @@ export async function runPeer(options: PeerRunOptions = {}): Promise<number> {
       version: { version: packageJson.version, commitSha: resolveCommitSha(env) },
       logger,
     });
+    // Fabric's peer checks its container runtime only when vm.endpoint is set (cleared for external builders).
+    if (loaded.config.vm.endpoint !== '') system.registerChecker(DOCKER_COMPONENT, dockerCheckerFor(loaded.config.vm.endpoint));
     await system.start();
   } catch (error) {
     process.stderr.write(`failed to initialize operations subsystem: ${(error as Error).message}\n`);
@@ -43,4 +46,12 @@ export async function runPeer(options: PeerRunOptions = {}): Promise<number> {
   logger.info({ config: loaded.file }, `Operations server listening on ${system.address()}`);
   options.onReady?.(system);
   return stopped;
+}
+
+function dockerCheckerFor(endpoint: string): Checker {
+  try {
+    return dockerChecker(endpoint);
+  } catch (error) {
+    throw new Error(`vm.endpoint: ${(error as Error).message}`);
+  }
 }

@@ -66,15 +66,30 @@ export function createHealthEndpoints(registry: HealthRegistry): HealthEndpoints
   let shuttingDown = false;
   const { deadlineMs } = registry.settings;
 
+  const notReady = (res: ServerResponse, verbose: boolean): void => {
+    if (verbose) {
+      writeText(res, 503, verboseText('readyz', [], [`${SHUTDOWN_COMPONENT} failed: ${SHUTDOWN_REASON}`]), NO_STORE);
+      return;
+    }
+    const failed_checks = [{ component: SHUTDOWN_COMPONENT, reason: SHUTDOWN_REASON }];
+    writeJson(res, 503, { status: 'Service Unavailable', time: nowRfc3339Nano(), failed_checks }, { headers: NO_STORE });
+  };
+
   const answer = async (
     res: ServerResponse,
     running: Promise<HealthReport>,
     endpoint: string,
     verbose: boolean,
     additive: boolean,
+    stoppedMeanwhile: () => boolean = () => false,
   ): Promise<void> => {
     const outcome = await withDeadline(running, deadlineMs);
     if (gone(res)) return;
+    // Shutdown began while the checks ran: the answer must already say "not ready".
+    if (stoppedMeanwhile()) {
+      notReady(res, verbose);
+      return;
+    }
     const headers = additive || verbose ? NO_STORE : {};
     if (outcome === 'deadline') {
       writeEmpty(res, 408, headers);
@@ -125,15 +140,10 @@ export function createHealthEndpoints(registry: HealthRegistry): HealthEndpoints
     if (!additiveMethodOk(req, res)) return;
     const verbose = wantsVerbose(req);
     if (shuttingDown) {
-      if (verbose) {
-        writeText(res, 503, verboseText('readyz', [], [`${SHUTDOWN_COMPONENT} failed: ${SHUTDOWN_REASON}`]), NO_STORE);
-      } else {
-        const failed_checks = [{ component: SHUTDOWN_COMPONENT, reason: SHUTDOWN_REASON }];
-        writeJson(res, 503, { status: 'Service Unavailable', time: nowRfc3339Nano(), failed_checks }, { headers: NO_STORE });
-      }
+      notReady(res, verbose);
       return;
     }
-    await answer(res, registry.run(), 'readyz', verbose, true);
+    await answer(res, registry.run(), 'readyz', verbose, true, () => shuttingDown);
   };
 
   return {
