@@ -10,4 +10,6 @@ export const projects: string[] = [
   'apps/ops-server',
   'apps/peer',
   'apps/orderer',
+  'apps/opsctl',
+  'tools/consumer-test',
 ];

@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_ADDRESS, parseArgs, parseTimeout } from './args.ts';
+import { isOpsctlError } from './errors.ts';
+
+function usageError(argv: string[], env: Record<string, string> = {}): string {
+  try {
+    parseArgs(argv, env);
+  } catch (error) {
+    if (isOpsctlError(error) && error.code === 'USAGE') return error.message;
+    throw error;
+  }
+  throw new Error(`no usage error for ${argv.join(' ')}`);
+}
+
+describe('parseArgs', () => {
+  it('reads every command', () => {
+    expect(parseArgs(['logspec', 'get']).command).toEqual({ kind: 'logspec-get' });
+    expect(parseArgs(['logspec', 'set', 'gossip=debug:info']).command).toEqual({ kind: 'logspec-set', spec: 'gossip=debug:info' });
+    expect(parseArgs(['health']).command).toEqual({ kind: 'health', endpoint: 'healthz', verbose: false });
+    expect(parseArgs(['health', '--verbose', 'docker']).command).toEqual({ kind: 'health', endpoint: 'healthz', verbose: true, component: 'docker' });
+    expect(parseArgs(['health', '--ready']).command).toEqual({ kind: 'health', endpoint: 'readyz', verbose: false });
+    expect(parseArgs(['--live', 'health']).command).toEqual({ kind: 'health', endpoint: 'livez', verbose: false });
+    expect(parseArgs(['version']).command).toEqual({ kind: 'version' });
+    expect(parseArgs(['metrics', '--json'])).toMatchObject({ command: { kind: 'metrics' }, json: true });
+    expect(parseArgs(['--help']).command).toEqual({ kind: 'help' });
+  });
+
+  it('takes a spec that begins with a dash after --', () => {
+    expect(parseArgs(['logspec', 'set', '--', '-odd']).command).toEqual({ kind: 'logspec-set', spec: '-odd' });
+  });
+
+  it('defaults to plain HTTP on the peer sample address', () => {
+    expect(parseArgs(['version']).connection).toEqual({ address: DEFAULT_ADDRESS, tls: false, timeoutMs: 10_000 });
+  });
+
+  it('turns TLS on for --cacert, --cert/--key or --tls, in either option form', () => {
+    const { connection } = parseArgs(['--address=[::1]:8443', '--cacert', 'ca.pem', '--cert=c.pem', '--key', 'k.pem', 'version']);
+    expect(connection).toEqual({ address: '[::1]:8443', tls: true, caFile: 'ca.pem', certFile: 'c.pem', keyFile: 'k.pem', timeoutMs: 10_000 });
+    expect(parseArgs(['--tls', 'version']).connection.tls).toBe(true);
+  });
+
+  it('falls back to OPSCTL_* environment variables, options winning', () => {
+    const env = { OPSCTL_ADDRESS: 'ops.example:9443', OPSCTL_CERT: 'e.pem', OPSCTL_KEY: 'ek.pem', OPSCTL_CACERT: 'eca.pem' };
+    expect(parseArgs(['version'], env).connection).toMatchObject({ address: 'ops.example:9443', certFile: 'e.pem', caFile: 'eca.pem', tls: true });
+    expect(parseArgs(['--address', '127.0.0.1:1', 'version'], env).connection.address).toBe('127.0.0.1:1');
+  });
+
+  it('rejects bad command lines with one line naming the problem', () => {
+    expect(usageError([])).toBe('no command given; see opsctl --help');
+    expect(usageError(['frobnicate'])).toContain("unknown command 'frobnicate'");
+    expect(usageError(['logspec'])).toBe("'logspec' takes 'get' or 'set <spec>'");
+    expect(usageError(['logspec', 'put'])).toBe("'logspec' takes 'get' or 'set <spec>', not 'put'");
+    expect(usageError(['logspec', 'set'])).toContain('needs a spec');
+    expect(usageError(['logspec', 'set', 'a', 'b'])).toBe("unexpected argument 'b' after 'logspec set <spec>'");
+    expect(usageError(['version', '--verbose'])).toBe("--verbose only applies to 'opsctl health'");
+    expect(usageError(['--cert', 'c.pem', 'version'])).toContain('--cert and --key go together');
+    expect(usageError(['--address', '127.0.0.1', 'version'])).toBe("--address: expected host:port (e.g. 127.0.0.1:9443), got '127.0.0.1'");
+    expect(usageError(['--address', 'h:70000', 'version'])).toContain('expected host:port');
+    expect(usageError(['--address'])).toBe('--address needs a value');
+    expect(usageError(['--bogus', 'version'])).toBe("unknown option '--bogus'; see opsctl --help");
+    expect(usageError(['health', '--live', '--ready'])).toBe('--live and --ready exclude each other');
+    expect(usageError(['health', '--ready', 'docker'])).toContain('drop --ready');
+    expect(usageError(['health', 'a/b'])).toBe("health: bad component name 'a/b'");
+  });
+});
+
+describe('parseTimeout', () => {
+  it('reads ms, s, m and bare seconds', () => {
+    expect(parseTimeout('500ms')).toBe(500);
+    expect(parseTimeout('5s')).toBe(5_000);
+    expect(parseTimeout('1m')).toBe(60_000);
+    expect(parseTimeout('2.5')).toBe(2_500);
+  });
+
+  it('refuses zero and nonsense', () => {
+    expect(() => parseTimeout('0s')).toThrow('must be more than zero');
+    expect(() => parseTimeout('soon')).toThrow("expected a duration like 5s or 500ms, got 'soon'");
+  });
+});

@@ -1,0 +1,198 @@
+import { readFile } from 'node:fs/promises';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { ConnectionOptions } from './args.ts';
+import { OpsctlError } from './errors.ts';
+
+export interface OpsResponse {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: string;
+}
+
+export interface OpsClient {
+  /** One request; rejects with an OpsctlError (one readable line) when no answer arrives. */
+  request(method: 'GET' | 'PUT', path: string, body?: string): Promise<OpsResponse>;
+  /** `http(s)://host:port`, for messages. */
+  readonly origin: string;
+}
+
+/** Large enough for a busy /metrics page, small enough that a runaway server cannot exhaust memory. */
+export const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+
+interface TlsMaterial {
+  readonly ca?: Buffer;
+  readonly cert?: Buffer;
+  readonly key?: Buffer;
+}
+
+async function readPem(option: string, file: string | undefined): Promise<Buffer | undefined> {
+  if (file === undefined) return undefined;
+  try {
+    return await readFile(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'is a directory' : (error as Error).message;
+    throw new OpsctlError('USAGE', `cannot read ${option} file ${file}: ${why}`);
+  }
+}
+
+function splitAddress(address: string): { host: string; port: number } {
+  const colon = address.lastIndexOf(':');
+  const host = address.slice(0, colon).replace(/^\[|\]$/g, '');
+  // An empty host (":9443") means this machine, as it does for the server's listen address.
+  return { host: host === '' || host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host, port: Number(address.slice(colon + 1)) };
+}
+
+/** `write EPROTO 80…:error:0A00010B:SSL routines:ssl3_get_record:wrong version number:../deps/…` → `wrong version number`. */
+function opensslReason(message: string): string {
+  return /SSL routines:[^:]*:([^:]+)/.exec(message)?.[1] ?? message;
+}
+
+// Node reports some OpenSSL failures as a bare EPROTO; the reason is only in the message.
+const EPROTO_REASONS: readonly [RegExp, string][] = [
+  [/wrong version number|packet length too long/i, 'ERR_SSL_WRONG_VERSION_NUMBER'],
+  [/alert certificate required/i, 'ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED'],
+  [/alert unknown ca/i, 'ERR_SSL_TLSV1_ALERT_UNKNOWN_CA'],
+  [/alert certificate expired/i, 'ERR_SSL_SSLV3_ALERT_CERTIFICATE_EXPIRED'],
+  [/alert bad certificate|alert unsupported certificate/i, 'ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE'],
+  [/alert handshake failure/i, 'ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE'],
+  [/alert protocol version|unsupported protocol/i, 'ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION'],
+];
+
+/** OpenSSL's and Node's codes for a TLS failure, turned into what an operator should do. */
+export function describeTlsFailure(code: string | undefined, message: string): string | undefined {
+  if (code === 'EPROTO') code = EPROTO_REASONS.find(([pattern]) => pattern.test(message))?.[1] ?? 'ERR_SSL_EPROTO';
+  switch (code) {
+    case 'ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED':
+    case 'ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE':
+      return 'client certificate required: the server demands one at the TLS layer (pass --cert and --key)';
+    case 'ERR_SSL_TLSV1_ALERT_UNKNOWN_CA':
+      return 'the server rejected the client certificate: unknown certificate authority (it must chain to the server\'s clientRootCAs)';
+    case 'ERR_SSL_SSLV3_ALERT_CERTIFICATE_EXPIRED':
+      return 'the server rejected the client certificate: certificate expired';
+    case 'ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE':
+    case 'ERR_SSL_SSLV3_ALERT_UNSUPPORTED_CERTIFICATE':
+    case 'ERR_SSL_TLSV1_ALERT_DECRYPT_ERROR':
+      return 'the server rejected the client certificate (bad certificate: wrong CA, not yet valid, or no clientAuth usage)';
+    case 'ERR_SSL_WRONG_VERSION_NUMBER':
+    case 'ERR_SSL_PACKET_LENGTH_TOO_LONG':
+      return 'TLS handshake failed: the server does not speak TLS (drop --tls/--cacert/--cert)';
+    case 'ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION':
+    case 'ERR_SSL_UNSUPPORTED_PROTOCOL':
+      return 'TLS handshake failed: no TLS version in common (the server requires TLS 1.2 or later)';
+    case 'DEPTH_ZERO_SELF_SIGNED_CERT':
+    case 'SELF_SIGNED_CERT_IN_CHAIN':
+    case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
+    case 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY':
+    case 'UNABLE_TO_GET_ISSUER_CERT':
+      return `server certificate not trusted (${message}); pass the operations CA with --cacert`;
+    case 'CERT_HAS_EXPIRED':
+      return 'server certificate expired';
+    case 'CERT_NOT_YET_VALID':
+      return 'server certificate is not yet valid';
+    case 'ERR_TLS_CERT_ALTNAME_INVALID':
+      return `server certificate does not match the address (${message}); use --server-name`;
+    default:
+      if (code?.startsWith('ERR_SSL_') || code?.startsWith('ERR_TLS_')) return `TLS handshake failed: ${opensslReason(message)}`;
+      return undefined;
+  }
+}
+
+/** Maps a socket-level failure to one line naming the address. */
+export function describeFailure(error: NodeJS.ErrnoException, origin: string, tls: boolean): OpsctlError {
+  const tlsText = describeTlsFailure(error.code, error.message);
+  if (tlsText !== undefined) return new OpsctlError('TLS', `${origin}: ${tlsText}`, { cause: error });
+  switch (error.code) {
+    case 'ECONNREFUSED':
+      return new OpsctlError('UNREACHABLE', `${origin}: connection refused (is the operations server running on that address?)`, { cause: error });
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new OpsctlError('UNREACHABLE', `${origin}: cannot resolve the host name`, { cause: error });
+    case 'ETIMEDOUT':
+    case 'OPSCTL_TIMEOUT':
+      return new OpsctlError('UNREACHABLE', `${origin}: ${error.message}`, { cause: error });
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return new OpsctlError('UNREACHABLE', `${origin}: host unreachable`, { cause: error });
+    case 'ECONNRESET':
+    case 'EPIPE':
+      return tls
+        ? new OpsctlError('TLS', `${origin}: the server closed the connection during TLS (a client certificate it does not accept?)`, { cause: error })
+        : new OpsctlError('UNREACHABLE', `${origin}: the server closed the connection (does it require TLS? pass --cacert)`, { cause: error });
+    case 'HPE_INVALID_CONSTANT':
+    case 'HPE_INVALID_VERSION':
+      return new OpsctlError('TLS', `${origin}: the answer is not HTTP; the server probably requires TLS (pass --cacert)`, { cause: error });
+    default:
+      return new OpsctlError('UNREACHABLE', `${origin}: ${error.message}`, { cause: error });
+  }
+}
+
+/** Reads the TLS files once and returns a client for one operations server. */
+export async function createOpsClient(options: ConnectionOptions): Promise<OpsClient> {
+  const material: TlsMaterial = options.tls
+    ? {
+        ...(await readPem('--cacert', options.caFile).then((ca) => (ca ? { ca } : {}))),
+        ...(await readPem('--cert', options.certFile).then((cert) => (cert ? { cert } : {}))),
+        ...(await readPem('--key', options.keyFile).then((key) => (key ? { key } : {}))),
+      }
+    : {};
+  const { host, port } = splitAddress(options.address);
+  const origin = `${options.tls ? 'https' : 'http'}://${options.address}`;
+  const send = options.tls ? httpsRequest : httpRequest;
+
+  const request = (method: 'GET' | 'PUT', path: string, body?: string): Promise<OpsResponse> =>
+    new Promise<OpsResponse>((resolve, reject) => {
+      let settled = false;
+      const fail = (error: NodeJS.ErrnoException) => {
+        if (settled) return;
+        settled = true;
+        reject(describeFailure(error, origin, options.tls));
+      };
+      const req = send(
+        {
+          host,
+          port,
+          path,
+          method,
+          agent: false,
+          headers: {
+            'User-Agent': 'opsctl',
+            ...(body !== undefined ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } : {}),
+          },
+          ...(options.tls
+            ? { ...material, minVersion: 'TLSv1.2' as const, ...(options.serverName !== undefined ? { servername: options.serverName } : {}) }
+            : {}),
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          let size = 0;
+          res.on('data', (chunk: Buffer) => {
+            size += chunk.length;
+            if (size > MAX_RESPONSE_BYTES) {
+              req.destroy();
+              if (!settled) {
+                settled = true;
+                reject(new OpsctlError('UNEXPECTED_RESPONSE', `${origin}${path}: response larger than ${MAX_RESPONSE_BYTES} bytes`));
+              }
+              return;
+            }
+            chunks.push(chunk);
+          });
+          res.on('end', () => {
+            if (settled) return;
+            settled = true;
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') });
+          });
+          res.on('error', fail);
+        },
+      );
+      req.setTimeout(options.timeoutMs, () => {
+        req.destroy(Object.assign(new Error(`no answer within ${options.timeoutMs / 1000}s`), { code: 'OPSCTL_TIMEOUT' }));
+      });
+      req.on('error', fail);
+      req.end(body);
+    });
+
+  return { request, origin };
+}

@@ -1,0 +1,113 @@
+import type { Command } from './args.ts';
+import type { OpsClient, OpsResponse } from './client.ts';
+import { OpsctlError } from './errors.ts';
+import { parsePrometheusText } from './prometheus-text.ts';
+
+/** What a command prints on stdout and how the process should exit. */
+export interface CommandResult {
+  readonly exitCode: number;
+  readonly stdout: string;
+}
+
+const ok = (stdout: string): CommandResult => ({ exitCode: 0, stdout });
+
+function unexpected(client: OpsClient, path: string, res: OpsResponse): OpsctlError {
+  if (res.status === 401) {
+    return new OpsctlError('TLS', `${client.origin}${path}: client certificate required (the server answered 401; pass --cert and --key signed by its client CA)`);
+  }
+  if (res.status === 404) {
+    const hint = path === '/metrics' ? ' (metrics are served only when metrics.provider is prometheus)' : '';
+    return new OpsctlError('UNEXPECTED_RESPONSE', `${client.origin}${path}: not found (404)${hint}`);
+  }
+  const detail = res.body.trim().split('\n')[0]?.slice(0, 200) ?? '';
+  return new OpsctlError('UNEXPECTED_RESPONSE', `${client.origin}${path}: unexpected status ${res.status}${detail ? `: ${detail}` : ''}`);
+}
+
+function parseJson<T>(client: OpsClient, path: string, res: OpsResponse): T {
+  try {
+    return JSON.parse(res.body) as T;
+  } catch {
+    throw new OpsctlError('UNEXPECTED_RESPONSE', `${client.origin}${path}: the answer is not JSON`);
+  }
+}
+
+const jsonLine = (value: unknown): string => `${JSON.stringify(value)}\n`;
+
+async function getSpec(client: OpsClient): Promise<string> {
+  const res = await client.request('GET', '/logspec');
+  if (res.status !== 200) throw unexpected(client, '/logspec', res);
+  const body = parseJson<{ spec?: unknown }>(client, '/logspec', res);
+  if (typeof body.spec !== 'string') throw new OpsctlError('UNEXPECTED_RESPONSE', `${client.origin}/logspec: the answer has no "spec" string`);
+  return body.spec;
+}
+
+interface HealthBody {
+  status?: string;
+  time?: string;
+  failed_checks?: { component: string; reason: string }[];
+}
+
+async function health(client: OpsClient, command: Extract<Command, { kind: 'health' }>, json: boolean): Promise<CommandResult> {
+  const base = command.component !== undefined ? `/healthz/${encodeURIComponent(command.component)}` : `/${command.endpoint}`;
+  const path = command.verbose && !json ? `${base}?verbose` : base;
+  const res = await client.request('GET', path);
+  if (res.status === 408) {
+    throw new OpsctlError('REFUSED', `${client.origin}${base}: the health checks did not finish before the server's deadline (408)`);
+  }
+  if (res.status !== 200 && res.status !== 503) throw unexpected(client, base, res);
+  const exitCode = res.status === 200 ? 0 : 1;
+  if (command.verbose && !json) return { exitCode, stdout: res.body.endsWith('\n') ? res.body : `${res.body}\n` };
+  const body = parseJson<HealthBody>(client, base, res);
+  if (json) return { exitCode, stdout: jsonLine(body) };
+  const lines = [`${body.status ?? (exitCode === 0 ? 'OK' : 'Service Unavailable')}${body.time ? ` (${body.time})` : ''}`];
+  for (const failed of body.failed_checks ?? []) lines.push(`  ${failed.component}: ${failed.reason}`);
+  return { exitCode, stdout: `${lines.join('\n')}\n` };
+}
+
+/** Runs one parsed command against the server. Rejects with OpsctlError. */
+export async function runCommand(client: OpsClient, command: Command, json: boolean): Promise<CommandResult> {
+  switch (command.kind) {
+    case 'help':
+      return ok('');
+    case 'logspec-get': {
+      const spec = await getSpec(client);
+      return ok(json ? jsonLine({ spec }) : `${spec}\n`);
+    }
+    case 'logspec-set': {
+      const res = await client.request('PUT', '/logspec', JSON.stringify({ spec: command.spec }));
+      if (res.status === 400) {
+        const body = (() => {
+          try {
+            return JSON.parse(res.body) as { error?: unknown };
+          } catch {
+            return {};
+          }
+        })();
+        throw new OpsctlError('REFUSED', `logspec rejected: ${typeof body.error === 'string' ? body.error : res.body.trim() || 'the server answered 400'}`);
+      }
+      if (res.status !== 204 && res.status !== 200) throw unexpected(client, '/logspec', res);
+      // Read it back: the server normalises the spec (sorted, levels spelled its way).
+      const spec = await getSpec(client);
+      return ok(json ? jsonLine({ spec }) : `logging spec is now ${spec}\n`);
+    }
+    case 'health':
+      return health(client, command, json);
+    case 'version': {
+      const res = await client.request('GET', '/version');
+      if (res.status !== 200) throw unexpected(client, '/version', res);
+      const body = parseJson<{ Version?: string; CommitSHA?: string }>(client, '/version', res);
+      if (json) return ok(jsonLine(body));
+      return ok(`Version: ${body.Version ?? '(none)'}\nCommit SHA: ${body.CommitSHA ?? '(none)'}\n`);
+    }
+    case 'metrics': {
+      const res = await client.request('GET', '/metrics');
+      if (res.status !== 200) throw unexpected(client, '/metrics', res);
+      if (!json) return ok(res.body);
+      try {
+        return ok(jsonLine(parsePrometheusText(res.body)));
+      } catch (error) {
+        throw new OpsctlError('UNEXPECTED_RESPONSE', `${client.origin}/metrics: ${(error as Error).message}`);
+      }
+    }
+  }
+}

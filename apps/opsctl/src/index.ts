@@ -1,0 +1,12 @@
+export { runOpsctl } from './main.ts';
+export type { OpsctlIo } from './main.ts';
+export { parseArgs, parseTimeout, DEFAULT_ADDRESS, DEFAULT_TIMEOUT_MS, USAGE } from './args.ts';
+export type { Command, ConnectionOptions, HealthEndpoint, Invocation } from './args.ts';
+export { createOpsClient, MAX_RESPONSE_BYTES } from './client.ts';
+export type { OpsClient, OpsResponse } from './client.ts';
+export { runCommand } from './commands.ts';
+export type { CommandResult } from './commands.ts';
+export { parsePrometheusText } from './prometheus-text.ts';
+export type { MetricFamily, MetricSample } from './prometheus-text.ts';
+export { OpsctlError, isOpsctlError, EXIT_CODES } from './errors.ts';
+export type { OpsctlErrorCode } from './errors.ts';

@@ -1,0 +1,34 @@
+import { parseArgs, USAGE } from './args.ts';
+import { createOpsClient } from './client.ts';
+import { runCommand } from './commands.ts';
+import { EXIT_CODES, exitCodeFor, isOpsctlError } from './errors.ts';
+
+export interface OpsctlIo {
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * Runs opsctl with `argv` (without node and the script); resolves the exit code.
+ * Failures print one line on stderr (`opsctl: …`), or `{"error":…}` on stdout with --json.
+ */
+export async function runOpsctl(argv: readonly string[], io: OpsctlIo): Promise<number> {
+  const json = argv.includes('--json');
+  try {
+    const invocation = parseArgs(argv, io.env ?? {});
+    if (invocation.command.kind === 'help') {
+      io.stdout(USAGE);
+      return EXIT_CODES.OK;
+    }
+    const client = await createOpsClient(invocation.connection);
+    const result = await runCommand(client, invocation.command, invocation.json);
+    io.stdout(result.stdout);
+    return result.exitCode;
+  } catch (error) {
+    if (!isOpsctlError(error)) throw error;
+    if (json) io.stdout(`${JSON.stringify({ error: error.message, code: error.code })}\n`);
+    io.stderr(`opsctl: ${error.message}\n`);
+    return exitCodeFor(error.code);
+  }
+}

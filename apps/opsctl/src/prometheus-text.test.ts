@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { parsePrometheusText } from './prometheus-text.ts';
+
+describe('parsePrometheusText', () => {
+  it('groups samples into families with help, type and labels', () => {
+    const text = [
+      '# HELP fabric_version The active version of Fabric.',
+      '# TYPE fabric_version gauge',
+      'fabric_version{version="2.5.0"} 1',
+      '# HELP req_seconds Request time.',
+      '# TYPE req_seconds histogram',
+      'req_seconds_bucket{le="0.1"} 3',
+      'req_seconds_bucket{le="+Inf"} 4',
+      'req_seconds_sum 0.25',
+      'req_seconds_count 4',
+      'bare_total 7 1700000000000',
+      '',
+    ].join('\n');
+    expect(parsePrometheusText(text)).toEqual([
+      { name: 'fabric_version', type: 'gauge', help: 'The active version of Fabric.', samples: [{ name: 'fabric_version', labels: { version: '2.5.0' }, value: '1' }] },
+      {
+        name: 'req_seconds',
+        type: 'histogram',
+        help: 'Request time.',
+        samples: [
+          { name: 'req_seconds_bucket', labels: { le: '0.1' }, value: '3' },
+          { name: 'req_seconds_bucket', labels: { le: '+Inf' }, value: '4' },
+          { name: 'req_seconds_sum', labels: {}, value: '0.25' },
+          { name: 'req_seconds_count', labels: {}, value: '4' },
+        ],
+      },
+      { name: 'bare_total', type: 'untyped', help: '', samples: [{ name: 'bare_total', labels: {}, value: '7' }] },
+    ]);
+  });
+
+  it('unescapes label values and keeps NaN and infinities as printed', () => {
+    const [family] = parsePrometheusText('x{a="q\\"uote",b="back\\\\slash",c="new\\nline"} NaN\nx{a=""} -Inf\n');
+    expect(family?.samples).toEqual([
+      { name: 'x', labels: { a: 'q"uote', b: 'back\\slash', c: 'new\nline' }, value: 'NaN' },
+      { name: 'x', labels: { a: '' }, value: '-Inf' },
+    ]);
+  });
+
+  it('names the line of malformed input', () => {
+    expect(() => parsePrometheusText('ok 1\nbad{a="1} 2\n')).toThrow('metrics line 2: unterminated label value');
+    expect(() => parsePrometheusText('x{1="a"} 1')).toThrow('metrics line 1: malformed label set');
+    expect(() => parsePrometheusText('x one')).toThrow('metrics line 1: bad sample value');
+  });
+});

@@ -1,0 +1,70 @@
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { repoRoot } from './paths.ts';
+
+const run = promisify(execFile);
+
+interface PackageReport {
+  readonly dir: string;
+  readonly name: string;
+  readonly problems: readonly string[];
+}
+
+async function checkPackages(args: readonly string[] = []): Promise<{ code: number; reports: PackageReport[] }> {
+  try {
+    const { stdout } = await run(process.execPath, ['scripts/check-packages.mjs', '--json', ...args], { cwd: repoRoot, maxBuffer: 16 * 1024 * 1024, timeout: 200_000 });
+    return { code: 0, reports: JSON.parse(stdout) as PackageReport[] };
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    if (typeof failed.stdout !== 'string' || !failed.stdout.trim().startsWith('[')) throw new Error(`check-packages crashed: ${failed.stderr ?? String(error)}`);
+    return { code: failed.code ?? -1, reports: JSON.parse(failed.stdout) as PackageReport[] };
+  }
+}
+
+const scratch: string[] = [];
+afterAll(async () => {
+  for (const dir of scratch) await rm(dir, { recursive: true, force: true });
+});
+
+describe('pnpm check:packages', () => {
+  it('finds publint, attw and metadata clean for every publishable package', async () => {
+    const { code, reports } = await checkPackages();
+    const names = reports.map((r) => r.name);
+    for (const expected of ['@fabric-ops/ops-http', '@fabric-ops/ops-logspec', '@fabric-ops/ops-health', '@fabric-ops/ops-metrics', '@fabric-ops/ops-tls-auth', '@fabric-ops/ops-config', '@fabric-ops/ops-server', '@fabric-ops/peer', '@fabric-ops/orderer', '@fabric-ops/opsctl']) {
+      expect(names).toContain(expected);
+    }
+    expect(reports.filter((r) => r.problems.length > 0)).toEqual([]);
+    expect(code).toBe(0);
+  });
+
+  it('reports a package whose exports map lies about its module format', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'fabric-ops-broken-pkg-'));
+    scratch.push(dir);
+    await mkdir(join(dir, 'dist'));
+    await writeFile(join(dir, 'dist', 'index.js'), 'export const answer = 42;\n');
+    await writeFile(join(dir, 'dist', 'index.d.ts'), 'export declare const answer: number;\n');
+    await writeFile(join(dir, 'README.md'), '# broken\n');
+    await writeFile(
+      join(dir, 'package.json'),
+      JSON.stringify({
+        name: 'broken-fixture',
+        version: '1.0.0',
+        type: 'module',
+        // An ES module behind `require`, and no CommonJS build: both linters must object.
+        exports: { '.': { require: './dist/index.js', types: './dist/index.d.ts', import: './dist/index.js' } },
+        files: ['dist'],
+      }),
+    );
+    const { code, reports } = await checkPackages([dir]);
+    expect(code).toBe(1);
+    const problems = reports[0]?.problems ?? [];
+    expect(problems).toContain('license is not set');
+    expect(problems).toContain('sideEffects is not set');
+    expect(problems.some((p) => p.startsWith('publint '))).toBe(true);
+    expect(problems.some((p) => p.startsWith('attw '))).toBe(true);
+  });
+});
