@@ -9,3 +9,5 @@ export type { VersionInfo } from './version.ts';
 export type { SystemPart } from './part.ts';
 export { runUntilSignalled } from './run.ts';
 export type { RunOptions, SignalSource } from './run.ts';
+export { ORDERER_TLS_KEY_NAMES, PEER_TLS_KEY_NAMES } from '@fabric-ops/ops-tls-auth';
+export type { RouteAllowList, SubjectRule, TlsKeyNames, TlsSettings } from '@fabric-ops/ops-tls-auth';

@@ -4,7 +4,7 @@ import { runUntilSignalled, type SignalSource } from './run.ts';
 import type { OperationsSystem } from './system.ts';
 
 function fakeSystem(stop: () => Promise<void>): OperationsSystem {
-  return { start: async () => {}, stop, address: () => '', addRoute: () => {}, isShuttingDown: () => false, registerChecker: () => {}, deregisterChecker: () => {} };
+  return { start: async () => {}, stop, address: () => '', addRoute: () => {}, isShuttingDown: () => false, reloadCredentials: () => {}, registerChecker: () => {}, deregisterChecker: () => {} };
 }
 
 describe('runUntilSignalled', () => {

@@ -6,6 +6,8 @@ import { formatAddress, listenError, parseListenAddress } from './listen-address
 import type { SystemPart } from './part.ts';
 import type { Checker, HealthOptions, RegisterOptions } from '@fabric-ops/ops-health';
 import { createHealthPart } from './health.ts';
+import { createOperationsTls } from './tls.ts';
+import type { RouteAllowList, TlsKeyNames, TlsSettings } from '@fabric-ops/ops-tls-auth';
 import { versionHandler, type VersionInfo } from './version.ts';
 
 /** The subset of a pino logger the system writes to. */
@@ -30,6 +32,12 @@ export interface OperationsSystemOptions {
   readonly shutdownTimeoutMs?: number;
   /** Health check timeouts, overall deadline and result cache (see @fabric-ops/ops-health). */
   readonly health?: HealthOptions;
+  /** Operations TLS (ops-config's `operations.tls`); when enabled, HTTPS with Fabric's client-certificate rules. */
+  readonly tls?: TlsSettings;
+  /** Config key names for TLS error lines (the orderer passes ORDERER_TLS_KEY_NAMES); the peer's by default. */
+  readonly tlsKeyNames?: TlsKeyNames;
+  /** Opt-in: per secure route, the client certificate subjects/SANs admitted (ops-tls-auth RouteAllowList). */
+  readonly tlsAllowList?: RouteAllowList;
 }
 
 export interface OperationsSystem {
@@ -47,6 +55,11 @@ export interface OperationsSystem {
   registerChecker(component: string, checker: Checker, options?: RegisterOptions): void;
   /** Removes a /healthz checker; an unknown name is ignored. */
   deregisterChecker(component: string): void;
+  /**
+   * Re-reads the TLS certificate, key and client CA files (as SIGHUP and file changes do).
+   * Throws a TlsAuthError, keeping the old credentials, when they are bad; no-op with TLS off.
+   */
+  reloadCredentials(): void;
 }
 
 const silentLogger: OperationsLogger = { info() {}, warn() {}, error() {} };
@@ -63,7 +76,14 @@ export function createOperationsSystem(options: OperationsSystemOptions): Operat
   const health = createHealthPart(options.health);
   const parts: SystemPart[] = [health, { routes: [{ path: '/version', secure: false, handler: versionHandler(options.version) }] }];
 
+  const tls =
+    options.tls?.enabled === true
+      ? createOperationsTls({ settings: options.tls, keyNames: options.tlsKeyNames, allowList: options.tlsAllowList, logger })
+      : undefined;
+  if (tls !== undefined) parts.push(tls.part);
+
   const router = createRouter({
+    ...(tls === undefined ? {} : { authorize: tls.authorize }),
     writeTimeoutMs: limits.writeTimeoutMs,
     onHandlerError: (error, req) => logger.error({ err: error, url: req.url, method: req.method }, 'operations handler failed'),
   });
@@ -87,7 +107,7 @@ export function createOperationsSystem(options: OperationsSystemOptions): Operat
     state = 'starting';
     try {
       for (const part of parts) await part.start?.();
-      const httpServer = createServer(serverOptionsFor(limits), onRequest);
+      const httpServer = tls === undefined ? createServer(serverOptionsFor(limits), onRequest) : tls.createServer(serverOptionsFor(limits), onRequest);
       httpServer.timeout = limits.writeTimeoutMs;
       await new Promise<void>((resolve, reject) => {
         const onError = (error: NodeJS.ErrnoException) => reject(listenError(options.listenAddress, error));
@@ -134,6 +154,7 @@ export function createOperationsSystem(options: OperationsSystemOptions): Operat
     isShuttingDown: () => state === 'stopping' || state === 'stopped',
     registerChecker: (component, checker, checkerOptions) => health.registry.register(component, checker, checkerOptions),
     deregisterChecker: (component) => health.registry.deregister(component),
+    reloadCredentials: () => tls?.reloadCredentials(),
   };
 }
 

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { isConfigError, loadOrdererConfig } from '@fabric-ops/ops-config';
-import { createOperationsSystem, resolveCommitSha, runUntilSignalled, type OperationsSystem } from '@fabric-ops/ops-server';
+import { createOperationsSystem, ORDERER_TLS_KEY_NAMES, resolveCommitSha, runUntilSignalled, type OperationsSystem } from '@fabric-ops/ops-server';
 import { pino } from 'pino';
 import packageJson from '../package.json' with { type: 'json' };
 
@@ -30,6 +30,8 @@ export async function runOrderer(options: OrdererRunOptions = {}): Promise<numbe
   try {
     system = createOperationsSystem({
       listenAddress: loaded.config.operations.listenAddress,
+      tls: loaded.config.operations.tls,
+      tlsKeyNames: ORDERER_TLS_KEY_NAMES,
       version: { version: packageJson.version, commitSha: resolveCommitSha(env) },
       logger,
     });

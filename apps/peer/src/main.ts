@@ -31,6 +31,7 @@ export async function runPeer(options: PeerRunOptions = {}): Promise<number> {
   try {
     system = createOperationsSystem({
       listenAddress: loaded.config.operations.listenAddress,
+      tls: loaded.config.operations.tls,
       version: { version: packageJson.version, commitSha: resolveCommitSha(env) },
       logger,
     });

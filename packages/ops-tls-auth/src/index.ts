@@ -1,1 +1,17 @@
-export {};
+export { TlsAuthError, isTlsAuthError } from './errors.ts';
+export type { TlsAuthErrorCode } from './errors.ts';
+export { PEER_TLS_KEY_NAMES, ORDERER_TLS_KEY_NAMES } from './settings.ts';
+export type { TlsKeyNames, TlsSettings } from './settings.ts';
+export { loadTlsCredentials } from './credentials.ts';
+export type { ReadText, TlsCredentials } from './credentials.ts';
+export { FABRIC_TLS12_CIPHERS, TLS13_CIPHERS, secureContextOptions, tlsServerOptions } from './options.ts';
+export { ANY_EKU, CLIENT_AUTH_EKU, guardClientCertificates, judgeClientCertificate } from './guard.ts';
+export type { CertificateVerdict, PresentedCertificate, RefusedConnection } from './guard.ts';
+export { clientIdentityOf, clientSubjectOf, formatSubject, identityOfCertificate, parseSubjectAltNames, remoteAddressOf } from './identity.ts';
+export type { ClientIdentity } from './identity.ts';
+export { identityMatches, validateAllowList } from './allow-list.ts';
+export type { RouteAllowList, SubjectRule } from './allow-list.ts';
+export { createAuthorizer, NOT_ALLOWED_MESSAGE, UNAUTHORIZED_MESSAGE } from './authorize.ts';
+export type { AccessDecision, AuthorizerOptions, WarnLogger } from './authorize.ts';
+export { createCredentialReloader } from './reload.ts';
+export type { CredentialReloader, CredentialReloaderOptions, ReloadTrigger } from './reload.ts';

@@ -18,3 +18,5 @@ export {
   VALID_LEVEL_NAMES,
 } from './logspec-gold.ts';
 export type { ActivateCase, DecodeCase, GoldLevel } from './logspec-gold.ts';
+export { describeTlsContract, expectedOutcome } from './tls-contract.ts';
+export type { TlsAppContract, TlsConfigSettings } from './tls-contract.ts';

@@ -1,0 +1,80 @@
+import { unwatchFile, watchFile, type Stats } from 'node:fs';
+import { loadTlsCredentials, type TlsCredentials } from './credentials.ts';
+import { PEER_TLS_KEY_NAMES, type TlsKeyNames, type TlsSettings } from './settings.ts';
+
+export interface CredentialReloaderOptions {
+  readonly settings: TlsSettings;
+  readonly keyNames?: TlsKeyNames;
+  /** Installs freshly loaded credentials, e.g. `server.setSecureContext(secureContextOptions(c))`. */
+  readonly apply: (credentials: TlsCredentials) => void;
+  readonly onReloaded?: (trigger: ReloadTrigger) => void;
+  /** A reload that failed; the previous credentials stay in force. */
+  readonly onReloadFailed?: (error: Error, trigger: ReloadTrigger) => void;
+  /** Poll the files and reload when one changes. Default true. */
+  readonly watchFiles?: boolean;
+  /** Reload on SIGHUP. Default true. */
+  readonly reloadOnSighup?: boolean;
+  /** How often the files are stat'ed. Default 1000 ms. */
+  readonly pollIntervalMs?: number;
+  /** Quiet time after the last change before reloading, so a cert and key written one after the other load together. Default 300 ms. */
+  readonly debounceMs?: number;
+}
+
+export type ReloadTrigger = 'file-change' | 'SIGHUP' | 'manual';
+
+export interface CredentialReloader {
+  /** Loads and applies the files now; throws TlsAuthError (old credentials kept) when they are bad. */
+  reload(): void;
+  /** Stops watching and listening for SIGHUP. */
+  close(): void;
+}
+
+/**
+ * Keeps a TLS server's credentials in step with its files. Polling (`fs.watchFile`) rather
+ * than `fs.watch` because rotation tools replace files by rename, which inode watches miss.
+ */
+export function createCredentialReloader(options: CredentialReloaderOptions): CredentialReloader {
+  const keyNames = options.keyNames ?? PEER_TLS_KEY_NAMES;
+  const debounceMs = options.debounceMs ?? 300;
+  let timer: NodeJS.Timeout | undefined;
+  let closed = false;
+
+  const reload = (): void => {
+    options.apply(loadTlsCredentials(options.settings, keyNames));
+  };
+
+  const attempt = (trigger: ReloadTrigger): void => {
+    if (closed) return;
+    try {
+      reload();
+      options.onReloaded?.(trigger);
+    } catch (error) {
+      options.onReloadFailed?.(error as Error, trigger);
+    }
+  };
+
+  const paths = [...new Set([options.settings.certFile, options.settings.keyFile, ...options.settings.clientRootCAs])];
+  const onChange = (current: Stats, previous: Stats): void => {
+    if (current.mtimeMs === previous.mtimeMs && current.ino === previous.ino && current.size === previous.size) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => attempt('file-change'), debounceMs);
+    timer.unref();
+  };
+  if (options.watchFiles ?? true) {
+    for (const path of paths) watchFile(path, { interval: options.pollIntervalMs ?? 1_000, persistent: false }, onChange);
+  }
+  const onSighup = (): void => attempt('SIGHUP');
+  const sighup = options.reloadOnSighup ?? true;
+  if (sighup) process.on('SIGHUP', onSighup);
+
+  return {
+    reload,
+    close() {
+      if (closed) return;
+      closed = true;
+      clearTimeout(timer);
+      for (const path of paths) unwatchFile(path, onChange);
+      if (sighup) process.off('SIGHUP', onSighup);
+    },
+  };
+}
