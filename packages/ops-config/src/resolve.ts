@@ -143,11 +143,12 @@ export function resolveSettings(input: ResolveInput): Resolution {
   for (const section of dialect.checkedSections) {
     const found = reader.lookup(section.path);
     if (!found.found || !isMapping(found.value)) continue;
-    const names = [...section.alsoAllowed];
+    const names: string[] = [];
     for (const spec of dialect.keys) {
       const below = spec.path.length > section.path.length && section.path.every((part, i) => part === spec.path[i]);
       if (below && !names.includes(spec.path[section.path.length]!)) names.push(spec.path[section.path.length]!);
     }
+    names.push(...section.alsoAllowed);
     const known = new Set(names.map((name) => name.toLowerCase()));
     for (const key of Object.keys(found.value)) {
       if (known.has(key.toLowerCase())) continue;

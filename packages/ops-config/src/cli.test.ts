@@ -1,0 +1,104 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ordererConfigFromCommandLine, parseCommandLine, peerConfigFromCommandLine } from './cli.ts';
+
+describe('parseCommandLine', () => {
+  it.each([
+    [[], { ok: true, action: 'run' }],
+    [['--config', 'a.yaml'], { ok: true, action: 'run', configFile: 'a.yaml' }],
+    [['--config=a.yaml', '--print-config'], { ok: true, action: 'print-config', configFile: 'a.yaml' }],
+    [['--check-config'], { ok: true, action: 'check-config' }],
+    [['--help'], { ok: true, action: 'help' }],
+    [['-h', '--check-config'], { ok: true, action: 'help' }],
+    [['--verbose'], { ok: false, message: 'unknown flag "--verbose"' }],
+    [['-x'], { ok: false, message: 'unknown flag "-x"' }],
+    [['start'], { ok: false, message: 'unexpected argument "start"' }],
+    [['--config'], { ok: false, message: '--config needs a file path: --config <file>' }],
+    [['--config='], { ok: false, message: '--config needs a file path: --config <file>' }],
+    [['--config', '--print-config'], { ok: false, message: '--config needs a file path: --config <file>' }],
+    [['--config', 'a', '--config', 'b'], { ok: false, message: '--config given more than once' }],
+    [['--print-config', '--check-config'], { ok: false, message: '--print-config and --check-config cannot be combined' }],
+  ] as const)('%j', (argv, expected) => expect(parseCommandLine(argv)).toEqual(expected));
+});
+
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+
+function configDir(name: string, text: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'ops-config-cli-'));
+  made.push(dir);
+  writeFileSync(join(dir, name), text);
+  return dir;
+}
+
+function capture() {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { out, err, stdout: (text: string) => void out.push(text), stderr: (text: string) => void err.push(text) };
+}
+
+describe('peerConfigFromCommandLine / ordererConfigFromCommandLine', () => {
+  it('returns the loaded configuration to run with, printing nothing', () => {
+    const dir = configDir('core.yaml', 'operations:\n  listenAddress: 127.0.0.1:7\n');
+    const io = capture();
+    const outcome = peerConfigFromCommandLine({ argv: [], env: { FABRIC_CFG_PATH: dir }, ...io });
+    expect(outcome.action).toBe('run');
+    if (outcome.action === 'run') expect(outcome.loaded.config.operations.listenAddress).toBe('127.0.0.1:7');
+    expect(io.out).toEqual([]);
+    expect(io.err).toEqual([]);
+  });
+
+  it('--check-config prints "configuration OK: <file>" and exits 0', () => {
+    const dir = configDir('orderer.yaml', '');
+    const io = capture();
+    expect(ordererConfigFromCommandLine({ argv: ['--check-config'], env: { FABRIC_CFG_PATH: dir }, ...io })).toEqual({ action: 'exit', exitCode: 0 });
+    expect(io.out.join('')).toBe(`configuration OK: ${join(dir, 'orderer.yaml')}\n`);
+  });
+
+  it('--check-config prints warnings to stderr but still passes', () => {
+    const dir = configDir('core.yaml', 'metrics:\n  provider: Prometheus\n');
+    const io = capture();
+    expect(peerConfigFromCommandLine({ argv: ['--check-config'], env: { FABRIC_CFG_PATH: dir }, ...io })).toEqual({ action: 'exit', exitCode: 0 });
+    expect(io.err.join('')).toBe('warning: core.yaml: metrics.provider: "Prometheus" is not a metrics provider (prometheus, statsd or disabled); metrics are disabled\n');
+  });
+
+  it('prints each problem on its own line and exits 1, for every action', () => {
+    const dir = configDir('core.yaml', 'operations:\n  tls:\n    enabled: yes\n');
+    for (const argv of [[], ['--check-config'], ['--print-config']]) {
+      const io = capture();
+      expect(peerConfigFromCommandLine({ argv, env: { FABRIC_CFG_PATH: dir, CORE_METRICS_STATSD_WRITEINTERVAL: 'x' }, ...io })).toEqual({ action: 'exit', exitCode: 1 });
+      expect(io.err.join('')).toBe('core.yaml: operations.tls.enabled: expected a boolean, got "yes"\nCORE_METRICS_STATSD_WRITEINTERVAL: expected a duration like 10s, got "x"\n');
+      expect(io.out).toEqual([]);
+    }
+  });
+
+  it('--print-config prints the effective configuration to stdout', () => {
+    const dir = configDir('core.yaml', '');
+    const io = capture();
+    expect(peerConfigFromCommandLine({ argv: ['--print-config'], env: { FABRIC_CFG_PATH: dir, CORE_METRICS_STATSD_PREFIX: 'p0' }, ...io })).toEqual({ action: 'exit', exitCode: 0 });
+    expect(io.out.join('')).toContain('    prefix: "p0"  # env CORE_METRICS_STATSD_PREFIX\n');
+  });
+
+  it('--config <file> reads that file', () => {
+    const dir = configDir('custom.yaml', 'Operations:\n  ListenAddress: 127.0.0.1:9\n');
+    const outcome = ordererConfigFromCommandLine({ argv: ['--config', join(dir, 'custom.yaml')], env: {}, ...capture() });
+    expect(outcome.action === 'run' && outcome.loaded.config.operations.listenAddress).toBe('127.0.0.1:9');
+  });
+
+  it('an unknown flag is one line on stderr and exit 2', () => {
+    const io = capture();
+    expect(peerConfigFromCommandLine({ argv: ['--bogus'], env: {}, ...io })).toEqual({ action: 'exit', exitCode: 2 });
+    expect(io.err.join('')).toBe('fabric-ops-peer: unknown flag "--bogus" (see --help)\n');
+  });
+
+  it('--help lists every option and exits 0 without reading any file', () => {
+    const io = capture();
+    expect(ordererConfigFromCommandLine({ argv: ['--help'], env: { FABRIC_CFG_PATH: '/nonexistent' }, ...io })).toEqual({ action: 'exit', exitCode: 0 });
+    const help = io.out.join('');
+    for (const option of ['--config <file>', '--print-config', '--check-config', '--help', 'ORDERER_OPERATIONS_LISTENADDRESS']) expect(help).toContain(option);
+  });
+});

@@ -1,0 +1,86 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { formatGoDuration, parseCastDuration, parseGoBool, parseGoDuration, splitBracketList, splitFields } from './go-values.ts';
+
+describe('parseGoBool (strconv.ParseBool)', () => {
+  it.each(['1', 't', 'T', 'TRUE', 'true', 'True'])('%s is true', (text) => expect(parseGoBool(text)).toBe(true));
+  it.each(['0', 'f', 'F', 'FALSE', 'false', 'False'])('%s is false', (text) => expect(parseGoBool(text)).toBe(false));
+  it.each(['yes', 'no', 'on', 'off', 'tRUE', 'y', '', ' true', 'true ', '2'])('%j is not a Go boolean', (text) =>
+    expect(parseGoBool(text)).toBeUndefined(),
+  );
+});
+
+describe('parseGoDuration (time.ParseDuration)', () => {
+  it.each([
+    ['10s', 10e9],
+    ['1m30s', 90e9],
+    ['250ms', 250e6],
+    ['1h', 3600e9],
+    ['1.5s', 1.5e9],
+    ['.5s', 0.5e9],
+    ['1.s', 1e9],
+    ['2h45m', 9900e9],
+    ['100us', 100e3],
+    ['100µs', 100e3],
+    ['100μs', 100e3],
+    ['7ns', 7],
+    ['0', 0],
+    ['-0', 0],
+    ['+5s', 5e9],
+    ['-1m', -60e9],
+    ['1h1m1s1ms', 3661.001e9],
+  ])('%s is %d ns', (text, nanos) => expect(parseGoDuration(text)).toBeCloseTo(nanos, 0));
+
+  it.each(['', 'fast', '30', '1', 's', '.s', '1x', '1 s', ' 1s', '1s ', '1S', '1sec', '--1s', '1..5s', '1e3s', 'constructor1s', '1constructor'])(
+    '%j is not a Go duration',
+    (text) => expect(parseGoDuration(text)).toBeUndefined(),
+  );
+});
+
+describe('parseCastDuration (spf13/cast for the peer)', () => {
+  it('reads a bare number as nanoseconds', () => {
+    expect(parseCastDuration('10')).toBe(10);
+    expect(parseCastDuration('1500000000')).toBe(1.5e9);
+  });
+  it('reads text with a unit as Go does', () => expect(parseCastDuration('1m30s')).toBe(90e9));
+  it('rejects what Go rejects', () => {
+    expect(parseCastDuration('fast')).toBeUndefined();
+    expect(parseCastDuration('')).toBeUndefined();
+  });
+});
+
+describe('formatGoDuration (time.Duration.String)', () => {
+  it.each([
+    [0, '0s'],
+    [7, '7ns'],
+    [1500, '1.5µs'],
+    [250e6, '250ms'],
+    [10e9, '10s'],
+    [1.5e9, '1.5s'],
+    [90e9, '1m30s'],
+    [3600e9, '1h0m0s'],
+    [3661e9, '1h1m1s'],
+    [-60e9, '-1m0s'],
+  ])('%d ns prints as %s', (nanos, text) => expect(formatGoDuration(nanos)).toBe(text));
+
+  it('prints what parseGoDuration reads back', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -1e15, max: 1e15 }), (nanos) => {
+        expect(parseGoDuration(formatGoDuration(nanos))).toBeCloseTo(nanos, -1);
+      }),
+    );
+  });
+});
+
+describe('list syntaxes', () => {
+  it('splits the peer environment on any whitespace (strings.Fields)', () => {
+    expect(splitFields('  a.pem\tb.pem\n c.pem ')).toEqual(['a.pem', 'b.pem', 'c.pem']);
+    expect(splitFields('')).toEqual([]);
+    expect(splitFields('[a,b]')).toEqual(['[a,b]']);
+  });
+  it('splits the orderer environment [a, b] on commas and trims', () => {
+    expect(splitBracketList('[a.pem, b.pem ,c.pem]')).toEqual(['a.pem', 'b.pem', 'c.pem']);
+    expect(splitBracketList('[]')).toEqual([]);
+    expect(splitBracketList('single.pem')).toEqual(['single.pem']);
+  });
+});

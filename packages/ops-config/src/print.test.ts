@@ -1,0 +1,79 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parseConfigText } from './load.ts';
+import { renderEffectiveConfig } from './print.ts';
+
+const CORE_YAML = readFileSync(new URL('../test/fixtures/core.yaml', import.meta.url), 'utf8');
+const ORDERER_YAML = readFileSync(new URL('../test/fixtures/orderer.yaml', import.meta.url), 'utf8');
+
+describe('renderEffectiveConfig', () => {
+  it('prints the peer configuration in core.yaml layout with each source', () => {
+    const loaded = parseConfigText('peer', CORE_YAML, {
+      file: '/etc/hyperledger/fabric/core.yaml',
+      env: { CORE_OPERATIONS_TLS_CLIENTROOTCAS_FILES: 'ca/one.pem /abs/two.pem', CORE_METRICS_STATSD_WRITEINTERVAL: '1m30s' },
+    });
+    expect(renderEffectiveConfig(loaded)).toBe(
+      [
+        '# effective peer configuration, read from /etc/hyperledger/fabric/core.yaml',
+        '# each value is followed by where it came from: default, file, or env <VARIABLE>',
+        'operations:',
+        '  listenAddress: "127.0.0.1:9443"  # file',
+        '  tls:',
+        '    enabled: false  # file',
+        '    cert:',
+        '      file: ""  # default',
+        '    key:',
+        '      file: ""  # default',
+        '    clientAuthRequired: false  # file',
+        '    clientRootCAs:',
+        '      files: ["/etc/hyperledger/fabric/ca/one.pem", "/abs/two.pem"]  # env CORE_OPERATIONS_TLS_CLIENTROOTCAS_FILES',
+        'metrics:',
+        '  provider: "disabled"  # file',
+        '  statsd:',
+        '    network: "udp"  # file',
+        '    address: "127.0.0.1:8125"  # file',
+        '    writeInterval: "1m30s"  # env CORE_METRICS_STATSD_WRITEINTERVAL',
+        '    prefix: ""  # default',
+        'vm:',
+        '  endpoint: "unix:///var/run/docker.sock"  # file',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('prints the orderer configuration in orderer.yaml layout', () => {
+    const loaded = parseConfigText('orderer', 'Metrics:\n  Provider: prometheus\n', { file: '/cfg/orderer.yaml', env: { ORDERER_OPERATIONS_LISTENADDRESS: ':8443' } });
+    expect(renderEffectiveConfig(loaded)).toBe(
+      [
+        '# effective orderer configuration, read from /cfg/orderer.yaml',
+        '# each value is followed by where it came from: default, file, or env <VARIABLE>',
+        'Operations:',
+        '  ListenAddress: ":8443"  # env ORDERER_OPERATIONS_LISTENADDRESS',
+        '  TLS:',
+        '    Enabled: false  # default',
+        '    Certificate: ""  # default',
+        '    PrivateKey: ""  # default',
+        '    ClientAuthRequired: false  # default',
+        '    ClientRootCAs: []  # default',
+        'Metrics:',
+        '  Provider: "prometheus"  # file',
+        '  Statsd:',
+        '    Network: "udp"  # default',
+        '    Address: "127.0.0.1:8125"  # default',
+        '    WriteInterval: "30s"  # default',
+        '    Prefix: ""  # default',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('prints YAML that loads back as the same configuration', () => {
+    const env = { CORE_METRICS_STATSD_PREFIX: 'a "quoted" \\ prefix', CORE_OPERATIONS_TLS_ENABLED: 'true', CORE_OPERATIONS_TLS_CERT_FILE: 'c.pem', CORE_OPERATIONS_TLS_KEY_FILE: 'k.pem' };
+    const first = parseConfigText('peer', CORE_YAML, { file: '/a/core.yaml', env });
+    const again = parseConfigText('peer', renderEffectiveConfig(first), { file: '/b/core.yaml', env: {} });
+    expect(again.config).toEqual(first.config);
+    const ordererFirst = parseConfigText('orderer', ORDERER_YAML, { file: '/a/orderer.yaml', env: { ORDERER_OPERATIONS_TLS_CLIENTROOTCAS: '[x.pem, y.pem]' } });
+    const ordererAgain = parseConfigText('orderer', renderEffectiveConfig(ordererFirst), { file: '/b/orderer.yaml', env: {} });
+    expect(ordererAgain.config).toEqual(ordererFirst.config);
+  });
+});

@@ -1,0 +1,111 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { isConfigError } from './errors.ts';
+import { dialectFor, type AppKind } from './keys.ts';
+import { parseConfigText } from './load.ts';
+import { renderEffectiveConfig } from './print.ts';
+
+const READABLE_LINE = /^(core\.yaml|orderer\.yaml|CORE_[A-Z_]+|ORDERER_[A-Z_]+): [^\n\r]+$/;
+
+/** Loads, or fails with readable one-line problems; anything else (a crash) fails the property. */
+function loadsOrExplains(app: AppKind, text: string, env: NodeJS.ProcessEnv = {}): void {
+  const file = app === 'peer' ? '/cfg/core.yaml' : '/cfg/orderer.yaml';
+  try {
+    const loaded = parseConfigText(app, text, { file, env });
+    expect(typeof loaded.config.operations.listenAddress).toBe('string');
+    expect(Number.isFinite(loaded.config.metrics.statsd.writeIntervalMs)).toBe(true);
+    // whatever loaded prints as YAML that loads back the same
+    expect(parseConfigText(app, renderEffectiveConfig(loaded), { file, env: {} }).config).toEqual(loaded.config);
+  } catch (error) {
+    if (!isConfigError(error)) throw error;
+    expect(error.problems.length).toBeGreaterThan(0);
+    for (const line of error.problems) {
+      expect(line).toMatch(READABLE_LINE);
+      expect(line.length).toBeLessThan(400);
+    }
+  }
+}
+
+const apps = fc.constantFrom<AppKind>('peer', 'orderer');
+
+// YAML-ish fragments, so that random text reaches the parser's corners and not just plain scalars
+const yamlToken = fc.constantFrom(
+  'operations', 'Operations', 'metrics', 'Metrics', 'tls', 'TLS', 'enabled', 'Enabled', 'statsd', 'Statsd', 'writeInterval',
+  'WriteInterval', 'provider', 'Provider', 'statsd', 'files', 'clientRootCAs', ':', ': ', '- ', '\n', '\n  ', '\n    ', '[', ']',
+  '{', '}', ',', '"', "'", '&a ', '*a', '<<: *a', '!!str ', '!!binary ', '!!int ', '#', '? ', '|', '>', '---', '...', 'true', 'yes',
+  '10s', '0x1F', '1e3', '~', 'null', '.inf', '%YAML 1.2\n', '\t', '\u00a0', '\ufeff',
+);
+
+const leafValue = fc.oneof(
+  fc.string(),
+  fc.integer(),
+  fc.double(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.constantFrom('10s', '1m30s', '-5s', '0', 'true', 'yes', 'T', 'statsd', 'prometheus', 'udp', 'tcp', '[a, b]', 'a b', ''),
+  fc.array(fc.oneof(fc.string(), fc.integer(), fc.constant(null)), { maxLength: 3 }),
+  fc.dictionary(fc.string({ maxLength: 5 }), fc.string(), { maxKeys: 2 }),
+);
+
+/** A document with random values at real key paths (and their parents), in random case. */
+function documentFor(app: AppKind) {
+  const paths = dialectFor(app).keys.flatMap((spec) => spec.path.map((_, i) => spec.path.slice(0, i + 1)));
+  return fc.array(fc.tuple(fc.constantFrom(...paths), leafValue, fc.boolean()), { maxLength: 8 }).map((entries) => {
+    const document: Record<string, unknown> = {};
+    for (const [path, value, shout] of entries) {
+      let node = document;
+      path.forEach((segment, i) => {
+        const key = shout ? segment.toUpperCase() : segment;
+        if (i === path.length - 1) node[key] = value;
+        else {
+          const next = node[key];
+          node[key] = typeof next === 'object' && next !== null && !Array.isArray(next) ? next : {};
+          node = node[key] as Record<string, unknown>;
+        }
+      });
+    }
+    return document;
+  });
+}
+
+function envFor(app: AppKind) {
+  const names = dialectFor(app).keys.map((spec) => spec.envVar);
+  return fc.dictionary(fc.constantFrom(...names), fc.oneof(fc.string(), fc.constantFrom('', 'true', 'yes', '10', '10s', 'statsd', '[a,b]')), { maxKeys: 4 });
+}
+
+describe('any input loads or explains itself in readable lines, never crashes', () => {
+  it('arbitrary text', () => {
+    fc.assert(fc.property(apps, fc.string({ unit: 'binary', maxLength: 300 }), (app, text) => loadsOrExplains(app, text)), { numRuns: 500 });
+  });
+
+  it('YAML-shaped token soup', () => {
+    fc.assert(fc.property(apps, fc.array(yamlToken, { maxLength: 40 }), (app, tokens) => loadsOrExplains(app, tokens.join(''))), { numRuns: 1000 });
+  });
+
+  it('real key paths holding random values, with random environment overrides', () => {
+    fc.assert(
+      fc.property(
+        apps.chain((app) => fc.tuple(fc.constant(app), documentFor(app), envFor(app))),
+        ([app, document, env]) => loadsOrExplains(app, stringify(document), env),
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('the fixtures with one line replaced by random text', () => {
+    const fixtures = {
+      peer: 'operations:\n  listenAddress: 127.0.0.1:9443\n  tls:\n    enabled: false\nmetrics:\n  provider: statsd\n  statsd:\n    writeInterval: 10s\n',
+      orderer: 'Operations:\n  ListenAddress: 127.0.0.1:8443\n  TLS:\n    Enabled: false\nMetrics:\n  Provider: statsd\n  Statsd:\n    WriteInterval: 30s\n',
+    };
+    fc.assert(
+      fc.property(apps, fc.nat(7), fc.string({ maxLength: 30 }), (app, lineIndex, replacement) => {
+        const lines = fixtures[app].split('\n');
+        const indent = /^\s*/.exec(lines[lineIndex]!)![0];
+        lines[lineIndex] = `${indent}${lines[lineIndex]!.trim().split(':')[0]}: ${replacement}`;
+        loadsOrExplains(app, lines.join('\n'));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
