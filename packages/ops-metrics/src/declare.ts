@@ -1,0 +1,75 @@
+import { MetricsError } from './errors.ts';
+import type { MetricKind } from './family.ts';
+import {
+  compileStatsdFormat,
+  DEFAULT_STATSD_FORMAT,
+  prometheusName,
+  validateLabelNames,
+  validateMetricName,
+  type NameParts,
+  type TemplatePiece,
+} from './naming.ts';
+import type { HistogramOptions, MetricOptions } from './types.ts';
+
+/** Prometheus's default buckets (seconds), the ones Fabric's histograms use. */
+export const DEFAULT_BUCKETS: readonly number[] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** A metric declaration after validation, the same for every provider. */
+export interface Declaration {
+  readonly kind: MetricKind;
+  readonly parts: NameParts;
+  /** `namespace_subsystem_name`. */
+  readonly name: string;
+  readonly help: string;
+  readonly labelNames: readonly string[];
+  readonly statsdFormat: string;
+  readonly statsdPieces: readonly TemplatePiece[];
+  /** Histograms only; empty otherwise. */
+  readonly buckets: readonly number[];
+}
+
+function validateBuckets(name: string, buckets: readonly number[]): void {
+  for (let i = 0; i < buckets.length; i++) {
+    const bound = buckets[i]!;
+    if (typeof bound !== 'number' || Number.isNaN(bound) || (i > 0 && bound <= buckets[i - 1]!)) {
+      throw new MetricsError('INVALID_METRIC_OPTIONS', `${name}: buckets must be numbers in strictly increasing order, got [${buckets.join(', ')}]`);
+    }
+  }
+}
+
+export function declare(kind: MetricKind, options: MetricOptions | HistogramOptions): Declaration {
+  if (options === null || typeof options !== 'object') {
+    throw new MetricsError('INVALID_METRIC_OPTIONS', `metric options must be an object, got ${String(options)}`);
+  }
+  const parts: NameParts = { namespace: options.namespace ?? '', subsystem: options.subsystem ?? '', name: options.name ?? '' };
+  if (parts.name === '') throw new MetricsError('INVALID_METRIC_OPTIONS', 'metric options: name is required');
+  const name = prometheusName(parts);
+  validateMetricName(name);
+  const labelNames = [...(options.labelNames ?? [])];
+  validateLabelNames(name, labelNames);
+  const statsdFormat = options.statsdFormat || DEFAULT_STATSD_FORMAT;
+  const statsdPieces = compileStatsdFormat(statsdFormat, parts, labelNames);
+  let buckets: readonly number[] = [];
+  if (kind === 'histogram') {
+    const given = (options as HistogramOptions).buckets;
+    buckets = given === undefined || given.length === 0 ? DEFAULT_BUCKETS : given.filter((b) => b !== Infinity);
+    validateBuckets(name, buckets);
+  }
+  return { kind, parts, name, help: options.help ?? '', labelNames, statsdFormat, statsdPieces, buckets };
+}
+
+/** Declaring the same metric twice is fine; the same name with other options is not. */
+export function assertSameDeclaration(existing: Declaration, wanted: Declaration): void {
+  const same =
+    existing.kind === wanted.kind &&
+    existing.help === wanted.help &&
+    existing.statsdFormat === wanted.statsdFormat &&
+    existing.labelNames.join(',') === wanted.labelNames.join(',') &&
+    existing.buckets.join(',') === wanted.buckets.join(',');
+  if (!same) {
+    throw new MetricsError(
+      'DUPLICATE_METRIC',
+      `${wanted.name}: already declared as a ${existing.kind} with labels [${existing.labelNames.join(', ')}] and other options`,
+    );
+  }
+}

@@ -1,0 +1,29 @@
+/** Every failure ops-metrics raises, by cause. */
+export type MetricsErrorCode =
+  /** `with()` named a label the metric was not declared with. */
+  | 'INVALID_LABEL_NAME'
+  /** A value was recorded before every declared label had a value. */
+  | 'MISSING_LABEL_VALUE'
+  /** A counter was given a negative or non-finite delta, or a histogram NaN. */
+  | 'INVALID_VALUE'
+  /** Metric options that can never work: bad name, bad buckets, bad StatsD template. */
+  | 'INVALID_METRIC_OPTIONS'
+  /** A metric of that name already exists with different options. */
+  | 'DUPLICATE_METRIC'
+  /** Provider settings that cannot work (writeInterval ≤ 0, unknown network, bad address). */
+  | 'INVALID_SETTINGS';
+
+export class MetricsError extends Error {
+  override readonly name = 'MetricsError';
+  readonly code: MetricsErrorCode;
+
+  constructor(code: MetricsErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
+/** True for a MetricsError, also across duplicate copies of this package. */
+export function isMetricsError(value: unknown): value is MetricsError {
+  return value instanceof MetricsError || (value instanceof Error && value.name === 'MetricsError' && 'code' in value);
+}

@@ -1,0 +1,133 @@
+import type { ExpositionFormat } from './negotiate.ts';
+
+/** Prometheus sample values: `+Inf`, `-Inf`, `NaN`, otherwise the shortest round-trip form. */
+export function formatSampleValue(value: number): string {
+  if (Number.isNaN(value)) return 'NaN';
+  if (value === Infinity) return '+Inf';
+  if (value === -Infinity) return '-Inf';
+  return String(value);
+}
+
+/** `le` bounds: OpenMetrics wants canonical floats (`1.0`), the text format Go's shortest form (`1`). */
+export function formatBound(bound: number, openMetrics: boolean): string {
+  if (bound === Infinity) return '+Inf';
+  const text = formatSampleValue(bound);
+  return openMetrics && Number.isInteger(bound) && !text.includes('e') ? `${text}.0` : text;
+}
+
+const LABEL_UNSAFE = /[\\"\n]/g;
+const HELP_UNSAFE_TEXT = /[\\\n]/g;
+const HELP_UNSAFE_OPENMETRICS = /[\\"\n]/g;
+const ESCAPES: Record<string, string> = { '\\': '\\\\', '"': '\\"', '\n': '\\n' };
+
+export function escapeLabelValue(value: string): string {
+  return value.replace(LABEL_UNSAFE, (ch) => ESCAPES[ch]!);
+}
+
+export function escapeHelp(help: string, openMetrics: boolean): string {
+  return help.replace(openMetrics ? HELP_UNSAFE_OPENMETRICS : HELP_UNSAFE_TEXT, (ch) => ESCAPES[ch]!);
+}
+
+/** `a="x",b="y"` for the given names and values (no braces). */
+export function labelPairs(names: readonly string[], values: readonly string[]): string {
+  let out = '';
+  for (let i = 0; i < names.length; i++) {
+    if (i > 0) out += ',';
+    out += `${names[i]}="${escapeLabelValue(values[i] ?? '')}"`;
+  }
+  return out;
+}
+
+/**
+ * The name a family is announced under: OpenMetrics counters drop `_total` from the
+ * family name and put it on every sample.
+ */
+export function familyNameFor(name: string, type: string, format: ExpositionFormat): string {
+  return format.kind === 'openmetrics' && type === 'counter' && name.endsWith('_total') ? name.slice(0, -'_total'.length) : name;
+}
+
+export function* headerLines(name: string, help: string, type: string, format: ExpositionFormat): Generator<string> {
+  const openMetrics = format.kind === 'openmetrics';
+  if (help !== '') yield `# HELP ${name} ${escapeHelp(help, openMetrics)}`;
+  yield `# TYPE ${name} ${openMetrics && type === 'untyped' ? 'unknown' : type}`;
+}
+
+/** The shape prom-client's `metric.get()` resolves to. */
+export interface ForeignMetricData {
+  readonly name: string;
+  readonly help: string;
+  readonly type: unknown;
+  readonly values?: readonly {
+    readonly value: number;
+    readonly labels?: Readonly<Record<string, string | number | undefined>>;
+    readonly metricName?: string;
+  }[];
+}
+
+/** Exposition lines for a metric that lives in prom-client (default collectors, user metrics). */
+export function* foreignLines(data: ForeignMetricData, format: ExpositionFormat): Generator<string> {
+  const values = data.values ?? [];
+  if (values.length === 0) return;
+  const type = String(data.type);
+  const openMetrics = format.kind === 'openmetrics';
+  const family = familyNameFor(data.name, type, format);
+  yield* headerLines(family, data.help, type, format);
+  for (const sample of values) {
+    let name = sample.metricName ?? data.name;
+    if (openMetrics && type === 'counter' && sample.metricName === undefined) name = `${family}_total`;
+    let labels = '';
+    for (const [key, raw] of Object.entries(sample.labels ?? {})) {
+      if (raw === undefined) continue;
+      const text =
+        (key === 'le' || key === 'quantile') && typeof raw === 'number' ? formatBound(raw, openMetrics) : String(raw);
+      labels += `${labels === '' ? '' : ','}${key}="${escapeLabelValue(text)}"`;
+    }
+    yield `${name}${labels === '' ? '' : `{${labels}}`} ${formatSampleValue(sample.value)}`;
+  }
+}
+
+/** Something that can describe itself in exposition lines without building objects per series. */
+export interface LineSource {
+  readonly name: string;
+  lines(format: ExpositionFormat): Generator<string>;
+}
+
+export interface RenderOptions {
+  readonly format: ExpositionFormat;
+  /** Longest stretch of work before yielding to the event loop. Default 5 ms. */
+  readonly sliceMs?: number;
+  readonly signal?: AbortSignal;
+}
+
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * Serialises a sequence of line generators into buffers, giving the event loop back
+ * every few milliseconds so a large registry never stalls other requests. Rejects
+ * with the signal's reason when aborted.
+ */
+export async function renderLines(sources: AsyncIterable<Iterable<string>> | Iterable<Iterable<string>>, options: RenderOptions): Promise<Buffer[]> {
+  const sliceMs = options.sliceMs ?? 5;
+  const chunks: Buffer[] = [];
+  let pending: string[] = [];
+  let sliceStart = performance.now();
+  let count = 0;
+  const flush = () => {
+    if (pending.length > 0) chunks.push(Buffer.from(`${pending.join('\n')}\n`, 'utf8'));
+    pending = [];
+  };
+  for await (const lines of sources) {
+    for (const line of lines) {
+      pending.push(line);
+      if ((++count & 255) === 0 && performance.now() - sliceStart >= sliceMs) {
+        flush();
+        await yieldToEventLoop();
+        options.signal?.throwIfAborted();
+        sliceStart = performance.now();
+      }
+    }
+  }
+  if (options.format.kind === 'openmetrics') pending.push('# EOF');
+  flush();
+  return chunks;
+}

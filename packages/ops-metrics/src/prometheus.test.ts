@@ -1,0 +1,226 @@
+import { request, createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { gunzipSync } from 'node:zlib';
+import { Counter as PromCounter, Gauge as PromGauge } from 'prom-client';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createMetricsHandler, renderRegistry } from './metrics-handler.ts';
+import { TEXT_FORMAT } from './negotiate.ts';
+import { createPrometheusProvider } from './prometheus.ts';
+
+const OPENMETRICS = { kind: 'openmetrics', version: '1.0.0' } as const;
+
+describe('Prometheus exposition', () => {
+  it('renders fabric_version as Fabric does', async () => {
+    const provider = createPrometheusProvider({ defaultMetrics: false });
+    provider
+      .newGauge({ name: 'fabric_version', help: 'The active version of Fabric.', labelNames: ['version'], statsdFormat: '%{#fqname}.%{version}' })
+      .with('version', 'test-version')
+      .set(1);
+    const text = (await renderRegistry(provider.registry, TEXT_FORMAT)).toString();
+    expect(text).toContain('# HELP fabric_version The active version of Fabric.\n# TYPE fabric_version gauge\nfabric_version{version="test-version"} 1\n');
+  });
+
+  it('leaves out families that have no series yet', async () => {
+    const provider = createPrometheusProvider({ defaultMetrics: false });
+    provider.newCounter({ name: 'silent', help: 'h', labelNames: ['a'] });
+    provider.newCounter({ name: 'unlabelled', help: 'h' });
+    const text = (await renderRegistry(provider.registry, TEXT_FORMAT)).toString();
+    expect(text).not.toContain('silent');
+    expect(text).not.toContain('unlabelled');
+  });
+
+  it('escapes label values and help text', async () => {
+    const provider = createPrometheusProvider({ defaultMetrics: false });
+    provider.newCounter({ name: 'esc', help: 'back\\slash\nnewline "quoted"', labelNames: ['v'] }).with('v', 'a"b\\c\nd').add(2);
+    const text = (await renderRegistry(provider.registry, TEXT_FORMAT)).toString();
+    expect(text).toContain('# HELP esc back\\\\slash\\nnewline "quoted"\n');
+    expect(text).toContain('esc{v="a\\"b\\\\c\\nd"} 2\n');
+    const om = (await renderRegistry(provider.registry, OPENMETRICS)).toString();
+    expect(om).toContain('# HELP esc back\\\\slash\\nnewline \\"quoted\\"\n');
+  });
+
+  it('renders histograms with cumulative buckets, sum and count', async () => {
+    const provider = createPrometheusProvider({ defaultMetrics: false });
+    const histogram = provider.newHistogram({ namespace: 'ledger', name: 'commit_time', help: 'h', labelNames: ['channel'], buckets: [0.1, 1, 10] });
+    for (const value of [0.05, 0.5, 0.5, 5, 50]) histogram.with('channel', 'ch').observe(value);
+    const text = (await renderRegistry(provider.registry, TEXT_FORMAT)).toString();
+    expect(text).toContain(
+      [
+        '# HELP ledger_commit_time h',
+        '# TYPE ledger_commit_time histogram',
+        'ledger_commit_time_bucket{channel="ch",le="0.1"} 1',
+        'ledger_commit_time_bucket{channel="ch",le="1"} 3',
+        'ledger_commit_time_bucket{channel="ch",le="10"} 4',
+        'ledger_commit_time_bucket{channel="ch",le="+Inf"} 5',
+        'ledger_commit_time_sum{channel="ch"} 56.05',
+        'ledger_commit_time_count{channel="ch"} 5',
+      ].join('\n'),
+    );
+    const om = (await renderRegistry(provider.registry, OPENMETRICS)).toString();
+    expect(om).toContain('ledger_commit_time_bucket{channel="ch",le="1.0"} 3');
+    expect(om).toContain('ledger_commit_time_bucket{channel="ch",le="0.1"} 1');
+  });
+
+  it('adds _total to counter samples in OpenMetrics and ends with # EOF', async () => {
+    const provider = createPrometheusProvider({ defaultMetrics: false });
+    provider.newCounter({ namespace: 'logging', name: 'entries_checked', help: 'h', labelNames: ['level'] }).with('level', 'info').add(3);
+    const om = (await renderRegistry(provider.registry, OPENMETRICS)).toString();
+    expect(om).toContain('# TYPE logging_entries_checked counter\nlogging_entries_checked_total{level="info"} 3\n');
+    expect(om).toContain('# TYPE promhttp_metric_handler_requests counter\npromhttp_metric_handler_requests_total{code="200"} 0\n');
+    expect(om.endsWith('# EOF\n')).toBe(true);
+    const text = (await renderRegistry(provider.registry, TEXT_FORMAT)).toString();
+    expect(text).toContain('logging_entries_checked{level="info"} 3\n');
+    expect(text).not.toContain('# EOF');
+  });
+
+  it('includes prom-client metrics registered on the provider registry, and the default collectors', async () => {
+    const provider = createPrometheusProvider();
+    new PromGauge({ name: 'embedder_gauge', help: 'from prom-client', labelNames: ['x'], registers: [provider.registry] }).set({ x: 'y' }, 7);
+    new PromCounter({ name: 'embedder_events_total', help: 'from prom-client', registers: [provider.registry] }).inc(2);
+    const text = (await renderRegistry(provider.registry, TEXT_FORMAT)).toString();
+    expect(text).toContain('embedder_gauge{x="y"} 7');
+    expect(text).toContain('embedder_events_total 2');
+    expect(text).toContain('# TYPE process_cpu_seconds_total counter');
+    expect(text).toContain('# TYPE nodejs_heap_size_total_bytes gauge');
+    const om = (await renderRegistry(provider.registry, OPENMETRICS)).toString();
+    expect(om).toContain('# TYPE embedder_events counter\nembedder_events_total 2');
+  });
+
+  it('keeps two providers apart and never touches the global registry', async () => {
+    const { register } = await import('prom-client');
+    const before = register.getMetricsAsArray().length;
+    const a = createPrometheusProvider();
+    const b = createPrometheusProvider();
+    a.newCounter({ name: 'only_in_a', help: 'h' }).add(1);
+    expect((await renderRegistry(b.registry, TEXT_FORMAT)).toString()).not.toContain('only_in_a');
+    expect(register.getMetricsAsArray().length).toBe(before);
+  });
+
+  it('lets prom-client render the provider families too', async () => {
+    const provider = createPrometheusProvider({ defaultMetrics: false });
+    provider.newHistogram({ name: 'h', help: 'help', buckets: [1] }).observe(0.5);
+    provider.newGauge({ name: 'g', help: 'help', labelNames: ['l'] }).with('l', 'v').set(4);
+    const text = await provider.registry.metrics();
+    expect(text).toContain('h_bucket{le="1"} 1');
+    expect(text).toContain('h_bucket{le="+Inf"} 1');
+    expect(text).toContain('g{l="v"} 4');
+  });
+
+  it('yields to the event loop while serialising a large registry', async () => {
+    const provider = createPrometheusProvider({ defaultMetrics: false, maxSeriesPerMetric: 1_000_000 });
+    const counter = provider.newCounter({ name: 'big', help: 'h', labelNames: ['i'] });
+    for (let i = 0; i < 200_000; i++) counter.with('i', String(i)).add(1);
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 0);
+    const body = await renderRegistry(provider.registry, TEXT_FORMAT, { sliceMs: 1 });
+    clearInterval(ticker);
+    expect(body.toString().split('\n').filter((l) => l.startsWith('big{'))).toHaveLength(200_000);
+    expect(ticks).toBeGreaterThan(1);
+  });
+});
+
+describe('/metrics handler', () => {
+  let server: Server | undefined;
+  afterEach(async () => {
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+    server = undefined;
+  });
+
+  async function serve(handler: ReturnType<typeof createMetricsHandler>): Promise<number> {
+    server = createServer((req, res) => void handler(req, res));
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    return (server.address() as AddressInfo).port;
+  }
+
+  function get(port: number, headers: Record<string, string> = {}, method = 'GET') {
+    return new Promise<{ status: number; headers: Record<string, unknown>; body: Buffer }>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, path: '/metrics', method, headers, agent: false }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
+  it('serves text 0.0.4 by default, OpenMetrics on request, gzip when allowed, and every method', async () => {
+    const provider = createPrometheusProvider({ defaultMetrics: false });
+    provider.newGauge({ name: 'fabric_version', help: 'The active version of Fabric.', labelNames: ['version'] }).with('version', '1.2.3').set(1);
+    const port = await serve(provider.routes[0]!.handler as ReturnType<typeof createMetricsHandler>);
+
+    const plain = await get(port);
+    expect(plain.status).toBe(200);
+    expect(plain.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8; escaping=underscores');
+    expect(plain.body.toString()).toContain('fabric_version{version="1.2.3"} 1');
+
+    const om = await get(port, { Accept: 'application/openmetrics-text;version=1.0.0,text/plain;q=0.5' });
+    expect(om.headers['content-type']).toBe('application/openmetrics-text; version=1.0.0; charset=utf-8; escaping=underscores');
+    expect(om.body.toString().endsWith('# EOF\n')).toBe(true);
+
+    const zipped = await get(port, { 'Accept-Encoding': 'gzip' });
+    expect(zipped.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(zipped.body).toString()).toContain('fabric_version{version="1.2.3"} 1');
+
+    for (const method of ['POST', 'PUT', 'DELETE']) {
+      const reply = await get(port, {}, method);
+      expect(reply.status).toBe(200);
+      expect(reply.body.toString()).toContain('fabric_version');
+    }
+    const head = await get(port, {}, 'HEAD');
+    expect(head.status).toBe(200);
+    expect(head.body.length).toBe(0);
+
+    const after = await get(port);
+    expect(after.body.toString()).toMatch(/promhttp_metric_handler_requests_total\{code="200"\} [1-9]/);
+  });
+
+  it('answers 503 beyond the in-flight limit and when a scrape outlasts its time limit', async () => {
+    const provider = createPrometheusProvider({ defaultMetrics: false });
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    new PromGauge({
+      name: 'slow_gauge',
+      help: 'waits for the test',
+      registers: [provider.registry],
+      async collect() {
+        await gate;
+        this.set(1);
+      },
+    });
+    const handler = createMetricsHandler({ registry: provider.registry, maxInFlight: 1, timeoutMs: 60_000 });
+    const port = await serve(handler);
+    const first = get(port);
+    await new Promise((r) => setTimeout(r, 100));
+    const second = await get(port);
+    expect(second.status).toBe(503);
+    expect(second.body.toString()).toContain('too many concurrent scrapes (limit 1)');
+    release();
+    expect((await first).status).toBe(200);
+
+    const stuck = new Promise<void>(() => {});
+    const provider2 = createPrometheusProvider({ defaultMetrics: false });
+    new PromGauge({ name: 'stuck', help: 'never answers', registers: [provider2.registry], collect: () => stuck });
+    await new Promise<void>((resolve) => server!.close(() => resolve()));
+    const port2 = await serve(createMetricsHandler({ registry: provider2.registry, timeoutMs: 200 }));
+    const timedOut = await get(port2);
+    expect(timedOut.status).toBe(503);
+    expect(timedOut.body.toString()).toBe('collecting metrics took longer than 200 ms\n');
+  });
+
+  it('answers 500 with the message only when a collector fails', async () => {
+    const provider = createPrometheusProvider({ defaultMetrics: false });
+    new PromGauge({
+      name: 'broken',
+      help: 'throws',
+      registers: [provider.registry],
+      collect() {
+        throw new Error('sensor offline');
+      },
+    });
+    const port = await serve(createMetricsHandler({ registry: provider.registry }));
+    const reply = await get(port);
+    expect(reply.status).toBe(500);
+    expect(reply.body.toString()).toBe('error collecting metrics: sensor offline\n');
+  });
+});

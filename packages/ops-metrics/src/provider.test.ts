@@ -1,0 +1,158 @@
+import { describe, expect, it } from 'vitest';
+import { isMetricsError, type MetricsErrorCode } from './errors.ts';
+import { createMetricsProvider, DEFAULT_METRICS_SETTINGS } from './provider.ts';
+import { createPrometheusProvider } from './prometheus.ts';
+import { renderRegistry } from './metrics-handler.ts';
+import { TEXT_FORMAT } from './negotiate.ts';
+import type { MetricsSettings } from './types.ts';
+
+function codeOf(action: () => unknown): MetricsErrorCode | undefined {
+  try {
+    action();
+  } catch (error) {
+    if (isMetricsError(error)) return error.code;
+    throw error;
+  }
+  return undefined;
+}
+
+function recordingLogger() {
+  const warnings: string[] = [];
+  return { warnings, logger: { warn: (message: string) => warnings.push(message) } };
+}
+
+const settings = (provider: string): MetricsSettings => ({ ...DEFAULT_METRICS_SETTINGS, provider });
+
+describe('createMetricsProvider', () => {
+  it.each(['prometheus', 'statsd', 'disabled'] as const)('%s is chosen silently', (provider) => {
+    const { warnings, logger } = recordingLogger();
+    expect(createMetricsProvider(settings(provider), { logger }).kind).toBe(provider);
+    expect(warnings).toEqual([]);
+  });
+
+  it.each(['', 'Prometheus', 'STATSD', 'Disabled', 'graphite', ' prometheus'])('%j disables metrics with Fabric\'s warning', (provider) => {
+    const { warnings, logger } = recordingLogger();
+    const created = createMetricsProvider(settings(provider), { logger });
+    expect(created.kind).toBe('disabled');
+    expect(created.routes).toEqual([]);
+    expect(warnings).toEqual([`Unknown provider type: ${provider}; metrics disabled`]);
+  });
+
+  it('defaults to disabled', () => {
+    expect(createMetricsProvider().kind).toBe('disabled');
+  });
+
+  it('only prometheus serves /metrics, as a secure route', () => {
+    expect(createMetricsProvider(settings('prometheus')).routes.map((r) => [r.path, r.secure])).toEqual([['/metrics', true]]);
+    expect(createMetricsProvider(settings('statsd')).routes).toEqual([]);
+    expect(createMetricsProvider(settings('disabled')).routes).toEqual([]);
+  });
+
+  it.each([
+    [{ writeIntervalMs: 0 }, 'writeInterval must be a duration greater than 0, got 0 ms'],
+    [{ writeIntervalMs: -5 }, 'got -5 ms'],
+    [{ writeIntervalMs: NaN }, 'got NaN ms'],
+    [{ network: 'bob-the-network' }, 'statsd network must be "udp" or "tcp", got "bob-the-network"'],
+    [{ network: '' }, 'got ""'],
+    [{ address: '127.0.0.1' }, 'statsd address "127.0.0.1": missing port in address'],
+    [{ address: '127.0.0.1:99999' }, 'invalid port "99999"'],
+    [{ address: '127.0.0.1:abc' }, 'invalid port "abc"'],
+  ])('statsd settings %o are a typed config error', (override, message) => {
+    let caught: unknown;
+    try {
+      createMetricsProvider({ provider: 'statsd', statsd: { ...DEFAULT_METRICS_SETTINGS.statsd, ...override } });
+    } catch (error) {
+      caught = error;
+    }
+    expect(isMetricsError(caught) && caught.code).toBe('INVALID_SETTINGS');
+    expect((caught as Error).message).toContain(message);
+  });
+});
+
+describe.each(['prometheus', 'statsd', 'disabled'] as const)('the %s provider API', (kind) => {
+  const provider = () => createMetricsProvider(settings(kind));
+  const opts = { namespace: 'ns', subsystem: 'sub', name: 'n', help: 'h', labelNames: ['channel', 'type'], statsdFormat: '%{#fqname}.%{channel}' };
+
+  it('accepts complete label sets through with()', () => {
+    const counter = provider().newCounter(opts);
+    expect(codeOf(() => counter.with('channel', 'c', 'type', 't').add(1))).toBeUndefined();
+    expect(codeOf(() => counter.with('channel', 'c').with('type', 't').add(2))).toBeUndefined();
+    expect(codeOf(() => counter.with('type', 't', 'channel').add(1))).toBeUndefined();
+  });
+
+  it('rejects a label that was not declared', () => {
+    const gauge = provider().newGauge(opts);
+    expect(codeOf(() => gauge.with('chaincode', 'cc'))).toBe('INVALID_LABEL_NAME');
+    expect(codeOf(() => gauge.with('channel', 'c', 'bogus', 'x'))).toBe('INVALID_LABEL_NAME');
+  });
+
+  it('rejects recording before every label has a value', () => {
+    const histogram = provider().newHistogram(opts);
+    expect(codeOf(() => histogram.observe(1))).toBe('MISSING_LABEL_VALUE');
+    expect(codeOf(() => histogram.with('type', 't').observe(1))).toBe('MISSING_LABEL_VALUE');
+  });
+
+  it('rejects a StatsD template naming an undeclared label', () => {
+    expect(codeOf(() => provider().newCounter({ ...opts, statsdFormat: '%{#fqname}.%{peer}' }))).toBe('INVALID_METRIC_OPTIONS');
+  });
+
+  it('rejects invalid values', () => {
+    const p = provider();
+    const counter = p.newCounter({ name: 'c', help: 'h' });
+    expect(codeOf(() => counter.add(-1))).toBe('INVALID_VALUE');
+    expect(codeOf(() => counter.add(NaN))).toBe('INVALID_VALUE');
+    expect(codeOf(() => counter.add(Infinity))).toBe('INVALID_VALUE');
+    expect(codeOf(() => p.newHistogram({ name: 'h', help: 'h' }).observe(NaN))).toBe('INVALID_VALUE');
+    expect(codeOf(() => p.newGauge({ name: 'g', help: 'h' }).set(-3))).toBeUndefined();
+  });
+
+  it('returns the same metric for the same declaration and refuses a conflicting one', () => {
+    const p = provider();
+    p.newCounter(opts);
+    expect(codeOf(() => p.newCounter(opts))).toBeUndefined();
+    expect(codeOf(() => p.newGauge(opts))).toBe('DUPLICATE_METRIC');
+    expect(codeOf(() => p.newCounter({ ...opts, labelNames: ['channel'], statsdFormat: '%{#fqname}' }))).toBe('DUPLICATE_METRIC');
+  });
+
+  it.each([
+    [{ name: '' }],
+    [{ name: 'bad-name' }],
+    [{ name: 'x', labelNames: ['le'] }],
+    [{ name: 'x', labelNames: ['__x'] }],
+    [{ name: 'x', labelNames: ['a', 'a'] }],
+    [{ name: 'x', labelNames: ['bad-label'] }],
+  ])('refuses options %o', (override) => {
+    expect(codeOf(() => provider().newCounter({ help: 'h', ...override }))).toBe('INVALID_METRIC_OPTIONS');
+  });
+
+  it('refuses unsorted buckets', () => {
+    expect(codeOf(() => provider().newHistogram({ name: 'h', help: 'h', buckets: [1, 0.5] }))).toBe('INVALID_METRIC_OPTIONS');
+  });
+});
+
+describe('with() pairs', () => {
+  it('gives an odd trailing key the value "unknown"', async () => {
+    const provider = createPrometheusProvider({ defaultMetrics: false });
+    provider.newCounter({ name: 'odd', help: 'h', labelNames: ['a', 'b'] }).with('a', '1', 'b').add(1);
+    const text = (await renderRegistry(provider.registry, TEXT_FORMAT)).toString();
+    expect(text).toContain('odd{a="1",b="unknown"} 1');
+  });
+
+  it('lets a later value for the same label win', async () => {
+    const provider = createPrometheusProvider({ defaultMetrics: false });
+    provider.newCounter({ name: 'later', help: 'h', labelNames: ['a'] }).with('a', '1').with('a', '2').add(1);
+    const text = (await renderRegistry(provider.registry, TEXT_FORMAT)).toString();
+    expect(text).toContain('later{a="2"} 1');
+    expect(text).not.toContain('later{a="1"}');
+  });
+
+  it('bounds the series per metric and warns once', async () => {
+    const { warnings, logger } = recordingLogger();
+    const provider = createPrometheusProvider({ defaultMetrics: false, maxSeriesPerMetric: 3, logger });
+    const counter = provider.newCounter({ name: 'capped', help: 'h', labelNames: ['i'] });
+    for (let i = 0; i < 10; i++) counter.with('i', String(i)).add(1);
+    const text = (await renderRegistry(provider.registry, TEXT_FORMAT)).toString();
+    expect(text.split('\n').filter((l) => l.startsWith('capped{'))).toHaveLength(3);
+    expect(warnings).toEqual(['metric capped reached 3 series; values for new label combinations are dropped']);
+  });
+});
