@@ -9,3 +9,6 @@ export type { LogFormat, Logging, LoggingObserver, LoggingOptions } from './regi
 export { createLoggingFromEnv, loggingSettingsFromEnv, LOGGING_FORMAT_ENV, LOGGING_SPEC_ENV } from './env.ts';
 export type { EnvLoggingSettings } from './env.ts';
 export { formatTextLine } from './text-format.ts';
+export { logspecHandler } from './handler.ts';
+export type { LogspecHandlerOptions } from './handler.ts';
+export { decodeLogSpecBody } from './go-json.ts';

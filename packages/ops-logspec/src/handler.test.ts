@@ -1,0 +1,136 @@
+import { once } from 'node:events';
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createRouter } from '@fabric-ops/ops-http';
+import { DECODE_CASES, ERROR_CASES, SPEC_CASES } from '@fabric-ops/test-kit';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { logspecHandler } from './handler.ts';
+import { createLogging, type Logging } from './registry.ts';
+
+const lines: string[] = [];
+let logging: Logging;
+let server: Server;
+let port = 0;
+
+beforeAll(async () => {
+  logging = createLogging({ format: 'json', destination: { write: (line: string) => void lines.push(line) } });
+  const router = createRouter({
+    routes: [{ path: '/logspec', secure: true, handler: logspecHandler(logging, { identify: (req) => req.headers['x-test-identity'] as string | undefined, bodyLimit: 4096 }) }],
+  });
+  server = createServer(router.handle).listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  port = (server.address() as AddressInfo).port;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+beforeEach(() => {
+  logging.activateSpec('');
+  lines.length = 0;
+});
+
+function call(method: string, body?: string | Buffer, headers: Record<string, string> = {}) {
+  return new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path: '/logspec', method, headers, agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+    });
+    req.setTimeout(10_000, () => req.destroy(new Error('timed out')));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const auditLines = () => lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((r) => r['msg'] === 'logging spec changed');
+
+describe('GET /logspec', () => {
+  it('answers 200 application/json {"spec":…} with a newline', async () => {
+    logging.activateSpec('b=warn:a=error');
+    const reply = await call('GET');
+    expect(reply.status).toBe(200);
+    expect(reply.headers['content-type']).toBe('application/json');
+    expect(reply.body).toBe('{"spec":"a=error:b=warn:info"}\n');
+  });
+});
+
+describe('PUT /logspec', () => {
+  it.each(SPEC_CASES)('%j reads back as %j', async (input, normalised) => {
+    const put = await call('PUT', JSON.stringify({ spec: input }));
+    expect(put.status).toBe(204);
+    expect(put.body).toBe('');
+    expect(put.headers['content-type']).toBeUndefined();
+    expect((await call('GET')).body).toBe(`${JSON.stringify({ spec: normalised })}\n`);
+  });
+
+  it.each(ERROR_CASES)('%j is refused with Fabric’s text and changes nothing', async (spec, message) => {
+    logging.activateSpec('fatal:a=warn');
+    const put = await call('PUT', JSON.stringify({ spec }));
+    expect(put.status).toBe(400);
+    expect(put.headers['content-type']).toBe('application/json');
+    expect(put.body).toBe(`${JSON.stringify({ error: message })}\n`);
+    expect((await call('GET')).body).toBe('{"spec":"a=warn:fatal"}\n');
+    expect(auditLines()).toEqual([]);
+  });
+
+  it.each(DECODE_CASES)('decode row: $name', async (row) => {
+    logging.activateSpec('x=debug:fatal');
+    const put = await call('PUT', row.body);
+    expect(put.status).toBe(row.status);
+    if (row.status === 400) {
+      expect(put.body).toBe(`${JSON.stringify({ error: row.error })}\n`);
+      expect((await call('GET')).body).toBe('{"spec":"x=debug:fatal"}\n');
+    } else {
+      expect(put.body).toBe('');
+      expect((await call('GET')).body).toBe(`{"spec":"${row.specAfter}"}\n`);
+    }
+  });
+
+  it('logs each change once at info on the operations logger, with who asked', async () => {
+    logging.activateSpec('warn');
+    expect((await call('PUT', '{"spec":"a=debug"}', { 'x-test-identity': 'CN=admin,O=Org1' })).status).toBe(204);
+    expect((await call('PUT', '{"spec":"info"}')).status).toBe(204);
+    const audit = auditLines();
+    expect(audit).toHaveLength(2);
+    expect(audit[0]).toMatchObject({ level: 30, name: 'operations', oldSpec: 'warn', newSpec: 'a=debug:info', client: 'CN=admin,O=Org1' });
+    expect(audit[0]!['remoteAddress']).toMatch(/^127\.0\.0\.1:\d+$/);
+    expect(audit[1]).toMatchObject({ oldSpec: 'a=debug:info', newSpec: 'info' });
+    expect(audit[1]).not.toHaveProperty('client');
+  });
+
+  it('refuses a body over the limit with 413 and keeps the spec', async () => {
+    logging.activateSpec('warn');
+    const put = await call('PUT', JSON.stringify({ spec: 'a'.repeat(5000) }));
+    expect(put.status).toBe(413);
+    expect((await call('GET')).body).toBe('{"spec":"warn"}\n');
+  });
+});
+
+describe('other methods', () => {
+  it.each(['POST', 'DELETE', 'PATCH', 'OPTIONS'])('%s → 400 with Fabric’s error and newline', async (method) => {
+    const reply = await call(method, '{"spec":"debug"}');
+    expect(reply.status).toBe(400);
+    expect(reply.headers['content-type']).toBe('application/json');
+    expect(reply.body).toBe(`{"error":"invalid request method: ${method}"}\n`);
+    expect(logging.spec()).toBe('info');
+  });
+
+  it('HEAD → 400 with no body', async () => {
+    const reply = await call('HEAD');
+    expect(reply.status).toBe(400);
+    expect(reply.body).toBe('');
+  });
+});
+
+describe('a logger made before the PUT', () => {
+  it('logs at the new level as soon as the 204 is out', async () => {
+    const early = logging.getLogger('gossip.privdata').child({ channel: 'c1' });
+    early.debug('before');
+    expect((await call('PUT', '{"spec":"gossip=debug"}')).status).toBe(204);
+    early.debug('after');
+    const debug = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((r) => r['level'] === 20 && r['name'] === 'gossip.privdata');
+    expect(debug.map((r) => r['msg'])).toEqual(['after']);
+  });
+});

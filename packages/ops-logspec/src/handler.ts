@@ -1,0 +1,65 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { readBody, writeEmpty, writeJson, type Handler } from '@fabric-ops/ops-http';
+import { isLogspecError } from './errors.ts';
+import { decodeLogSpecBody } from './go-json.ts';
+import type { Logging } from './registry.ts';
+
+export interface LogspecHandlerOptions {
+  /**
+   * Who is asking, for the audit line: e.g. the verified client certificate's subject
+   * (`clientSubjectOf` from ops-tls-auth). Undefined leaves it out.
+   */
+  readonly identify?: (req: IncomingMessage) => string | undefined;
+  /** Largest PUT body read, in bytes (larger ones get 413). Default: ops-http's 1 MiB. */
+  readonly bodyLimit?: number;
+  /** The logger that records every change. Default: the `operations` logger of `logging`. */
+  readonly auditLoggerName?: string;
+}
+
+/** `ip:port` as Go prints `RemoteAddr` (`[::1]:5000` for IPv6). */
+function remoteAddressOf(req: IncomingMessage): string {
+  const { remoteAddress, remotePort } = req.socket;
+  if (remoteAddress === undefined) return '';
+  return remoteAddress.includes(':') ? `[${remoteAddress}]:${remotePort ?? ''}` : `${remoteAddress}:${remotePort ?? ''}`;
+}
+
+function writeError(res: ServerResponse, message: string): void {
+  writeJson(res, 400, { error: message }, { trailingNewline: true });
+}
+
+/**
+ * Fabric's `/logspec`: GET → 200 `{"spec":"…"}` + newline; PUT decodes the body as Go
+ * does, activates the spec and answers 204, or 400 `{"error":"…"}` + newline; any other
+ * method → 400 `{"error":"invalid request method: <METHOD>"}`. Each successful PUT is
+ * logged once at info with the old and new spec and who asked.
+ */
+export function logspecHandler(logging: Logging, options: LogspecHandlerOptions = {}): Handler {
+  const audit = logging.getLogger(options.auditLoggerName ?? 'operations');
+  const limit = options.bodyLimit;
+  return async (req, res) => {
+    if (req.method === 'GET') {
+      audit.debug({ remoteAddress: remoteAddressOf(req) }, 'logging spec read');
+      writeJson(res, 200, { spec: logging.spec() }, { trailingNewline: true });
+      return;
+    }
+    if (req.method !== 'PUT') {
+      writeError(res, `invalid request method: ${req.method ?? ''}`);
+      return;
+    }
+    const body = await readBody(req, limit === undefined ? {} : { limit });
+    const previous = logging.spec();
+    try {
+      logging.activateSpec(decodeLogSpecBody(body));
+    } catch (error) {
+      if (!isLogspecError(error)) throw error;
+      writeError(res, error.message);
+      return;
+    }
+    const client = options.identify?.(req);
+    audit.info(
+      { oldSpec: previous, newSpec: logging.spec(), remoteAddress: remoteAddressOf(req), ...(client === undefined ? {} : { client }) },
+      'logging spec changed',
+    );
+    writeEmpty(res, 204);
+  };
+}
