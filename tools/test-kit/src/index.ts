@@ -20,3 +20,5 @@ export {
 export type { ActivateCase, DecodeCase, GoldLevel } from './logspec-gold.ts';
 export { describeTlsContract, expectedOutcome } from './tls-contract.ts';
 export type { TlsAppContract, TlsConfigSettings } from './tls-contract.ts';
+export { assertPodmanInstalled, startPingCountingProxy, startPodmanService, startSilentSocket } from './podman.ts';
+export type { PingCountingProxy, PodmanService, PodmanServiceOptions, SilentSocket } from './podman.ts';
