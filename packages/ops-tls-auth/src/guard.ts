@@ -55,6 +55,9 @@ function presentedCertificateOf(socket: TLSSocket): PresentedCertificate {
  */
 export function guardClientCertificates(server: TlsServer, onRefused?: (refused: RefusedConnection) => void): () => void {
   const listener = (socket: TLSSocket): void => {
+    // OpenSSL verified the chain with the TLS-client purpose (which includes the clientAuth
+    // EKU), so a verified socket needs no certificate parsing on this per-handshake path.
+    if (socket.authorized) return;
     const verdict = judgeClientCertificate(presentedCertificateOf(socket));
     if (verdict.accept) return;
     onRefused?.({ remoteAddress: `${socket.remoteAddress ?? ''}:${socket.remotePort ?? 0}`, reason: verdict.reason });

@@ -1,0 +1,171 @@
+import type { IncomingMessage } from 'node:http';
+import { connect, type TLSSocket } from 'node:tls';
+import { clientSubjectOf, isTlsAuthError, type TlsSettings } from '@fabric-ops/ops-tls-auth';
+import { createTestPki, send, type TestPki } from '@fabric-ops/test-kit';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createOperationsSystem, type OperationsSystem, type OperationsSystemOptions } from '../src/index.ts';
+
+let pki: TestPki;
+beforeAll(async () => {
+  pki = await createTestPki();
+});
+afterAll(() => pki.cleanup());
+
+const systems: OperationsSystem[] = [];
+afterEach(async () => {
+  await Promise.all(systems.splice(0).map((s) => s.stop()));
+});
+
+interface Captured {
+  readonly level: 'info' | 'warn' | 'error';
+  readonly obj: Record<string, unknown>;
+  readonly msg: string | undefined;
+}
+
+function capture(): { logger: NonNullable<OperationsSystemOptions['logger']>; lines: Captured[] } {
+  const lines: Captured[] = [];
+  const at =
+    (level: Captured['level']) =>
+    (obj: object | string, msg?: string): void => {
+      lines.push(typeof obj === 'string' ? { level, obj: {}, msg: obj } : { level, obj: obj as Record<string, unknown>, msg });
+    };
+  return { logger: { info: at('info'), warn: at('warn'), error: at('error') } as NonNullable<OperationsSystemOptions['logger']>, lines };
+}
+
+const tlsOn = (over: Partial<TlsSettings> = {}): TlsSettings => ({
+  enabled: true,
+  certFile: pki.server.certFile,
+  keyFile: pki.server.keyFile,
+  clientAuthRequired: false,
+  clientRootCAs: [pki.ca.certFile],
+  ...over,
+});
+
+/** A system with a secure probe route that records who reached it. */
+async function startSystem(options: Partial<OperationsSystemOptions> = {}) {
+  const { logger, lines } = capture();
+  const seen: (string | undefined)[] = [];
+  const system = createOperationsSystem({ listenAddress: '127.0.0.1:0', version: { version: '1.0.0', commitSha: 'abc1234' }, logger, ...options });
+  system.addRoute({
+    path: '/secure-probe',
+    secure: true,
+    handler: (req: IncomingMessage, res) => {
+      seen.push(clientSubjectOf(req));
+      res.end('secret');
+    },
+  });
+  systems.push(system);
+  await system.start();
+  return { system, lines, seen };
+}
+
+const good = () => ({ ca: pki.ca.cert, cert: pki.clients.good.cert, key: pki.clients.good.key });
+
+describe('operations system with TLS', () => {
+  it('answers 401 with an empty body and no request id to a secure route without a certificate, and logs Fabric\'s warning', async () => {
+    const { system, lines, seen } = await startSystem({ tls: tlsOn() });
+    const reply = await send(system.address(), '/secure-probe?q=1', { tls: { ca: pki.ca.cert } });
+    expect(reply.status).toBe(401);
+    expect(reply.body).toBe('');
+    expect(reply.headers['content-length']).toBe('0');
+    expect(reply.headers['x-request-id']).toBeUndefined();
+    expect(seen).toEqual([]);
+    expect(lines.filter((l) => l.level === 'warn')).toEqual([
+      {
+        level: 'warn',
+        obj: { URL: '/secure-probe?q=1', Method: 'GET', RemoteAddr: expect.stringMatching(/^127\.0\.0\.1:\d+$/) },
+        msg: 'Client request not authorized, client must pass a valid client certificate for this operation',
+      },
+    ]);
+    expect((await send(system.address(), '/version', { tls: { ca: pki.ca.cert } })).status).toBe(200);
+  });
+
+  it('hands the verified subject to handlers', async () => {
+    const { system, seen } = await startSystem({ tls: tlsOn() });
+    const reply = await send(system.address(), '/secure-probe', { tls: good() });
+    expect([reply.status, reply.body]).toEqual([200, 'secret']);
+    expect(seen).toEqual(['CN=operator,O=Org1']);
+  });
+
+  it('never runs a handler for a presented certificate that failed verification, and says why in the log', async () => {
+    const { system, seen, lines } = await startSystem({ tls: tlsOn() });
+    for (const bad of [pki.clients.rogueCa, pki.clients.expired, pki.clients.notYetValid, pki.clients.serverAuthOnly]) {
+      await expect(send(system.address(), '/secure-probe', { tls: { ca: pki.ca.cert, cert: bad.cert, key: bad.key } })).rejects.toThrow();
+      await expect(send(system.address(), '/version', { tls: { ca: pki.ca.cert, cert: bad.cert, key: bad.key } })).rejects.toThrow();
+    }
+    expect(seen).toEqual([]);
+    const reasons = lines.filter((l) => l.msg?.startsWith('TLS connection refused')).map((l) => l.obj.reason);
+    expect(new Set(reasons)).toEqual(new Set(['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'INVALID_PURPOSE']));
+  });
+
+  it('keeps secure routes open with TLS off (Fabric)', async () => {
+    const { system, seen } = await startSystem();
+    expect((await send(system.address(), '/secure-probe')).status).toBe(200);
+    expect(seen).toEqual([undefined]);
+  });
+
+  it('applies an opt-in allow-list per secure route', async () => {
+    const { system, lines } = await startSystem({ tls: tlsOn(), tlsAllowList: { '/secure-probe': [{ organization: 'Org2' }, { commonName: 'admin' }] } });
+    const refused = await send(system.address(), '/secure-probe', { tls: good() });
+    expect([refused.status, refused.body]).toEqual([403, '']);
+    expect(lines.find((l) => l.obj.Subject === 'CN=operator,O=Org1')).toBeDefined();
+    const admin = await pki.ca.issue(`admin-${Date.now()}`, { subject: { O: 'Org9', CN: 'admin' }, extendedKeyUsage: ['clientAuth'] });
+    expect((await send(system.address(), '/secure-probe', { tls: { ca: pki.ca.cert, cert: admin.cert, key: admin.key } })).status).toBe(200);
+  });
+
+  it('rejects a malformed allow-list when the system is created', () => {
+    expect(() =>
+      createOperationsSystem({ listenAddress: '127.0.0.1:0', version: { version: '1', commitSha: '' }, tls: tlsOn(), tlsAllowList: { '/secure-probe': [] } }),
+    ).toThrow('tls.allowList./secure-probe: expected a non-empty list of rules');
+  });
+
+  it('resumes TLS sessions, and a resumed connection keeps its verified identity', async () => {
+    const { system, seen } = await startSystem({ tls: tlsOn() });
+    const port = Number(system.address().split(':').at(-1));
+    const request = (session?: Buffer) =>
+      new Promise<{ reused: boolean; session: Buffer | undefined; head: string }>((resolve, reject) => {
+        let ticket: Buffer | undefined;
+        const socket: TLSSocket = connect({ host: '127.0.0.1', port, ...good(), ...(session ? { session } : {}) }, () => {
+          socket.write('GET /secure-probe HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+        });
+        socket.on('session', (s: Buffer) => (ticket = s));
+        let head = '';
+        socket.on('data', (d: Buffer) => (head += d.toString()));
+        socket.on('end', () => resolve({ reused: socket.isSessionReused(), session: ticket, head: head.split('\r\n')[0]! }));
+        socket.on('error', reject);
+      });
+    const first = await request();
+    expect(first.reused).toBe(false);
+    expect(first.session).toBeDefined();
+    const second = await request(first.session);
+    expect(second.reused).toBe(true);
+    expect(second.head).toBe('HTTP/1.1 200 OK');
+    expect(seen).toEqual(['CN=operator,O=Org1', 'CN=operator,O=Org1']);
+  });
+
+  it('reloadCredentials() throws on bad files and keeps serving the old certificate; stop() releases SIGHUP', async () => {
+    const sighupBefore = process.listenerCount('SIGHUP');
+    const settings = { ...tlsOn() };
+    const { system } = await startSystem({ tls: settings });
+    expect(process.listenerCount('SIGHUP')).toBe(sighupBefore + 1);
+    (settings as { keyFile: string }).keyFile = pki.clients.good.keyFile;
+    let thrown: unknown;
+    try {
+      system.reloadCredentials();
+    } catch (error) {
+      thrown = error;
+    }
+    expect(isTlsAuthError(thrown) && thrown.code).toBe('KEY_MISMATCH');
+    expect((await send(system.address(), '/version', { tls: good() })).status).toBe(200);
+    await system.stop();
+    expect(process.listenerCount('SIGHUP')).toBe(sighupBefore);
+  });
+
+  it('fails start() with the one-line TlsAuthError and leaves no SIGHUP handler behind', async () => {
+    const sighupBefore = process.listenerCount('SIGHUP');
+    const system = createOperationsSystem({ listenAddress: '127.0.0.1:0', version: { version: '1', commitSha: '' }, tls: tlsOn({ certFile: '/missing/cert.pem' }) });
+    await expect(system.start()).rejects.toThrow('operations.tls.cert.file: open /missing/cert.pem: no such file or directory');
+    expect(process.listenerCount('SIGHUP')).toBe(sighupBefore);
+    expect(system.address()).toBe('');
+  });
+});

@@ -1,0 +1,105 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createTestPki, type TestPki } from '@fabric-ops/test-kit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadTlsCredentials } from './credentials.ts';
+import { isTlsAuthError } from './errors.ts';
+import { ORDERER_TLS_KEY_NAMES, type TlsSettings } from './settings.ts';
+
+let pki: TestPki;
+beforeAll(async () => {
+  pki = await createTestPki();
+});
+afterAll(() => pki.cleanup());
+
+const settings = (over: Partial<TlsSettings> = {}): TlsSettings => ({
+  enabled: true,
+  certFile: pki.server.certFile,
+  keyFile: pki.server.keyFile,
+  clientAuthRequired: false,
+  clientRootCAs: [pki.ca.certFile],
+  ...over,
+});
+
+function failure(run: () => unknown): { code: string; message: string } {
+  try {
+    run();
+  } catch (error) {
+    if (isTlsAuthError(error)) return { code: error.code, message: error.message };
+    throw error;
+  }
+  throw new Error('expected a TlsAuthError');
+}
+
+describe('loadTlsCredentials', () => {
+  it('loads a certificate, its key and every client CA', () => {
+    const credentials = loadTlsCredentials(settings({ clientRootCAs: [pki.ca.certFile, pki.rogueCa.certFile] }));
+    expect(credentials.cert).toBe(pki.server.cert);
+    expect(credentials.key).toContain('PRIVATE KEY');
+    expect(credentials.ca).toEqual([pki.ca.cert, pki.rogueCa.cert]);
+  });
+
+  it('keeps a chain file whole, leaf first', () => {
+    const credentials = loadTlsCredentials(settings({ certFile: pki.serverChain.certFile, keyFile: pki.serverChain.keyFile }));
+    expect(credentials.cert.match(/BEGIN CERTIFICATE/g)).toHaveLength(2);
+    expect(credentials.cert.startsWith(pki.serverChain.cert.slice(0, 200))).toBe(true);
+  });
+
+  it('allows an empty client CA list (nothing verifies), kept as an empty list', () => {
+    expect(loadTlsCredentials(settings({ clientRootCAs: [] })).ca).toEqual([]);
+  });
+
+  it('names the key and path of a missing file in Go wording, for peer and orderer keys', () => {
+    expect(failure(() => loadTlsCredentials(settings({ certFile: '/x/y.pem' })))).toEqual({
+      code: 'FILE_UNREADABLE',
+      message: 'operations.tls.cert.file: open /x/y.pem: no such file or directory',
+    });
+    expect(failure(() => loadTlsCredentials(settings({ keyFile: '' }), ORDERER_TLS_KEY_NAMES)).message).toBe(
+      'Operations.TLS.PrivateKey: open : no such file or directory',
+    );
+    expect(failure(() => loadTlsCredentials(settings({ clientRootCAs: [pki.ca.certFile, '/nope/ca.pem'] }), ORDERER_TLS_KEY_NAMES)).message).toBe(
+      'Operations.TLS.ClientRootCAs[1]: open /nope/ca.pem: no such file or directory',
+    );
+  });
+
+  it('reports a directory and an unreadable file', () => {
+    expect(failure(() => loadTlsCredentials(settings({ certFile: pki.dir }))).message).toBe(`operations.tls.cert.file: open ${pki.dir}: is a directory`);
+    const denied = () => {
+      throw Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' });
+    };
+    expect(failure(() => loadTlsCredentials(settings(), undefined, denied)).message).toBe(`operations.tls.cert.file: open ${pki.server.certFile}: permission denied`);
+  });
+
+  it('refuses files without PEM, and a PEM block that does not parse', () => {
+    const junk = join(pki.dir, 'junk.txt');
+    writeFileSync(junk, 'hello\n');
+    expect(failure(() => loadTlsCredentials(settings({ certFile: junk })))).toEqual({ code: 'NOT_PEM', message: `operations.tls.cert.file: ${junk}: no PEM certificate found` });
+    expect(failure(() => loadTlsCredentials(settings({ keyFile: junk }))).message).toBe(`operations.tls.key.file: ${junk}: no PEM private key found`);
+    expect(failure(() => loadTlsCredentials(settings({ clientRootCAs: [junk] }))).message).toBe(
+      `operations.tls.clientRootCAs.files[0]: ${junk}: no PEM certificate found`,
+    );
+    const broken = join(pki.dir, 'broken.pem');
+    writeFileSync(broken, '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n');
+    expect(failure(() => loadTlsCredentials(settings({ certFile: broken }))).message).toBe(`operations.tls.cert.file: ${broken}: PEM certificate #1 cannot be parsed`);
+  });
+
+  it('refuses a key that does not belong to the certificate', () => {
+    expect(failure(() => loadTlsCredentials(settings({ keyFile: pki.clients.good.keyFile })))).toEqual({
+      code: 'KEY_MISMATCH',
+      message: `operations.tls.key.file: ${pki.clients.good.keyFile}: private key does not match the certificate in ${pki.server.certFile}`,
+    });
+  });
+
+  it('refuses an encrypted key with a hint instead of prompting', () => {
+    const encrypted = join(pki.dir, 'encrypted.key');
+    writeFileSync(encrypted, '-----BEGIN ENCRYPTED PRIVATE KEY-----\nAAAA\n-----END ENCRYPTED PRIVATE KEY-----\n');
+    expect(failure(() => loadTlsCredentials(settings({ keyFile: encrypted }))).message).toBe(
+      `operations.tls.key.file: ${encrypted}: the private key is encrypted; an unencrypted key is required`,
+    );
+  });
+
+  it('every message is a single line', () => {
+    const reads = [() => loadTlsCredentials(settings({ certFile: '/a\\b' })), () => loadTlsCredentials(settings({ keyFile: pki.ca.certFile }))];
+    for (const read of reads) expect(failure(read).message).not.toContain('\n');
+  });
+});

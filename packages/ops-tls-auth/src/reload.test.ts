@@ -1,0 +1,68 @@
+import { copyFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createTestPki, type TestPki } from '@fabric-ops/test-kit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TlsCredentials } from './credentials.ts';
+import { createCredentialReloader, type ReloadTrigger } from './reload.ts';
+
+let pki: TestPki;
+beforeAll(async () => {
+  pki = await createTestPki();
+});
+afterAll(() => pki.cleanup());
+
+describe('createCredentialReloader', () => {
+  it('applies changed files after the debounce, reports failures without applying, and stops on close', async () => {
+    const certFile = join(pki.dir, 'live.cert.pem');
+    const keyFile = join(pki.dir, 'live.key.pem');
+    copyFileSync(pki.server.certFile, certFile);
+    copyFileSync(pki.server.keyFile, keyFile);
+    const applied: TlsCredentials[] = [];
+    const failed: { message: string; trigger: ReloadTrigger }[] = [];
+    const reloaded: ReloadTrigger[] = [];
+    const reloader = createCredentialReloader({
+      settings: { enabled: true, certFile, keyFile, clientAuthRequired: false, clientRootCAs: [pki.ca.certFile] },
+      apply: (c) => applied.push(c),
+      onReloaded: (t) => reloaded.push(t),
+      onReloadFailed: (e, t) => failed.push({ message: e.message, trigger: t }),
+      pollIntervalMs: 50,
+      debounceMs: 100,
+      reloadOnSighup: false,
+    });
+    try {
+      // Key first, then certificate: the debounce makes this one reload, not a failed half-step.
+      writeFileSync(keyFile, pki.serverChain.key);
+      writeFileSync(certFile, pki.serverChain.cert);
+      await expect.poll(() => applied.length, { timeout: 5_000 }).toBe(1);
+      expect(applied[0]!.cert).toBe(pki.serverChain.cert);
+      expect(reloaded).toEqual(['file-change']);
+
+      writeFileSync(certFile, 'garbage');
+      await expect.poll(() => failed.length, { timeout: 5_000 }).toBe(1);
+      expect(failed[0]).toEqual({ message: `operations.tls.cert.file: ${certFile}: no PEM certificate found`, trigger: 'file-change' });
+      expect(applied).toHaveLength(1);
+
+      expect(() => reloader.reload()).toThrow('no PEM certificate found');
+    } finally {
+      reloader.close();
+    }
+    writeFileSync(certFile, pki.server.cert);
+    await new Promise((r) => setTimeout(r, 400));
+    expect(applied).toHaveLength(1);
+  });
+
+  it('reloads on SIGHUP while open and leaves SIGHUP alone after close', async () => {
+    const applied: TlsCredentials[] = [];
+    const before = process.listenerCount('SIGHUP');
+    const reloader = createCredentialReloader({
+      settings: { enabled: true, certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientAuthRequired: false, clientRootCAs: [] },
+      apply: (c) => applied.push(c),
+      watchFiles: false,
+    });
+    expect(process.listenerCount('SIGHUP')).toBe(before + 1);
+    process.emit('SIGHUP', 'SIGHUP');
+    expect(applied).toHaveLength(1);
+    reloader.close();
+    expect(process.listenerCount('SIGHUP')).toBe(before);
+  });
+});
