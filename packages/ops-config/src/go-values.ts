@@ -43,7 +43,7 @@ export function parseGoDuration(text: string): number | undefined {
     if (unit === undefined) return undefined;
     total += Number(match[1]) * unit;
   }
-  return sign * total;
+  return sign * total + 0;
 }
 
 /**

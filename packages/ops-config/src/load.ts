@@ -146,7 +146,8 @@ function settingsFrom(values: ReadonlyMap<SettingRole, SettingValue>) {
       statsd: {
         network: text('statsd.network'),
         address: text('statsd.address'),
-        writeIntervalMs: (values.get('statsd.writeInterval') as number) / 1e6,
+        // `+ 0` folds -0 (from `-0s`) into 0
+        writeIntervalMs: (values.get('statsd.writeInterval') as number) / 1e6 + 0,
         prefix: text('statsd.prefix'),
       },
     },
