@@ -3,7 +3,7 @@ import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent as HttpsAgent } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect, type TLSSocket } from 'node:tls';
+import { connect, type ConnectionOptions, type TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { send, type Reply, type SendOptions } from './http-client.ts';
 import { createTestPki, type PemPair, type TestPki } from './pki.ts';
@@ -90,7 +90,7 @@ async function attempt(address: string, path: string, options: SendOptions): Pro
 }
 
 /** Opens a raw TLS connection and reports how the handshake ended. */
-function handshake(address: string, options: Parameters<typeof connect>[0]): Promise<{ socket?: TLSSocket; error?: Error }> {
+function handshake(address: string, options: ConnectionOptions): Promise<{ socket?: TLSSocket; error?: Error }> {
   const port = Number(address.slice(address.lastIndexOf(':') + 1));
   return new Promise((resolve) => {
     const socket = connect({ host: '127.0.0.1', port, ...options }, () => resolve({ socket }));
