@@ -100,7 +100,7 @@ export function describeTlsFailure(code: string | undefined, message: string): s
 }
 
 /** Maps a socket-level failure to one line naming the address. */
-export function describeFailure(error: NodeJS.ErrnoException, origin: string, tls: boolean): OpsctlError {
+export function describeFailure(error: NodeJS.ErrnoException, origin: string, tls: boolean, presentedCertificate = false): OpsctlError {
   const tlsText = describeTlsFailure(error.code, error.message);
   if (tlsText !== undefined) return new OpsctlError('TLS', `${origin}: ${tlsText}`, { cause: error });
   switch (error.code) {
@@ -117,8 +117,13 @@ export function describeFailure(error: NodeJS.ErrnoException, origin: string, tl
       return new OpsctlError('UNREACHABLE', `${origin}: host unreachable`, { cause: error });
     case 'ECONNRESET':
     case 'EPIPE':
+      // A Fabric-style server drops the connection, without an alert, when a presented client
+      // certificate fails verification.
+      if (tls && presentedCertificate) {
+        return new OpsctlError('TLS', `${origin}: the server rejected the client certificate (it closed the connection; the certificate must chain to its clientRootCAs, be within its validity period and allow clientAuth)`, { cause: error });
+      }
       return tls
-        ? new OpsctlError('TLS', `${origin}: the server closed the connection during TLS (a client certificate it does not accept?)`, { cause: error })
+        ? new OpsctlError('TLS', `${origin}: the server closed the connection during TLS`, { cause: error })
         : new OpsctlError('UNREACHABLE', `${origin}: the server closed the connection (does it require TLS? pass --cacert)`, { cause: error });
     case 'HPE_INVALID_CONSTANT':
     case 'HPE_INVALID_VERSION':
@@ -147,7 +152,7 @@ export async function createOpsClient(options: ConnectionOptions): Promise<OpsCl
       const fail = (error: NodeJS.ErrnoException) => {
         if (settled) return;
         settled = true;
-        reject(describeFailure(error, origin, options.tls));
+        reject(describeFailure(error, origin, options.tls, material.cert !== undefined));
       };
       const req = send(
         {

@@ -1,0 +1,203 @@
+import { rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { configDir, createTestPki, runAppToExit, spawnApp, type RunningApp, type TestPki } from '@fabric-ops/test-kit';
+
+const OPSCTL = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+const PEER = fileURLToPath(new URL('../../peer/dist/bin.js', import.meta.url));
+const PEER_VERSION = (await import('../../peer/package.json', { with: { type: 'json' } })).default.version;
+
+interface PeerTls {
+  readonly certFile: string;
+  readonly keyFile: string;
+  readonly clientAuthRequired: boolean;
+  readonly clientRootCAs: readonly string[];
+}
+
+function coreYaml(options: { vmEndpoint?: string; tls?: PeerTls }): string {
+  const tls = options.tls;
+  return [
+    'vm:',
+    `  endpoint: ${JSON.stringify(options.vmEndpoint ?? '')}`,
+    'operations:',
+    '  listenAddress: 127.0.0.1:0',
+    '  tls:',
+    `    enabled: ${tls !== undefined}`,
+    '    cert:',
+    `      file: ${JSON.stringify(tls?.certFile ?? '')}`,
+    '    key:',
+    `      file: ${JSON.stringify(tls?.keyFile ?? '')}`,
+    `    clientAuthRequired: ${tls?.clientAuthRequired ?? false}`,
+    '    clientRootCAs:',
+    `      files: ${JSON.stringify(tls?.clientRootCAs ?? [])}`,
+    'metrics:',
+    '  provider: prometheus',
+    '',
+  ].join('\n');
+}
+
+const running: RunningApp[] = [];
+const dirs: string[] = [];
+
+async function startPeer(options: Parameters<typeof coreYaml>[0]): Promise<RunningApp> {
+  const dir = configDir('core.yaml', coreYaml(options));
+  dirs.push(dir);
+  const app = await spawnApp(PEER, { env: { FABRIC_CFG_PATH: dir, FABRIC_OPS_COMMIT_SHA: 'abc1234', FABRIC_LOGGING_SPEC: 'info' } });
+  running.push(app);
+  return app;
+}
+
+async function opsctl(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  // Clear OPSCTL_* so the machine's environment cannot change what a test asks for.
+  return runAppToExit(OPSCTL, { args, env: { OPSCTL_ADDRESS: '', OPSCTL_CERT: '', OPSCTL_KEY: '', OPSCTL_CACERT: '' }, readyTimeoutMs: 30_000 });
+}
+
+afterAll(() => {
+  for (const app of running.splice(0)) app.kill();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('opsctl against the peer over plain HTTP', () => {
+  let peer: RunningApp;
+  let sick: RunningApp;
+  beforeAll(async () => {
+    [peer, sick] = await Promise.all([
+      startPeer({}),
+      // A container runtime endpoint nobody listens on: the docker checker fails.
+      startPeer({ vmEndpoint: 'unix:///nonexistent/opsctl-test/docker.sock' }),
+    ]);
+  });
+
+  it('prints the version, human and JSON', async () => {
+    const human = await opsctl('--address', peer.address, 'version');
+    expect(human).toEqual({ code: 0, stdout: `Version: ${PEER_VERSION}\nCommit SHA: abc1234\n`, stderr: '' });
+    const json = await opsctl('version', '--json', '--address', peer.address);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual({ CommitSHA: 'abc1234', Version: PEER_VERSION });
+  });
+
+  it('reports a healthy peer with exit 0', async () => {
+    const human = await opsctl('--address', peer.address, 'health');
+    expect(human.code).toBe(0);
+    expect(human.stdout).toMatch(/^OK \(\d{4}-\d\d-\d\dT[^)]+\)\n$/);
+    const live = await opsctl('--address', peer.address, 'health', '--live', '--json');
+    expect(live.code).toBe(0);
+    expect(JSON.parse(live.stdout)).toMatchObject({ status: 'OK' });
+    const ready = await opsctl('--address', peer.address, 'health', '--ready', '--verbose');
+    expect(ready.code).toBe(0);
+    expect(ready.stdout).toContain('readyz check passed');
+  });
+
+  it('reports a failing component with its reason and exit 1', async () => {
+    const human = await opsctl('--address', sick.address, 'health');
+    expect(human.code).toBe(1);
+    expect(human.stdout).toMatch(/^Service Unavailable \(.+\)\n {2}docker: failed to ping to Docker daemon: .+\n$/);
+    const json = await opsctl('--address', sick.address, 'health', '--json');
+    expect(json.code).toBe(1);
+    const body = JSON.parse(json.stdout) as { status: string; failed_checks: { component: string; reason: string }[] };
+    expect(body.status).toBe('Service Unavailable');
+    expect(body.failed_checks.map((c) => c.component)).toEqual(['docker']);
+    const verbose = await opsctl('--address', sick.address, 'health', '--verbose');
+    expect(verbose.code).toBe(1);
+    expect(verbose.stdout).toContain('[-]docker failed');
+    const one = await opsctl('--address', sick.address, 'health', 'docker', '--json');
+    expect(one.code).toBe(1);
+    expect(JSON.parse(one.stdout)).toMatchObject({ failed_checks: [{ component: 'docker' }] });
+  });
+
+  it('says "not found" with exit 5 for a component that does not exist', async () => {
+    const result = await opsctl('--address', peer.address, 'health', 'nosuchcheck');
+    expect(result.code).toBe(5);
+    expect(result.stderr).toBe(`opsctl: http://${peer.address}/healthz/nosuchcheck: not found (404)\n`);
+  });
+
+  it('fails with one line and exit 3 when nothing listens', async () => {
+    const blocker = createServer().listen(0, '127.0.0.1');
+    await new Promise((resolve) => blocker.once('listening', resolve));
+    const port = (blocker.address() as { port: number }).port;
+    await new Promise((resolve) => blocker.close(resolve));
+    const result = await opsctl('--address', `127.0.0.1:${port}`, 'version');
+    expect(result).toEqual({ code: 3, stdout: '', stderr: `opsctl: http://127.0.0.1:${port}: connection refused (is the operations server running on that address?)\n` });
+    const json = await opsctl('--address', `127.0.0.1:${port}`, '--json', 'health');
+    expect(json.code).toBe(3);
+    expect(JSON.parse(json.stdout)).toEqual({ error: `http://127.0.0.1:${port}: connection refused (is the operations server running on that address?)`, code: 'UNREACHABLE' });
+  });
+
+  it('fails with exit 2 on a bad command line, before connecting', async () => {
+    const result = await opsctl('logspec', 'frob');
+    expect(result).toEqual({ code: 2, stdout: '', stderr: "opsctl: 'logspec' takes 'get' or 'set <spec>', not 'frob'\n" });
+    const missing = await opsctl('--cacert', '/nonexistent/ca.pem', '--address', peer.address, 'version');
+    expect(missing).toEqual({ code: 2, stdout: '', stderr: 'opsctl: cannot read --cacert file /nonexistent/ca.pem: no such file\n' });
+  });
+});
+
+describe('opsctl against the peer over mutual TLS', () => {
+  let pki: TestPki;
+  let optional: RunningApp;
+  let required: RunningApp;
+  beforeAll(async () => {
+    pki = await createTestPki();
+    const tls = (clientAuthRequired: boolean): PeerTls => ({ certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientAuthRequired, clientRootCAs: [pki.ca.certFile] });
+    [optional, required] = await Promise.all([startPeer({ tls: tls(false) }), startPeer({ tls: tls(true) })]);
+  }, 120_000);
+  afterAll(async () => {
+    await pki?.cleanup();
+  });
+
+  const withClient = (address: string, client: { certFile: string; keyFile: string }) => ['--address', address, '--cacert', pki.ca.certFile, '--cert', client.certFile, '--key', client.keyFile];
+
+  it('reads the version with a good client certificate, whichever clientAuthRequired says', async () => {
+    for (const peer of [optional, required]) {
+      const result = await opsctl(...withClient(peer.address, pki.clients.good), 'version', '--json');
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      expect(JSON.parse(result.stdout)).toEqual({ CommitSHA: 'abc1234', Version: PEER_VERSION });
+    }
+  });
+
+  it('runs health without a client certificate when clientAuthRequired is false', async () => {
+    const result = await opsctl('--address', optional.address, '--cacert', pki.ca.certFile, 'health');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^OK /);
+  });
+
+  it('says "client certificate required" with exit 4 when the TLS layer demands one', async () => {
+    const result = await opsctl('--address', required.address, '--cacert', pki.ca.certFile, 'version');
+    expect(result.code).toBe(4);
+    expect(result.stderr).toMatch(/^opsctl: https:\/\/127\.0\.0\.1:\d+: client certificate required/);
+    expect(result.stderr.split('\n')).toHaveLength(2);
+  });
+
+  it('names the rejected client certificate with exit 4', async () => {
+    for (const [client, why] of [
+      [pki.clients.rogueCa, /unknown certificate authority|rejected the client certificate/],
+      [pki.clients.expired, /certificate expired|rejected the client certificate/],
+    ] as const) {
+      const result = await opsctl(...withClient(optional.address, client), 'version');
+      expect(result.code).toBe(4);
+      expect(result.stderr).toMatch(why);
+      expect(result.stderr.split('\n')).toHaveLength(2);
+    }
+  });
+
+  it('refuses a server certificate it cannot verify, with exit 4', async () => {
+    const result = await opsctl('--address', optional.address, '--tls', 'version');
+    expect(result.code).toBe(4);
+    expect(result.stderr).toMatch(/server certificate not trusted \(.+\); pass the operations CA with --cacert\n$/);
+  });
+
+  it('hints at TLS when plain HTTP reaches a TLS server', async () => {
+    const result = await opsctl('--address', optional.address, 'version');
+    expect([3, 4]).toContain(result.code);
+    expect(result.stderr).toMatch(/TLS|--cacert/);
+    expect(result.stderr.split('\n')).toHaveLength(2);
+  });
+
+  it('hints that the server speaks plain HTTP when TLS reaches it', async () => {
+    const plain = await startPeer({});
+    const result = await opsctl('--address', plain.address, '--cacert', pki.ca.certFile, 'version');
+    expect(result.code).toBe(4);
+    expect(result.stderr).toContain('the server does not speak TLS');
+  });
+});
