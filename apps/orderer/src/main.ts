@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
-import { isConfigError, loadOrdererConfig } from '@fabric-ops/ops-config';
+import { ordererConfigFromCommandLine } from '@fabric-ops/ops-config';
 import { createOperationsSystem, ORDERER_TLS_KEY_NAMES, resolveCommitSha, runUntilSignalled, type OperationsSystem } from '@fabric-ops/ops-server';
-import { pino } from 'pino';
+import { createLoggingFromEnv, isLogspecError, type Logging } from '@fabric-ops/ops-server';
 import packageJson from '../package.json' with { type: 'json' };
 
 /** The orderer.yaml this package ships, used when no other is found. */
@@ -17,15 +17,20 @@ export interface OrdererRunOptions {
 /** Runs the orderer's operations server until SIGTERM/SIGINT; resolves the exit code. */
 export async function runOrderer(options: OrdererRunOptions = {}): Promise<number> {
   const env = options.env ?? process.env;
-  const logger = pino({ name: 'orderer.operations' });
-  let loaded;
+  // Logging first: an invalid FABRIC_LOGGING_SPEC stops start-up with one line, as Fabric's panic does.
+  let logging: Logging;
   try {
-    loaded = loadOrdererConfig({ env, sampleFile: SAMPLE_ORDERER_YAML });
+    logging = createLoggingFromEnv(env);
   } catch (error) {
-    if (!isConfigError(error)) throw error;
-    for (const line of error.problems) process.stderr.write(`${line}\n`);
+    if (!isLogspecError(error)) throw error;
+    process.stderr.write(`${error.message}\n`);
     return 1;
   }
+  const logger = logging.getLogger('orderer.operations');
+  // --config, --print-config, --check-config, --help; problems are printed one per line
+  const startup = ordererConfigFromCommandLine({ argv: options.argv ?? process.argv.slice(2), env, sampleFile: SAMPLE_ORDERER_YAML });
+  if (startup.action === 'exit') return startup.exitCode;
+  const loaded = startup.loaded;
   let system: OperationsSystem;
   try {
     system = createOperationsSystem({
@@ -33,7 +38,8 @@ export async function runOrderer(options: OrdererRunOptions = {}): Promise<numbe
       tls: loaded.config.operations.tls,
       tlsKeyNames: ORDERER_TLS_KEY_NAMES,
       version: { version: packageJson.version, commitSha: resolveCommitSha(env) },
-      logger,
+      logging,
+      loggerName: 'orderer.operations',
     });
     await system.start();
   } catch (error) {

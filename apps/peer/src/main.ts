@@ -1,8 +1,8 @@
 import { fileURLToPath } from 'node:url';
-import { isConfigError, loadPeerConfig } from '@fabric-ops/ops-config';
+import { peerConfigFromCommandLine } from '@fabric-ops/ops-config';
 import { createOperationsSystem, resolveCommitSha, runUntilSignalled, type OperationsSystem } from '@fabric-ops/ops-server';
 import { DOCKER_COMPONENT, dockerChecker, type Checker } from '@fabric-ops/ops-health';
-import { pino } from 'pino';
+import { createLoggingFromEnv, isLogspecError, type Logging } from '@fabric-ops/ops-server';
 import packageJson from '../package.json' with { type: 'json' };
 
 /** The core.yaml this package ships, used when no other is found. */
@@ -18,22 +18,28 @@ export interface PeerRunOptions {
 /** Runs the peer's operations server until SIGTERM/SIGINT; resolves the exit code. */
 export async function runPeer(options: PeerRunOptions = {}): Promise<number> {
   const env = options.env ?? process.env;
-  const logger = pino({ name: 'peer.operations' });
-  let loaded;
+  // Logging first: an invalid FABRIC_LOGGING_SPEC stops start-up with one line, as Fabric's panic does.
+  let logging: Logging;
   try {
-    loaded = loadPeerConfig({ env, sampleFile: SAMPLE_CORE_YAML });
+    logging = createLoggingFromEnv(env);
   } catch (error) {
-    if (!isConfigError(error)) throw error;
-    for (const line of error.problems) process.stderr.write(`${line}\n`);
+    if (!isLogspecError(error)) throw error;
+    process.stderr.write(`${error.message}\n`);
     return 1;
   }
+  const logger = logging.getLogger('peer.operations');
+  // --config, --print-config, --check-config, --help; problems are printed one per line
+  const startup = peerConfigFromCommandLine({ argv: options.argv ?? process.argv.slice(2), env, sampleFile: SAMPLE_CORE_YAML });
+  if (startup.action === 'exit') return startup.exitCode;
+  const loaded = startup.loaded;
   let system: OperationsSystem;
   try {
     system = createOperationsSystem({
       listenAddress: loaded.config.operations.listenAddress,
       tls: loaded.config.operations.tls,
       version: { version: packageJson.version, commitSha: resolveCommitSha(env) },
-      logger,
+      logging,
+      loggerName: 'peer.operations',
     });
     // Fabric's peer checks its container runtime only when vm.endpoint is set (cleared for external builders).
     if (loaded.config.vm.endpoint !== '') system.registerChecker(DOCKER_COMPONENT, dockerCheckerFor(loaded.config.vm.endpoint));
