@@ -11,3 +11,6 @@ export { runUntilSignalled } from './run.ts';
 export type { RunOptions, SignalSource } from './run.ts';
 export { ORDERER_TLS_KEY_NAMES, PEER_TLS_KEY_NAMES } from '@fabric-ops/ops-tls-auth';
 export type { RouteAllowList, SubjectRule, TlsKeyNames, TlsSettings } from '@fabric-ops/ops-tls-auth';
+export { createLogging, createLoggingFromEnv, isLogspecError } from '@fabric-ops/ops-logspec';
+export type { Logging, LoggingObserver } from '@fabric-ops/ops-logspec';
+export { DEFAULT_OPERATIONS_LOGGER_NAME } from './logspec.ts';

@@ -2,9 +2,10 @@ import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { runUntilSignalled, type SignalSource } from './run.ts';
 import type { OperationsSystem } from './system.ts';
+import { createLogging } from '@fabric-ops/ops-logspec';
 
 function fakeSystem(stop: () => Promise<void>): OperationsSystem {
-  return { start: async () => {}, stop, address: () => '', addRoute: () => {}, isShuttingDown: () => false, reloadCredentials: () => {}, registerChecker: () => {}, deregisterChecker: () => {} };
+  return { start: async () => {}, stop, address: () => '', addRoute: () => {}, isShuttingDown: () => false, reloadCredentials: () => {}, registerChecker: () => {}, deregisterChecker: () => {}, logging: createLogging({ destination: { write() {} } }) };
 }
 
 describe('runUntilSignalled', () => {

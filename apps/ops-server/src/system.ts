@@ -7,6 +7,8 @@ import type { SystemPart } from './part.ts';
 import type { Checker, HealthOptions, RegisterOptions } from '@fabric-ops/ops-health';
 import { createHealthPart } from './health.ts';
 import { createOperationsTls } from './tls.ts';
+import type { Logging } from '@fabric-ops/ops-logspec';
+import { createLogspecPart, DEFAULT_OPERATIONS_LOGGER_NAME, resolveLogging } from './logspec.ts';
 import type { RouteAllowList, TlsKeyNames, TlsSettings } from '@fabric-ops/ops-tls-auth';
 import { versionHandler, type VersionInfo } from './version.ts';
 
@@ -26,6 +28,10 @@ export interface OperationsSystemOptions {
   /** What /version reports. */
   readonly version: VersionInfo;
   readonly logger?: OperationsLogger;
+  /** The logger registry /logspec controls. Default: one built from FABRIC_LOGGING_SPEC and FABRIC_LOGGING_FORMAT. */
+  readonly logging?: Logging;
+  /** The name of the system's own logger in `logging` (used when `logger` is not given). Default `operations.runner`. */
+  readonly loggerName?: string;
   /** Server timeouts and size limits; Fabric's values by default. */
   readonly limits?: Partial<ServerLimits>;
   /** How long stop() lets in-flight requests run before closing their connections. Default 5 s. */
@@ -60,21 +66,26 @@ export interface OperationsSystem {
    * Throws a TlsAuthError, keeping the old credentials, when they are bad; no-op with TLS off.
    */
   reloadCredentials(): void;
+  /** The logger registry behind /logspec, for the embedding program's own loggers. */
+  readonly logging: Logging;
 }
-
-const silentLogger: OperationsLogger = { info() {}, warn() {}, error() {} };
 
 type State = 'new' | 'starting' | 'running' | 'stopping' | 'stopped';
 
 export function createOperationsSystem(options: OperationsSystemOptions): OperationsSystem {
-  const logger = options.logger ?? silentLogger;
+  const logging = resolveLogging(options.logging);
+  const logger: OperationsLogger = options.logger ?? logging.getLogger(options.loggerName ?? DEFAULT_OPERATIONS_LOGGER_NAME);
   const limits: ServerLimits = { ...DEFAULT_SERVER_LIMITS, ...options.limits };
   const shutdownTimeoutMs = options.shutdownTimeoutMs ?? 5_000;
   // Parse now so that a bad address fails before anything else happens.
   const target = parseListenAddress(options.listenAddress);
 
   const health = createHealthPart(options.health);
-  const parts: SystemPart[] = [health, { routes: [{ path: '/version', secure: false, handler: versionHandler(options.version) }] }];
+  const parts: SystemPart[] = [
+    health,
+    createLogspecPart(logging, { tlsEnabled: options.tls?.enabled === true }),
+    { routes: [{ path: '/version', secure: false, handler: versionHandler(options.version) }] },
+  ];
 
   const tls =
     options.tls?.enabled === true
@@ -155,6 +166,7 @@ export function createOperationsSystem(options: OperationsSystemOptions): Operat
     registerChecker: (component, checker, checkerOptions) => health.registry.register(component, checker, checkerOptions),
     deregisterChecker: (component) => health.registry.deregister(component),
     reloadCredentials: () => tls?.reloadCredentials(),
+    logging,
   };
 }
 
