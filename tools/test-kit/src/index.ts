@@ -22,3 +22,5 @@ export { describeTlsContract, expectedOutcome } from './tls-contract.ts';
 export type { TlsAppContract, TlsConfigSettings } from './tls-contract.ts';
 export { assertPodmanInstalled, startPingCountingProxy, startPodmanService, startSilentSocket } from './podman.ts';
 export type { PingCountingProxy, PodmanService, PodmanServiceOptions, SilentSocket } from './podman.ts';
+export { describeLogspecContract } from './logspec-contract.ts';
+export type { LogspecContract } from './logspec-contract.ts';
