@@ -113,6 +113,28 @@ describe('/healthz (Fabric shape)', () => {
   });
 });
 
+describe('a client that leaves before the answer', () => {
+  it('gets nothing written and the server keeps serving', async () => {
+    const { port, registry } = await serve();
+    let release!: () => void;
+    let started!: () => void;
+    const running = new Promise<void>((r) => (started = r));
+    registry.register('slow', () => {
+      started();
+      return new Promise<void>((r) => (release = r));
+    });
+    const req = request({ host: '127.0.0.1', port, path: '/healthz', agent: false });
+    req.on('error', () => {});
+    req.end();
+    await running;
+    req.destroy();
+    await new Promise((r) => setTimeout(r, 50));
+    release();
+    registry.deregister('slow');
+    expect((await get(port, '/healthz')).status).toBe(200);
+  });
+});
+
 describe('/healthz/<component>', () => {
   it('runs one check and answers in the Fabric shape with no-store', async () => {
     const { port, registry } = await serve();
@@ -180,6 +202,24 @@ describe('/livez and /readyz', () => {
     expect(verbose.body).toBe('[-]shutdown failed: the process is shutting down\nreadyz check failed\n');
     // /healthz keeps Fabric's meaning during shutdown: it reports the checks.
     expect((await get(port, '/healthz')).status).toBe(200);
+  });
+
+  it('readyz answers "not ready" when shutdown begins while its checks run', async () => {
+    const { port, registry, endpoints } = await serve();
+    let release!: () => void;
+    let started!: () => void;
+    const running = new Promise<void>((r) => (started = r));
+    registry.register('slow', () => {
+      started();
+      return new Promise<void>((r) => (release = r));
+    });
+    const reply = get(port, '/readyz');
+    await running;
+    endpoints.beginShutdown();
+    release();
+    const answer = await reply;
+    expect(answer.status).toBe(503);
+    expect(JSON.parse(answer.body).failed_checks).toEqual([{ component: 'shutdown', reason: 'the process is shutting down' }]);
   });
 
   it('readyz fails when a check fails', async () => {
