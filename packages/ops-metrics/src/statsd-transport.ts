@@ -123,7 +123,18 @@ export class StatsdTransport {
     clearTimeout(this.reconnectTimer);
     const client = this.client;
     this.client = undefined;
-    if (client !== undefined) await new Promise<void>((resolve) => safely(() => client.close(() => resolve()), () => resolve()));
+    if (client !== undefined && this.options.network === 'udp') {
+      // hot-shots reports the close through its callback; never wait on it for long.
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, graceMs);
+        timer.unref();
+        safely(
+          () => client.close(() => (clearTimeout(timer), resolve())),
+          () => (clearTimeout(timer), resolve()),
+        );
+      });
+    }
+    // Over TCP the socket is ours: destroying it is the whole close.
     this.socket?.destroy();
     this.socket = undefined;
   }

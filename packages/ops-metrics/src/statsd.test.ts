@@ -1,0 +1,146 @@
+import { createSocket, type Socket as UdpSocket } from 'node:dgram';
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createStatsdProvider, type StatsdProvider } from './statsd.ts';
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function waitFor(check: () => boolean, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+async function udpListener(): Promise<{ port: number; lines: string[] }> {
+  const socket: UdpSocket = createSocket('udp4');
+  const lines: string[] = [];
+  socket.on('message', (msg) => lines.push(...msg.toString().split('\n').filter(Boolean)));
+  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+  cleanups.push(() => new Promise<void>((resolve) => socket.close(() => resolve())));
+  return { port: socket.address().port, lines };
+}
+
+function tcpListener(port = 0): Promise<{ server: Server; port: number; lines: string[]; close(): Promise<void> }> {
+  const lines: string[] = [];
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    let rest = '';
+    socket.on('data', (data) => {
+      const parts = (rest + data.toString()).split('\n');
+      rest = parts.pop()!;
+      lines.push(...parts.filter(Boolean));
+    });
+    socket.on('close', () => sockets.delete(socket));
+  });
+  return new Promise((resolve) =>
+    server.listen(port, '127.0.0.1', () => {
+      const close = () =>
+        new Promise<void>((done) => {
+          for (const s of sockets) s.destroy();
+          server.close(() => done());
+        });
+      cleanups.push(close);
+      resolve({ server, port: (server.address() as AddressInfo).port, lines, close });
+    }),
+  );
+}
+
+function provider(network: string, port: number, extra: Partial<Parameters<typeof createStatsdProvider>[1]> = {}, prefix = '') {
+  const warnings: string[] = [];
+  const created: StatsdProvider = createStatsdProvider(
+    { network, address: `127.0.0.1:${port}`, writeIntervalMs: 100, prefix },
+    { runtimeMetrics: false, logger: { warn: (m) => warnings.push(m) }, ...extra },
+  );
+  cleanups.push(() => created.stop());
+  return { created, warnings };
+}
+
+describe('StatsD provider', () => {
+  it('pushes Fabric-format lines over UDP every writeInterval', async () => {
+    const daemon = await udpListener();
+    const { created } = provider('udp', daemon.port, {}, 'org1_peer0');
+    created
+      .newGauge({ name: 'fabric_version', help: 'The active version of Fabric.', labelNames: ['version'], statsdFormat: '%{#fqname}.%{version}' })
+      .with('version', '2.5.0')
+      .set(1);
+    const counter = created.newCounter({ namespace: 'logging', name: 'entries_checked', help: 'h', labelNames: ['level'], statsdFormat: '%{#fqname}.%{level}' });
+    counter.with('level', 'info').add(1);
+    counter.with('level', 'info').add(2);
+    created.newHistogram({ namespace: 'x', name: 'duration', help: 'h' }).observe(0.5);
+    await created.start();
+    await waitFor(() => daemon.lines.length >= 3);
+    expect(daemon.lines).toEqual(
+      expect.arrayContaining([
+        'org1_peer0.fabric_version.2_5_0:1.000000|g',
+        'org1_peer0.logging.entries_checked.info:3.000000|c',
+        'org1_peer0.x.duration:0.500000|ms',
+      ]),
+    );
+    const seen = daemon.lines.length;
+    await new Promise((r) => setTimeout(r, 350));
+    expect(daemon.lines.length).toBe(seen);
+  });
+
+  it('pushes runtime gauges under nodejs.', async () => {
+    const daemon = await udpListener();
+    const { created } = provider('udp', daemon.port, { runtimeMetrics: true });
+    await created.start();
+    await waitFor(() => daemon.lines.some((l) => l.startsWith('nodejs.mem.heap_used_bytes:')));
+    expect(daemon.lines.some((l) => /^nodejs\.gc\.completed_count:\d+\.\d{6}\|g$/.test(l))).toBe(true);
+    expect(daemon.lines.some((l) => l.startsWith('nodejs.handles.active_count:'))).toBe(true);
+  });
+
+  it('starts while the TCP daemon is down, queues, and delivers once it appears', async () => {
+    const probe = await tcpListener();
+    const port = probe.port;
+    await probe.close();
+    const { created, warnings } = provider('tcp', port, { initialBackoffMs: 50, maxBackoffMs: 200 });
+    await created.start();
+    created.newCounter({ name: 'early', help: 'h' }).add(5);
+    await waitFor(() => warnings.some((w) => w.includes(`cannot reach tcp 127.0.0.1:${port}`)));
+    const daemon = await tcpListener(port);
+    await waitFor(() => daemon.lines.includes('early:5.000000|c'));
+    expect(created.stats().connected).toBe(true);
+  });
+
+  it('survives the TCP daemon going away and coming back, and drops only beyond the bound', async () => {
+    const first = await tcpListener();
+    const port = first.port;
+    const { created, warnings } = provider('tcp', port, { initialBackoffMs: 50, maxBackoffMs: 100, maxPendingLines: 5 });
+    await created.start();
+    const counter = created.newCounter({ name: 'ticks', help: 'h', labelNames: ['n'], statsdFormat: '%{#fqname}.%{n}' });
+    counter.with('n', 'a').add(1);
+    await waitFor(() => first.lines.includes('ticks.a:1.000000|c'));
+    await first.close();
+    await waitFor(() => !created.stats().connected);
+    for (let i = 0; i < 20; i++) counter.with('n', `x${i}`).add(1);
+    await waitFor(() => created.stats().droppedLines > 0);
+    expect(created.stats().pendingLines).toBeLessThanOrEqual(5);
+    expect(warnings.some((w) => w.includes('lost'))).toBe(true);
+    const second = await tcpListener(port);
+    await waitFor(() => second.lines.some((l) => l.startsWith('ticks.x19:')));
+    counter.with('n', 'after').add(1);
+    await waitFor(() => second.lines.includes('ticks.after:1.000000|c'));
+    await waitFor(() => second.lines.some((l) => /^metrics\.statsd\.lines_dropped:\d+\.000000\|c$/.test(l)));
+  });
+
+  it('never throws when the daemon host does not resolve', async () => {
+    const warnings: string[] = [];
+    for (const network of ['udp', 'tcp']) {
+      const created = createStatsdProvider(
+        { network, address: 'no-such-host.invalid:8125', writeIntervalMs: 50, prefix: '' },
+        { runtimeMetrics: false, initialBackoffMs: 50, logger: { warn: (m) => warnings.push(m) } },
+      );
+      cleanups.push(() => created.stop());
+      await created.start();
+      created.newCounter({ name: 'c', help: 'h' }).add(1);
+    }
+    await waitFor(() => warnings.filter((w) => /ENOTFOUND|EAI_AGAIN/.test(w)).length >= 2);
+  });
+});
