@@ -1,0 +1,147 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createTestPki, runAppToExit, send, spawnApp, type RunningApp, type TestPki } from '@fabric-ops/test-kit';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+
+const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+
+const made: string[] = [];
+const running: RunningApp[] = [];
+let pki: TestPki;
+
+beforeAll(async () => {
+  pki = await createTestPki();
+});
+afterEach(() => {
+  for (const app of running.splice(0)) app.kill();
+});
+afterAll(async () => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+  await pki?.cleanup();
+});
+
+function configDir(text: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'orderer-config-'));
+  made.push(dir);
+  writeFileSync(join(dir, 'orderer.yaml'), text);
+  return dir;
+}
+
+async function start(env: NodeJS.ProcessEnv, args: readonly string[] = []): Promise<RunningApp> {
+  const app = await spawnApp(BIN, { env, args, readyTimeoutMs: 30_000 });
+  running.push(app);
+  return app;
+}
+
+const run = (env: NodeJS.ProcessEnv, args: readonly string[]) => runAppToExit(BIN, { env, args, readyTimeoutMs: 30_000 });
+
+describe('orderer configuration through the bin', () => {
+  it('environment overrides take effect, and empty ones are ignored', async () => {
+    const dir = configDir('Operations:\n  ListenAddress: 127.0.0.1\n');
+    const app = await start({ FABRIC_CFG_PATH: dir, ORDERER_OPERATIONS_LISTENADDRESS: '127.0.0.1:0', ORDERER_OPERATIONS_TLS_ENABLED: '' });
+    expect(app.address).toMatch(/^127\.0\.0\.1:\d+$/);
+    expect((await send(app.address, '/version')).status).toBe(200);
+  });
+
+  it('TLS from ORDERER_OPERATIONS_TLS_* variables, the client CA list written [a, b]', async () => {
+    const dir = configDir('Operations:\n  ListenAddress: 127.0.0.1:0\n');
+    const app = await start({
+      FABRIC_CFG_PATH: dir,
+      ORDERER_OPERATIONS_TLS_ENABLED: 'true',
+      ORDERER_OPERATIONS_TLS_CERTIFICATE: pki.server.certFile,
+      ORDERER_OPERATIONS_TLS_PRIVATEKEY: pki.server.keyFile,
+      ORDERER_OPERATIONS_TLS_CLIENTROOTCAS: `[${pki.ca.certFile}, ${pki.rogueCa.certFile}]`,
+    });
+    expect((await send(app.address, '/version', { tls: { ca: pki.ca.cert } })).status).toBe(200);
+    // a presented client certificate must chain to a listed CA or the handshake fails: both entries were read
+    for (const client of [pki.clients.good, pki.clients.rogueCa]) {
+      const reply = await send(app.address, '/version', { tls: { ca: pki.ca.cert, cert: client.cert, key: client.key } });
+      expect(reply.status).toBe(200);
+    }
+  });
+
+  it('uses operations TLS paths as written: a relative path is not joined to the orderer.yaml directory', async () => {
+    const dir = configDir(
+      'Operations:\n  ListenAddress: 127.0.0.1:0\n  TLS:\n    Enabled: true\n    Certificate: no-such-dir/server.crt\n    PrivateKey: no-such-dir/server.key\n',
+    );
+    const result = await run({ FABRIC_CFG_PATH: dir }, []);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('open no-such-dir/server.crt: no such file or directory');
+    expect(result.stderr).not.toContain(dir);
+  });
+
+  it('--print-config prints the effective configuration with each source, and exits 0', async () => {
+    const dir = configDir('Operations:\n  ListenAddress: 127.0.0.1:8443\nMetrics:\n  Provider: statsd\n  Statsd:\n    Address: 127.0.0.1:8125\n');
+    const result = await run(
+      { FABRIC_CFG_PATH: dir, ORDERER_METRICS_STATSD_WRITEINTERVAL: '1m30s', ORDERER_METRICS_STATSD_PREFIX: '', ORDERER_OPERATIONS_TLS_CLIENTROOTCAS: '[a.pem, b.pem]' },
+      ['--print-config'],
+    );
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(
+      [
+        `# effective orderer configuration, read from ${join(dir, 'orderer.yaml')}`,
+        '# each value is followed by where it came from: default, file, or env <VARIABLE>',
+        'Operations:',
+        '  ListenAddress: "127.0.0.1:8443"  # file',
+        '  TLS:',
+        '    Enabled: false  # default',
+        '    Certificate: ""  # default',
+        '    PrivateKey: ""  # default',
+        '    ClientAuthRequired: false  # default',
+        '    ClientRootCAs: ["a.pem", "b.pem"]  # env ORDERER_OPERATIONS_TLS_CLIENTROOTCAS',
+        'Metrics:',
+        '  Provider: "statsd"  # file',
+        '  Statsd:',
+        '    Network: "udp"  # default',
+        '    Address: "127.0.0.1:8125"  # file',
+        '    WriteInterval: "1m30s"  # env ORDERER_METRICS_STATSD_WRITEINTERVAL',
+        '    Prefix: ""  # default',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('--check-config prints "configuration OK: <file>" and exits 0', async () => {
+    const dir = configDir('Operations:\n  ListenAddress: 127.0.0.1:1\n');
+    expect(await run({ FABRIC_CFG_PATH: dir }, ['--check-config'])).toEqual({ code: 0, stdout: `configuration OK: ${join(dir, 'orderer.yaml')}\n`, stderr: '' });
+  });
+
+  it('bad values: exit 1 with exactly the problem lines, no stack trace', async () => {
+    const dir = configDir('Operations:\n  ListenAddress: 127.0.0.1:0\n  TLS:\n    Enabeld: true\nMetrics:\n  Provider: statsd\n  Statsd:\n    WriteInterval: fast\n');
+    const expected = [
+      'ORDERER_OPERATIONS_TLS_CLIENTAUTHREQUIRED: expected a boolean, got "yes"',
+      'orderer.yaml: Metrics.Statsd.WriteInterval: expected a duration like 30s, got "fast"',
+      'orderer.yaml: Operations.TLS.Enabeld: unknown key; expected one of Enabled, Certificate, PrivateKey, ClientAuthRequired, ClientRootCAs, RootCAs, TLSHandshakeTimeShift, TimeShift',
+      '',
+    ].join('\n');
+    const env = { FABRIC_CFG_PATH: dir, ORDERER_OPERATIONS_TLS_CLIENTAUTHREQUIRED: 'yes' };
+    expect(await run(env, [])).toEqual({ code: 1, stdout: '', stderr: expected });
+    expect(await run(env, ['--check-config'])).toEqual({ code: 1, stdout: '', stderr: expected });
+  });
+
+  it('a bare number for WriteInterval is an error (Go ParseDuration)', async () => {
+    const dir = configDir('Metrics:\n  Provider: statsd\n  Statsd:\n    Address: 127.0.0.1:8125\n');
+    expect(await run({ FABRIC_CFG_PATH: dir, ORDERER_METRICS_STATSD_WRITEINTERVAL: '30' }, ['--check-config'])).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'ORDERER_METRICS_STATSD_WRITEINTERVAL: expected a duration like 30s, got "30" (a unit is required: ns, us, ms, s, m or h)\n',
+    });
+  });
+
+  it('the statsd provider without a statsd section fails at load time', async () => {
+    const dir = configDir('Metrics:\n  Provider: statsd\n');
+    expect(await run({ FABRIC_CFG_PATH: dir }, [])).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'orderer.yaml: Metrics.Statsd: expected a statsd section (network, address, write interval) when Metrics.Provider is statsd\n',
+    });
+  });
+
+  it('an unknown flag is one line and exit 2', async () => {
+    expect(await run({}, ['--config'])).toEqual({ code: 2, stdout: '', stderr: 'fabric-ops-orderer: --config needs a file path: --config <file> (see --help)\n' });
+    expect(await run({}, ['--nope'])).toEqual({ code: 2, stdout: '', stderr: 'fabric-ops-orderer: unknown flag "--nope" (see --help)\n' });
+  });
+});

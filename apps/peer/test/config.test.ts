@@ -1,0 +1,167 @@
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createTestPki, runAppToExit, send, spawnApp, type RunningApp, type TestPki } from '@fabric-ops/test-kit';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+
+const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+
+const made: string[] = [];
+const running: RunningApp[] = [];
+let pki: TestPki;
+
+beforeAll(async () => {
+  pki = await createTestPki();
+});
+afterEach(() => {
+  for (const app of running.splice(0)) app.kill();
+});
+afterAll(async () => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+  await pki?.cleanup();
+});
+
+function configDir(text: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'peer-config-'));
+  made.push(dir);
+  writeFileSync(join(dir, 'core.yaml'), text);
+  return dir;
+}
+
+async function start(env: NodeJS.ProcessEnv, args: readonly string[] = []): Promise<RunningApp> {
+  const app = await spawnApp(BIN, { env, args, readyTimeoutMs: 30_000 });
+  running.push(app);
+  return app;
+}
+
+const run = (env: NodeJS.ProcessEnv, args: readonly string[]) => runAppToExit(BIN, { env, args, readyTimeoutMs: 30_000 });
+
+describe('peer configuration through the bin', () => {
+  it('environment overrides take effect: CORE_OPERATIONS_LISTENADDRESS, and an empty CORE_VM_ENDPOINT drops the docker check', async () => {
+    // the file alone could not start (no port) and would fail /healthz (no docker daemon at that socket)
+    const dir = configDir('operations:\n  listenAddress: 127.0.0.1\nvm:\n  endpoint: unix:///nonexistent/docker.sock\n');
+    const app = await start({ FABRIC_CFG_PATH: dir, CORE_OPERATIONS_LISTENADDRESS: '127.0.0.1:0', CORE_VM_ENDPOINT: '' });
+    expect(app.address).toMatch(/^127\.0\.0\.1:\d+$/);
+    const health = await send(app.address, '/healthz');
+    expect(health.status).toBe(200);
+    expect(JSON.parse(health.body)).toMatchObject({ status: 'OK' });
+  });
+
+  it('--config <file> wins over FABRIC_CFG_PATH', async () => {
+    const dir = configDir('vm:\n  endpoint: ""\noperations:\n  listenAddress: 127.0.0.1:0\n');
+    const app = await start({ FABRIC_CFG_PATH: '/nonexistent/fabric-cfg' }, ['--config', join(dir, 'core.yaml')]);
+    expect((await send(app.address, '/version')).status).toBe(200);
+  });
+
+  it('resolves relative TLS paths against the directory of core.yaml and serves HTTPS with them', async () => {
+    const dir = configDir(
+      [
+        'vm:',
+        '  endpoint: ""',
+        'operations:',
+        '  listenAddress: 127.0.0.1:0',
+        '  tls:',
+        '    enabled: true',
+        '    cert:',
+        '      file: tls/server.crt',
+        '    key:',
+        '      file: tls/server.key',
+        '    clientRootCAs:',
+        '      files: [tls/ca.crt]',
+        '',
+      ].join('\n'),
+    );
+    mkdirSync(join(dir, 'tls'));
+    copyFileSync(pki.server.certFile, join(dir, 'tls', 'server.crt'));
+    copyFileSync(pki.server.keyFile, join(dir, 'tls', 'server.key'));
+    copyFileSync(pki.ca.certFile, join(dir, 'tls', 'ca.crt'));
+    const app = await start({ FABRIC_CFG_PATH: dir });
+    const reply = await send(app.address, '/version', { tls: { ca: pki.ca.cert } });
+    expect(reply.status).toBe(200);
+  });
+
+  it('--print-config prints the effective configuration with each source, and exits 0', async () => {
+    const dir = configDir('operations:\n  listenAddress: 127.0.0.1:9443\nmetrics:\n  provider: prometheus\n');
+    const result = await run({ FABRIC_CFG_PATH: dir, CORE_METRICS_STATSD_PREFIX: 'org1_peer0', CORE_OPERATIONS_TLS_CLIENTROOTCAS_FILES: 'a.pem /abs/b.pem' }, ['--print-config']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(
+      [
+        `# effective peer configuration, read from ${join(dir, 'core.yaml')}`,
+        '# each value is followed by where it came from: default, file, or env <VARIABLE>',
+        'operations:',
+        '  listenAddress: "127.0.0.1:9443"  # file',
+        '  tls:',
+        '    enabled: false  # default',
+        '    cert:',
+        '      file: ""  # default',
+        '    key:',
+        '      file: ""  # default',
+        '    clientAuthRequired: false  # default',
+        '    clientRootCAs:',
+        `      files: ["${join(dir, 'a.pem')}", "/abs/b.pem"]  # env CORE_OPERATIONS_TLS_CLIENTROOTCAS_FILES`,
+        'metrics:',
+        '  provider: "prometheus"  # file',
+        '  statsd:',
+        '    network: "udp"  # default',
+        '    address: "127.0.0.1:8125"  # default',
+        '    writeInterval: "10s"  # default',
+        '    prefix: "org1_peer0"  # env CORE_METRICS_STATSD_PREFIX',
+        'vm:',
+        '  endpoint: "unix:///var/run/docker.sock"  # default',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('--check-config prints "configuration OK: <file>" and exits 0 without starting a server', async () => {
+    const dir = configDir('operations:\n  listenAddress: 127.0.0.1:1\n');
+    const result = await run({ FABRIC_CFG_PATH: dir }, ['--check-config']);
+    expect(result).toEqual({ code: 0, stdout: `configuration OK: ${join(dir, 'core.yaml')}\n`, stderr: '' });
+  });
+
+  it('bad values: exit 1 with exactly the problem lines, from the file and the environment, no stack trace', async () => {
+    const dir = configDir('operations:\n  listenAddress: 127.0.0.1:0\n  tls:\n    enabled: yes\nmetrics:\n  provider: statsd\n');
+    const expected = [
+      'core.yaml: operations.tls.enabled: expected a boolean, got "yes"',
+      'CORE_METRICS_STATSD_WRITEINTERVAL: expected a duration like 10s, got "fast"',
+      'CORE_METRICS_STATSD_NETWORK: expected udp or tcp, got "quic"',
+      '',
+    ].join('\n');
+    const env = { FABRIC_CFG_PATH: dir, CORE_METRICS_STATSD_WRITEINTERVAL: 'fast', CORE_METRICS_STATSD_NETWORK: 'quic' };
+    expect(await run(env, [])).toEqual({ code: 1, stdout: '', stderr: expected });
+    expect(await run(env, ['--check-config'])).toEqual({ code: 1, stdout: '', stderr: expected });
+  });
+
+  it('TLS enabled without certificate and key files fails at load time', async () => {
+    const dir = configDir('operations:\n  listenAddress: 127.0.0.1:0\n');
+    const result = await run({ FABRIC_CFG_PATH: dir, CORE_OPERATIONS_TLS_ENABLED: 'true' }, []);
+    expect(result).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        'core.yaml: operations.tls.cert.file: expected a PEM certificate file when operations.tls.enabled is true, got ""\n' +
+        'core.yaml: operations.tls.key.file: expected a PEM private key file when operations.tls.enabled is true, got ""\n',
+    });
+  });
+
+  it('names the place searched when the file is missing', async () => {
+    const missing = await run({ FABRIC_CFG_PATH: '' }, ['--config', '/nonexistent/core.yaml']);
+    expect(missing).toEqual({ code: 1, stdout: '', stderr: '--config /nonexistent/core.yaml: /nonexistent/core.yaml does not exist\n' });
+    const empty = mkdtempSync(join(tmpdir(), 'peer-config-empty-'));
+    made.push(empty);
+    expect(await run({ FABRIC_CFG_PATH: empty }, [])).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `core.yaml not found; searched ${join(empty, 'core.yaml')} (from FABRIC_CFG_PATH)\n`,
+    });
+  });
+
+  it('an unknown flag is one line and exit 2; --help exits 0', async () => {
+    expect(await run({}, ['--verbose'])).toEqual({ code: 2, stdout: '', stderr: 'fabric-ops-peer: unknown flag "--verbose" (see --help)\n' });
+    const help = await run({}, ['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('usage: fabric-ops-peer [--config <file>] [--print-config | --check-config]');
+  });
+});
