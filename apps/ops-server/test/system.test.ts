@@ -106,6 +106,34 @@ describe('operations system', () => {
     await stopped;
   });
 
+  it('closes a keep-alive connection as soon as its in-flight answer is out', async () => {
+    const s = system();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    s.addRoute({
+      path: '/slow',
+      secure: false,
+      handler: async (_req, res) => {
+        await gate;
+        res.end('done');
+      },
+    });
+    await s.start();
+    const agent = new Agent({ keepAlive: true });
+    const inflight = get(s.address(), '/slow', agent);
+    await new Promise((r) => setTimeout(r, 50));
+    const began = Date.now();
+    const stopped = s.stop();
+    await new Promise((r) => setTimeout(r, 50));
+    release();
+    const reply = await inflight;
+    expect(reply.headers.connection).toBe('close');
+    await stopped;
+    // Well under the 5 s shutdown timeout: the socket was not left idling until the force-close.
+    expect(Date.now() - began).toBeLessThan(1_000);
+    agent.destroy();
+  });
+
   it('cuts off a request that outlives the shutdown timeout', async () => {
     const s = system('127.0.0.1:0', 200);
     s.addRoute({ path: '/hang', secure: false, handler: () => new Promise<void>(() => {}) });
