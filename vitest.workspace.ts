@@ -12,4 +12,5 @@ export const projects: string[] = [
   'apps/orderer',
   'apps/opsctl',
   'tools/consumer-test',
+  'tools/docs-test',
 ];

@@ -1,0 +1,240 @@
+// The operator kit under deploy/, validated by the real tools: promtool, Prometheus scraping a
+// real peer over mutual TLS, and the probe definitions run against a real peer.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { request as httpsRequest } from 'node:https';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse, parseAllDocuments, stringify } from 'yaml';
+import { createTestPki, runAppToExit, send, type RunningApp, type TestPki } from '@fabric-ops/test-kit';
+import { OPSCTL_BIN, peerLauncher, repoRoot } from './peer.ts';
+
+const run = promisify(execFile);
+const PROMETHEUS_DIR = join(repoRoot, 'deploy', 'prometheus');
+const scratch: string[] = [];
+const peers = peerLauncher();
+
+function tempDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  scratch.push(dir);
+  return dir;
+}
+
+async function promtool(args: readonly string[], cwd: string): Promise<{ code: number; output: string }> {
+  try {
+    const { stdout, stderr } = await run('promtool', args, { cwd, timeout: 60_000 });
+    return { code: 0, output: stdout + stderr };
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: typeof failed.code === 'number' ? failed.code : -1, output: `${failed.stdout ?? ''}${failed.stderr ?? ''}` };
+  }
+}
+
+/** A copy of deploy/prometheus whose tls/ files come from this run's PKI. */
+function prometheusConfigCopy(pki: TestPki): string {
+  const dir = tempDir('fabric-ops-prom-');
+  cpSync(PROMETHEUS_DIR, dir, { recursive: true });
+  mkdirSync(join(dir, 'tls'), { recursive: true });
+  writeFileSync(join(dir, 'tls', 'ops-ca.pem'), pki.ca.cert);
+  writeFileSync(join(dir, 'tls', 'prometheus.pem'), pki.clients.good.cert);
+  writeFileSync(join(dir, 'tls', 'prometheus-key.pem'), pki.clients.good.key);
+  return dir;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (error) {
+      last = error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+}
+
+let pki: TestPki;
+const prometheusProcesses: ChildProcess[] = [];
+
+beforeAll(async () => {
+  pki = await createTestPki();
+}, 120_000);
+
+afterAll(async () => {
+  for (const child of prometheusProcesses) child.kill('SIGKILL');
+  peers.stopAll();
+  await pki?.cleanup();
+  for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('deploy/prometheus', () => {
+  it('alerts.yml passes promtool check rules', async () => {
+    const result = await promtool(['check', 'rules', 'alerts.yml'], PROMETHEUS_DIR);
+    expect(result.output).toContain('SUCCESS: 3 rules found');
+    expect(result.code).toBe(0);
+  });
+
+  it('alerts.yml passes its unit tests (promtool test rules alerts.test.yml)', async () => {
+    const result = await promtool(['test', 'rules', 'alerts.test.yml'], PROMETHEUS_DIR);
+    expect(result.output).toContain('SUCCESS');
+    expect(result.code).toBe(0);
+  });
+
+  it('the unit tests would catch a broken alert: a weakened rule fails them', async () => {
+    const dir = tempDir('fabric-ops-rules-');
+    cpSync(PROMETHEUS_DIR, dir, { recursive: true });
+    const rules = readFileSync(join(dir, 'alerts.yml'), 'utf8').replace('== 0\n        for: 1m', '== 0\n        for: 10m');
+    writeFileSync(join(dir, 'alerts.yml'), rules);
+    const result = await promtool(['test', 'rules', 'alerts.test.yml'], dir);
+    expect(result.code).not.toBe(0);
+    expect(result.output).toContain('FabricOpsHealthCheckFailing');
+  });
+
+  it('prometheus.yml passes promtool check config with real certificate files', async () => {
+    const dir = prometheusConfigCopy(pki);
+    const result = await promtool(['check', 'config', 'prometheus.yml'], dir);
+    expect(result.output).toContain('is valid prometheus config file syntax');
+    expect(result.code).toBe(0);
+  });
+
+  it('lets a real Prometheus scrape a peer over mutual TLS (clientAuthRequired true) and load the alerts', async () => {
+    const peer: RunningApp = await peers.start({
+      tls: { certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientAuthRequired: true, clientRootCAs: [pki.ca.certFile] },
+    });
+    const dir = prometheusConfigCopy(pki);
+    const config = parse(readFileSync(join(dir, 'prometheus.yml'), 'utf8')) as {
+      global: Record<string, string>;
+      scrape_configs: { job_name: string; static_configs: { targets: string[]; labels?: Record<string, string> }[]; tls_config: Record<string, string> }[];
+    };
+    config.global['scrape_interval'] = '1s';
+    config.global['scrape_timeout'] = '1s';
+    config.global['evaluation_interval'] = '1s';
+    const peerJob = config.scrape_configs.find((job) => job.job_name === 'fabric-peer')!;
+    peerJob.static_configs = [{ targets: [peer.address] }];
+    // The test PKI's server certificate names 127.0.0.1, so the address verifies as is.
+    config.scrape_configs = [peerJob];
+    writeFileSync(join(dir, 'prometheus.yml'), stringify(config, { aliasDuplicateObjects: false }));
+
+    const port = await freePort();
+    const child = spawn(
+      'prometheus',
+      [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`],
+      { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    prometheusProcesses.push(child);
+    let log = '';
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (log = (log + chunk).slice(-20_000)));
+    const api = `127.0.0.1:${port}`;
+
+    const target = await until('the peer target to be up', async () => {
+      if (child.exitCode !== null) throw new Error(`prometheus exited with ${child.exitCode}`);
+      const reply = await send(api, '/api/v1/targets');
+      const body = JSON.parse(reply.body) as { data: { activeTargets: { health: string; lastError: string; scrapeUrl: string }[] } };
+      const found = body.data.activeTargets[0];
+      return found?.health === 'up' ? found : undefined;
+    }, 60_000).catch((error: unknown) => {
+      throw new Error(`${String(error)}\nprometheus log:\n${log}`);
+    });
+    expect(target.scrapeUrl).toBe(`https://${peer.address}/metrics`);
+
+    const version = await until('fabric_version in the TSDB', async () => {
+      const reply = await send(api, `/api/v1/query?query=${encodeURIComponent('fabric_version{job="fabric-peer"}')}`);
+      const body = JSON.parse(reply.body) as { data: { result: { metric: Record<string, string> }[] } };
+      return body.data.result[0]?.metric;
+    });
+    expect(version['version']).toMatch(/^\d+\.\d+\.\d+/);
+
+    const rules = JSON.parse((await send(api, '/api/v1/rules')).body) as { data: { groups: { rules: { name: string; health: string }[] }[] } };
+    const loaded = rules.data.groups.flatMap((group) => group.rules);
+    expect(loaded.map((rule) => rule.name).sort()).toEqual(['FabricOpsHealthCheckFailing', 'FabricOpsStaleVersion', 'FabricOpsTargetDown']);
+    // Every alert expression evaluates without error against the real data.
+    await until('the rules to evaluate', async () => {
+      const again = JSON.parse((await send(api, '/api/v1/rules')).body) as typeof rules;
+      const all = again.data.groups.flatMap((group) => group.rules);
+      return all.every((rule) => rule.health === 'ok') ? true : undefined;
+    });
+  });
+});
+
+/** An HTTPS GET as the kubelet sends it: no client certificate, serving certificate not verified. */
+function kubeletStyleGet(address: string, path: string): Promise<number> {
+  const colon = address.lastIndexOf(':');
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest({ host: address.slice(0, colon), port: Number(address.slice(colon + 1)), path, rejectUnauthorized: false, agent: false }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.setTimeout(10_000, () => req.destroy(new Error('probe timed out')));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('deploy/kubernetes', () => {
+  const documents = parseAllDocuments(readFileSync(join(repoRoot, 'deploy', 'kubernetes', 'peer-probes.yaml'), 'utf8')).map((doc) => doc.toJS() as Record<string, unknown>);
+
+  interface Probe {
+    httpGet?: { path: string; port: string; scheme: string };
+    exec?: { command: string[] };
+  }
+  interface Container {
+    livenessProbe: Probe;
+    readinessProbe: Probe;
+    startupProbe?: Probe;
+  }
+  const containersOf = (doc: Record<string, unknown>): Container[] => {
+    const spec = doc['spec'] as { template?: { spec: { containers: Container[] } }; containers?: Container[] };
+    return spec.template?.spec.containers ?? spec.containers ?? [];
+  };
+
+  it('probes /livez for liveness and /readyz for readiness', () => {
+    const [deployment] = documents;
+    const [container] = containersOf(deployment!);
+    expect(container?.livenessProbe.httpGet?.path).toBe('/livez');
+    expect(container?.startupProbe?.httpGet?.path).toBe('/livez');
+    expect(container?.readinessProbe.httpGet?.path).toBe('/readyz');
+  });
+
+  it('its HTTPS probes answer 200 as the kubelet asks them: no client certificate, no verification', async () => {
+    const peer = await peers.start({
+      tls: { certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientAuthRequired: false, clientRootCAs: [pki.ca.certFile] },
+    });
+    const [container] = containersOf(documents[0]!);
+    for (const probe of [container!.startupProbe!, container!.livenessProbe, container!.readinessProbe]) {
+      expect(probe.httpGet?.scheme).toBe('HTTPS');
+      const status = await kubeletStyleGet(peer.address, probe.httpGet!.path);
+      expect(status, probe.httpGet!.path).toBe(200);
+    }
+  });
+
+  it('its opsctl exec probes pass against a peer that requires client certificates', async () => {
+    const peer = await peers.start({
+      tls: { certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientAuthRequired: true, clientRootCAs: [pki.ca.certFile] },
+    });
+    const pod = documents[1]!;
+    const [container] = containersOf(pod);
+    const mounted: Record<string, string> = { '/etc/opsctl/ca.pem': pki.ca.certFile, '/etc/opsctl/cert.pem': pki.clients.good.certFile, '/etc/opsctl/key.pem': pki.clients.good.keyFile };
+    for (const probe of [container!.livenessProbe, container!.readinessProbe]) {
+      const [program, ...args] = probe.exec!.command;
+      expect(program).toBe('opsctl');
+      const localArgs = args.map((arg) => mounted[arg] ?? (arg === '127.0.0.1:9443' ? peer.address : arg));
+      const result = await runAppToExit(OPSCTL_BIN, { args: localArgs });
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+    }
+  });
+});
