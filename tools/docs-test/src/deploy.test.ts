@@ -238,3 +238,69 @@ describe('deploy/kubernetes', () => {
     }
   });
 });
+
+describe('deploy/grafana', () => {
+  interface Panel {
+    id: number;
+    type: string;
+    title: string;
+    gridPos: { h: number; w: number; x: number; y: number };
+    targets?: { refId: string; expr: string }[];
+  }
+  const dashboard = JSON.parse(readFileSync(join(repoRoot, 'deploy', 'grafana', 'fabric-ops-dashboard.json'), 'utf8')) as {
+    uid: string;
+    title: string;
+    panels: Panel[];
+    templating: { list: { name: string }[] };
+  };
+  const graphPanels = dashboard.panels.filter((panel) => panel.type !== 'row');
+  const expressions = graphPanels.flatMap((panel) => (panel.targets ?? []).map((target) => ({ panel: panel.title, expr: target.expr })));
+  // What Grafana substitutes before the query reaches Prometheus.
+  const concrete = (expr: string) => expr.replaceAll('$__rate_interval', '1m').replaceAll('$job', '.+').replaceAll('$instance', '.+');
+
+  it('is a dashboard Grafana can import: unique panel ids, a grid of 24 columns, variables it uses defined', () => {
+    expect(dashboard.uid).toBe('fabric-ops');
+    const ids = dashboard.panels.map((panel) => panel.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const panel of dashboard.panels) {
+      expect(panel.gridPos.x + panel.gridPos.w, panel.title).toBeLessThanOrEqual(24);
+    }
+    for (const panel of graphPanels) expect(panel.targets?.length, panel.title).toBeGreaterThan(0);
+    const variables = new Set(dashboard.templating.list.map((variable) => variable.name));
+    for (const { expr } of expressions) {
+      for (const [, name] of expr.matchAll(/\$(\w+)/g)) if (!name!.startsWith('__')) expect(variables, `$${name}`).toContain(name);
+    }
+  });
+
+  it('every panel query is valid PromQL (promtool check rules)', async () => {
+    const dir = tempDir('fabric-ops-dash-');
+    const rules = { groups: [{ name: 'dashboard', rules: expressions.map(({ expr }, i) => ({ record: `dashboard:query_${i}`, expr: concrete(expr) })) }] };
+    writeFileSync(join(dir, 'queries.yml'), stringify(rules));
+    const result = await promtool(['check', 'rules', 'queries.yml'], dir);
+    expect(result.output).toContain(`SUCCESS: ${expressions.length} rules found`);
+    expect(result.code).toBe(0);
+  });
+
+  it('queries only metrics the peer really serves (runtime, health, logging)', async () => {
+    // A runtime endpoint nobody serves, so the docker checker exists and reports its gauge.
+    const peer = await peers.start();
+    const sick = await peers.start({}, { CORE_VM_ENDPOINT: 'unix:///nonexistent/fabric-ops-dash/docker.sock' });
+    await send(sick.address, '/healthz');
+    const served = new Set<string>();
+    for (const app of [peer, sick]) {
+      const page = await send(app.address, '/metrics');
+      expect(page.status).toBe(200);
+      for (const [, name] of page.body.matchAll(/^# TYPE (\S+) /gm)) served.add(name!);
+    }
+    const used = new Set<string>();
+    for (const { expr } of expressions) {
+      for (const [, name] of concrete(expr).matchAll(/([a-zA-Z_:][a-zA-Z0-9_:]*)\{/g)) used.add(name!);
+    }
+    used.delete('up');
+    expect(used.size).toBeGreaterThan(8);
+    for (const name of used) {
+      const family = served.has(name) ? name : name.replace(/_(bucket|sum|count)$/, '');
+      expect(served, name).toContain(family);
+    }
+  });
+});
