@@ -1,7 +1,7 @@
 import { pino, type DestinationStream, type Logger, type LogFn } from 'pino';
 import { LogspecError } from './errors.ts';
-import { LEVEL_SEVERITY, type Level } from './levels.ts';
-import { isValidLoggerName, LoggerLevels } from './spec.ts';
+import type { Level } from './levels.ts';
+import { isValidLoggerName, LoggerLevels, lookupKeys } from './spec.ts';
 import { textDestination } from './text-format.ts';
 
 /** `json`: pino's JSON lines. `text`: one readable line per entry (time, logger, level, message, fields). */
@@ -75,13 +75,20 @@ const FABRIC_NAME_OF_VALUE: Readonly<Record<number, Level>> = { 10: 'payload', 2
 
 interface Entry {
   readonly name: string;
+  /** Fabric's lookup keys for the name, computed once. */
+  readonly keys: readonly string[];
   readonly logger: Logger;
   /** The level applied at `generation`; resolved again only after an activation. */
   level: Level;
   generation: number;
+  /** The pino level value the methods were last set for. */
+  appliedValue: number;
+  /** The lowest pino level value counted as checked when they were set (0: no observer). */
+  appliedCountFrom: number;
 }
 
 const { levelValSym } = pino.symbols;
+const PINO_VALUE: Readonly<Record<PinoLabel, number>> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 };
 
 export function parseFormat(value: string): LogFormat {
   if (value === 'json' || value === 'text') return value;
@@ -120,35 +127,61 @@ export function createLogging(options: LoggingOptions = {}): Logging {
     format === 'text' ? textDestination(out) : out,
   );
 
+  // pino's own level methods are generic (they work on `this`), so one set serves every
+  // logger: the root's, taken at the lowest level, and pino's no-op.
+  const writing = Object.fromEntries(PINO_LABELS.map((label) => [label, root[label]])) as Record<PinoLabel, unknown>;
+  const probe = root.child({});
+  probe.level = 'fatal';
+  const silent = probe.trace as unknown;
   // Below-threshold methods when an observer is set: count the check, write nothing.
-  const countingMethods = Object.fromEntries(
+  const counting = Object.fromEntries(
     PINO_LABELS.map((label) => {
       const fabricName = FABRIC_LEVEL_OF[label];
       return [label, () => observer?.checked(fabricName)];
     }),
-  ) as Record<PinoLabel, () => void>;
+  ) as Record<PinoLabel, unknown>;
 
   const entries = new Map<string, Entry>();
 
-  const decorate = (logger: Logger, level: Level): void => {
-    const lowest = LEVEL_SEVERITY[levels.lowestLevel()];
-    const threshold = LEVEL_SEVERITY[level];
-    for (const label of PINO_LABELS) {
-      const severity = LEVEL_SEVERITY[FABRIC_LEVEL_OF[label]];
-      // Fabric counts a check only for entries at or above the lowest active level.
-      if (severity < threshold && severity >= lowest) (logger as unknown as Record<string, unknown>)[label] = countingMethods[label];
+  /**
+   * Sets a logger's level the way pino's setter does (level value plus one method per
+   * level) but with shared functions, so that an activation over many loggers allocates
+   * nothing. Children see the change through the prototype chain. With an observer,
+   * entries at or above the lowest active level but below the threshold are counted as
+   * checked, as Fabric counts them.
+   */
+  const setMethods = (logger: Logger, label: PinoLabel, countFrom: number | undefined): void => {
+    const threshold = PINO_VALUE[label];
+    const target = logger as unknown as Record<string | symbol, unknown>;
+    target[levelValSym] = threshold;
+    for (const method of PINO_LABELS) {
+      const value = PINO_VALUE[method];
+      target[method] = value >= threshold ? writing[method] : countFrom !== undefined && value >= countFrom ? counting[method] : silent;
     }
   };
 
-  const apply = (entry: Entry, force: boolean): void => {
+  const apply = (entry: Entry, countFrom: number): void => {
     const generation = levels.generation();
     if (entry.generation !== generation) {
-      entry.level = levels.levelOf(entry.name);
+      entry.level = levels.resolveKeys(entry.keys);
       entry.generation = generation;
     }
     const label = PINO_LABEL_OF[entry.level];
-    if (force || entry.logger.level !== label) entry.logger.level = label;
-    if (observer !== undefined) decorate(entry.logger, entry.level);
+    const value = PINO_VALUE[label];
+    // Someone may have set `.level` by hand: the spec wins again at the next activation.
+    if (value === entry.appliedValue && countFrom === entry.appliedCountFrom && (entry.logger as unknown as Record<symbol, unknown>)[levelValSym] === value) {
+      return;
+    }
+    setMethods(entry.logger, label, countFrom === 0 ? undefined : countFrom);
+    entry.appliedValue = value;
+    entry.appliedCountFrom = countFrom;
+  };
+
+  const countFromNow = (): number => (observer === undefined ? 0 : PINO_VALUE[PINO_LABEL_OF[levels.lowestLevel()]]);
+
+  const applyAll = (): void => {
+    const countFrom = countFromNow();
+    for (const entry of entries.values()) apply(entry, countFrom);
   };
 
   const getLogger = (name: string): Logger => {
@@ -157,6 +190,8 @@ export function createLogging(options: LoggingOptions = {}): Logging {
     if (!isValidLoggerName(name)) throw new LogspecError('BAD_LOGGER_NAME', `bad logger name '${name}'`);
     const logger = root.child({ name });
     const pinoChild = logger.child;
+    const entry: Entry = { name, keys: lookupKeys(name), logger, level: 'info', generation: -1, appliedValue: 0, appliedCountFrom: 0 };
+    let servesAsPrototype = false;
     // pino versions before 10 give every child its own copy of the level; drop it so the
     // child reads its parent's level (unless the caller asked for a level of its own).
     logger.child = function followingChild(this: Logger, bindings, childOptions) {
@@ -165,26 +200,30 @@ export function createLogging(options: LoggingOptions = {}): Logging {
         delete (child as unknown as Record<symbol, unknown>)[levelValSym];
         for (const label of PINO_LABELS) delete (child as unknown as Record<string, unknown>)[label];
       }
+      if (this === logger && !servesAsPrototype) {
+        // The logger has just become a prototype, which V8 re-shapes on the next write to
+        // it. Take that one-time cost here rather than in the next activation.
+        servesAsPrototype = true;
+        setMethods(logger, PINO_LABEL_OF[entry.level], entry.appliedCountFrom === 0 ? undefined : entry.appliedCountFrom);
+      }
       return child;
     } as Logger['child'];
-    const entry: Entry = { name, logger, level: 'info', generation: -1 };
-    apply(entry, true);
+    // Write every method twice so V8 sees mutable fields from the start; the first
+    // activation is then as cheap as the later ones.
+    setMethods(logger, 'fatal', PINO_VALUE.trace);
+    apply(entry, countFromNow());
     entries.set(name, entry);
     return logger;
   };
 
   const activateSpec = (spec: string): void => {
-    const lowestBefore = levels.lowestLevel();
     levels.activateSpec(spec);
-    // With an observer, the counting methods depend on the lowest level as well.
-    const force = observer !== undefined && lowestBefore !== levels.lowestLevel();
-    for (const entry of entries.values()) apply(entry, force);
+    applyAll();
   };
 
   const setObserver = (next: LoggingObserver | undefined): void => {
-    const had = observer !== undefined;
     observer = next;
-    if (had || next !== undefined) for (const entry of entries.values()) apply(entry, true);
+    applyAll();
   };
 
   return {

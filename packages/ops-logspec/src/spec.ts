@@ -125,6 +125,18 @@ export function resolveLevel(parsed: ParsedSpec, name: string): Level {
 
 const MAX_CACHED_NAMES = 65_536;
 
+/** The keys Fabric's lookup tries for logger `name`, in order: `a.b.`, `a.b`, `a`. */
+export function lookupKeys(name: string): string[] {
+  const keys: string[] = [];
+  let candidate = `${name}.`;
+  for (;;) {
+    keys.push(candidate);
+    const dot = candidate.lastIndexOf('.');
+    if (dot <= 0) return keys;
+    candidate = candidate.slice(0, dot);
+  }
+}
+
 /**
  * The active spec and a per-name level cache, cleared by every activation (its
  * generation). Activation is atomic: a bad spec throws and changes nothing.
@@ -167,6 +179,21 @@ export class LoggerLevels {
   /** Increases by one with every successful activation. */
   generation(): number {
     return this.#generation;
+  }
+
+  /**
+   * The effective level for a logger whose lookup keys (`lookupKeys(name)`) were computed
+   * once, without touching the cache: for callers that cache per logger. Reusing the same
+   * key strings lets their hashes be reused too.
+   */
+  resolveKeys(keys: readonly string[]): Level {
+    const { loggers, defaultLevel } = this.#parsed;
+    if (loggers.size === 0) return defaultLevel;
+    for (const key of keys) {
+      const level = loggers.get(key);
+      if (level !== undefined) return level;
+    }
+    return defaultLevel;
   }
 
   /** The effective level of logger `name`, cached until the next activation. */
