@@ -7,6 +7,8 @@ import type { SystemPart } from './part.ts';
 import type { Checker, HealthOptions, RegisterOptions } from '@fabric-ops/ops-health';
 import { createHealthPart } from './health.ts';
 import { createOperationsTls } from './tls.ts';
+import type { AnyMetricsProvider, MetricsSettings } from '@fabric-ops/ops-metrics';
+import { createMetricsPart } from './metrics.ts';
 import type { Logging } from '@fabric-ops/ops-logspec';
 import { createLogspecPart, DEFAULT_OPERATIONS_LOGGER_NAME, resolveLogging } from './logspec.ts';
 import type { RouteAllowList, TlsKeyNames, TlsSettings } from '@fabric-ops/ops-tls-auth';
@@ -44,6 +46,8 @@ export interface OperationsSystemOptions {
   readonly tlsKeyNames?: TlsKeyNames;
   /** Opt-in: per secure route, the client certificate subjects/SANs admitted (ops-tls-auth RouteAllowList). */
   readonly tlsAllowList?: RouteAllowList;
+  /** ops-config's `metrics` section: `prometheus` serves /metrics, `statsd` pushes; disabled when omitted. */
+  readonly metrics?: MetricsSettings;
 }
 
 export interface OperationsSystem {
@@ -68,6 +72,8 @@ export interface OperationsSystem {
   reloadCredentials(): void;
   /** The logger registry behind /logspec, for the embedding program's own loggers. */
   readonly logging: Logging;
+  /** The metrics provider (`kind` tells which), so the embedding program can instrument itself. */
+  readonly metrics: AnyMetricsProvider;
 }
 
 type State = 'new' | 'starting' | 'running' | 'stopping' | 'stopped';
@@ -81,9 +87,11 @@ export function createOperationsSystem(options: OperationsSystemOptions): Operat
   const target = parseListenAddress(options.listenAddress);
 
   const health = createHealthPart(options.health);
+  const metrics = createMetricsPart({ settings: options.metrics, version: options.version.version, logger, logging, health: health.registry });
   const parts: SystemPart[] = [
     health,
     createLogspecPart(logging, { tlsEnabled: options.tls?.enabled === true }),
+    metrics,
     { routes: [{ path: '/version', secure: false, handler: versionHandler(options.version) }] },
   ];
 
@@ -177,6 +185,7 @@ export function createOperationsSystem(options: OperationsSystemOptions): Operat
     deregisterChecker: (component) => health.registry.deregister(component),
     reloadCredentials: () => tls?.reloadCredentials(),
     logging,
+    metrics: metrics.provider,
   };
 }
 

@@ -44,6 +44,7 @@ export async function runOrderer(options: OrdererRunOptions = {}): Promise<numbe
       version: { version: packageJson.version, commitSha: resolveCommitSha(env) },
       logging,
       loggerName: 'orderer.operations',
+      metrics: loaded.config.metrics,
     });
     await system.start();
   } catch (error) {

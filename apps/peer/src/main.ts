@@ -44,6 +44,7 @@ export async function runPeer(options: PeerRunOptions = {}): Promise<number> {
       version: { version: packageJson.version, commitSha: resolveCommitSha(env) },
       logging,
       loggerName: 'peer.operations',
+      metrics: loaded.config.metrics,
     });
     // Fabric's peer checks its container runtime only when vm.endpoint is set (cleared for external builders).
     if (loaded.config.vm.endpoint !== '') system.registerChecker(DOCKER_COMPONENT, dockerCheckerFor(loaded.config.vm.endpoint));

@@ -82,6 +82,7 @@ describe('Prometheus exposition', () => {
     expect(text).toContain('embedder_events_total 2');
     expect(text).toContain('# TYPE process_cpu_seconds_total counter');
     expect(text).toContain('# TYPE nodejs_heap_size_total_bytes gauge');
+    expect(text).not.toContain('nodejs_active_handles_total');
     const om = (await renderRegistry(provider.registry, OPENMETRICS)).toString();
     expect(om).toContain('# TYPE embedder_events counter\nembedder_events_total 2');
   });

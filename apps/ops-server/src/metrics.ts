@@ -1,0 +1,126 @@
+import type { HealthRegistry } from '@fabric-ops/ops-health';
+import type { Logging } from '@fabric-ops/ops-logspec';
+import {
+  createMetricsProvider,
+  DEFAULT_METRICS_SETTINGS,
+  type AnyMetricsProvider,
+  type Counter,
+  type Gauge,
+  type Histogram,
+  type MetricsSettings,
+} from '@fabric-ops/ops-metrics';
+import type { SystemPart } from './part.ts';
+
+/** The metrics concern as a system part: the provider, and the families other concerns feed. */
+export interface MetricsPart extends SystemPart {
+  readonly provider: AnyMetricsProvider;
+}
+
+export interface MetricsPartOptions {
+  /** ops-config's `metrics` section; metrics are disabled without it. */
+  readonly settings: MetricsSettings | undefined;
+  /** What `fabric_version{version}` reports. */
+  readonly version: string;
+  readonly logger: { warn(message: string): void };
+  readonly logging: Logging;
+  readonly health: HealthRegistry;
+}
+
+/** One labelled child per label value, so hot paths (every log entry) skip `with()`. */
+function perLabel<T extends { with(...pairs: string[]): T }>(metric: T, label: string): (value: string) => T {
+  const children = new Map<string, T>();
+  return (value) => {
+    let child = children.get(value);
+    if (child === undefined) {
+      child = metric.with(label, value);
+      // Bounded by the label's real range (log levels, registered checkers); guard anyway.
+      if (children.size < 1_000) children.set(value, child);
+    }
+    return child;
+  };
+}
+
+/**
+ * Creates the provider Fabric's `metrics.provider` names (a bad StatsD setting throws a
+ * MetricsError here, before anything starts), declares `fabric_version` and the
+ * logging and health families, and connects ops-logspec's and ops-health's observers.
+ */
+export function createMetricsPart(options: MetricsPartOptions): MetricsPart {
+  const provider = createMetricsProvider(options.settings ?? DEFAULT_METRICS_SETTINGS, {
+    logger: { warn: (message) => options.logger.warn(message) },
+  });
+  const fabricVersion: Gauge = provider.newGauge({
+    name: 'fabric_version',
+    help: 'The active version of Fabric.',
+    labelNames: ['version'],
+    statsdFormat: '%{#fqname}.%{version}',
+  });
+  const checked = perLabel<Counter>(
+    provider.newCounter({
+      namespace: 'logging',
+      name: 'entries_checked',
+      help: 'Number of log entries checked against the active logging level',
+      labelNames: ['level'],
+      statsdFormat: '%{#fqname}.%{level}',
+    }),
+    'level',
+  );
+  const written = perLabel<Counter>(
+    provider.newCounter({
+      namespace: 'logging',
+      name: 'entries_written',
+      help: 'Number of log entries that are written',
+      labelNames: ['level'],
+      statsdFormat: '%{#fqname}.%{level}',
+    }),
+    'level',
+  );
+  const status = perLabel<Gauge>(
+    provider.newGauge({
+      namespace: 'health',
+      name: 'check_status',
+      help: 'Outcome of the latest run of a health checker: 1 passed, 0 failed.',
+      labelNames: ['component'],
+      statsdFormat: '%{#fqname}.%{component}',
+    }),
+    'component',
+  );
+  const duration = perLabel<Histogram>(
+    provider.newHistogram({
+      namespace: 'health',
+      name: 'check_duration_seconds',
+      help: 'How long each health checker run took, in seconds.',
+      labelNames: ['component'],
+      statsdFormat: '%{#fqname}.%{component}',
+    }),
+    'component',
+  );
+
+  const connect = () => {
+    if (provider.kind === 'disabled') return;
+    options.logging.setObserver({
+      checked: (level) => checked(level).add(1),
+      written: (level) => written(level).add(1),
+    });
+    options.health.setObserver({
+      onResult: (component, healthy, seconds) => {
+        status(component).set(healthy ? 1 : 0);
+        duration(component).observe(seconds);
+      },
+    });
+  };
+  connect();
+
+  return {
+    provider,
+    routes: provider.routes,
+    start: async () => {
+      // Fabric's order: the push client first, then the version gauge.
+      await provider.start();
+      fabricVersion.with('version', options.version).set(1);
+    },
+    stop: async () => {
+      await provider.stop();
+    },
+  };
+}

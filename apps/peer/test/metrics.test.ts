@@ -1,0 +1,213 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import {
+  configDir,
+  createTestPki,
+  send,
+  spawnApp,
+  startPrometheus,
+  startStatsd,
+  type PrometheusServer,
+  type RunningApp,
+  type StatsdDaemon,
+  type TestPki,
+} from '@fabric-ops/test-kit';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+
+const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const STATSD_VERSION = VERSION.replace(/[.|:\s]/g, '_');
+
+const apps: RunningApp[] = [];
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const app of apps.splice(0)) app.kill();
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+interface PeerYaml {
+  readonly metrics: string;
+  readonly vmEndpoint?: string;
+  readonly tls?: string;
+}
+
+function coreYaml(options: PeerYaml): string {
+  return [
+    'vm:',
+    `  endpoint: ${JSON.stringify(options.vmEndpoint ?? '')}`,
+    'operations:',
+    '  listenAddress: "127.0.0.1:0"',
+    options.tls ?? '',
+    'metrics:',
+    options.metrics,
+    '',
+  ].join('\n');
+}
+
+async function startPeer(options: PeerYaml): Promise<RunningApp> {
+  const app = await spawnApp(BIN, { env: { FABRIC_CFG_PATH: configDir('core.yaml', coreYaml(options)) }, readyTimeoutMs: 30_000 });
+  apps.push(app);
+  return app;
+}
+
+function promtool(input: string): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('promtool', ['check', 'metrics'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (output += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (output += c));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, output }));
+    child.stdin.end(input);
+  });
+}
+
+describe('peer with provider prometheus', () => {
+  it('serves Fabric-shaped /metrics with the version, runtime, logging and health families', async () => {
+    const app = await startPeer({ metrics: '  provider: prometheus', vmEndpoint: 'unix:///nonexistent/fabric-ops-docker.sock' });
+    expect((await send(app.address, '/healthz')).status).toBe(503);
+    const reply = await send(app.address, '/metrics');
+    expect(reply.status).toBe(200);
+    expect(reply.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8; escaping=underscores');
+    expect(reply.body).toContain(`# HELP fabric_version The active version of Fabric.\n# TYPE fabric_version gauge\nfabric_version{version="${VERSION}"} 1\n`);
+    expect(reply.body).toContain('# TYPE process_cpu_seconds_total counter');
+    expect(reply.body).toContain('# TYPE nodejs_eventloop_lag_seconds gauge');
+    expect(reply.body).toMatch(/# HELP logging_entries_checked Number of log entries checked against the active logging level\n# TYPE logging_entries_checked counter\n/);
+    expect(reply.body).toMatch(/logging_entries_written\{level="info"\} [1-9]/);
+    expect(reply.body).toContain('health_check_status{component="docker"} 0\n');
+    expect(reply.body).toContain('health_check_duration_seconds_count{component="docker"} 1\n');
+    expect(reply.body).toContain('promhttp_metric_handler_requests_total{code="200"} 0\n');
+  });
+
+  it('passes promtool check metrics, except the counter-suffix lint on the names Fabric defines', async () => {
+    const app = await startPeer({ metrics: '  provider: prometheus', vmEndpoint: 'unix:///nonexistent/fabric-ops-docker.sock' });
+    await send(app.address, '/healthz');
+    await send(app.address, '/metrics');
+    const body = (await send(app.address, '/metrics')).body;
+    const result = await promtool(body);
+    const problems = result.output.split('\n').filter((line) => line.trim() !== '');
+    // Fabric's own names (logging_entries_checked/written) are counters without `_total`; renaming them
+    // would break existing dashboards, so that lint is the only one allowed, and only for them.
+    const fabricNames = /^logging_entries_(checked|written) counter metrics should have "_total" suffix$/;
+    expect(problems.filter((line) => !fabricNames.test(line))).toEqual([]);
+    expect(result.code === 0 || problems.length > 0).toBe(true);
+    // Anything that is not a lint finding (a parse error) exits 1.
+    expect(result.code).not.toBe(1);
+  });
+
+  it('answers OpenMetrics and gzip when asked', async () => {
+    const app = await startPeer({ metrics: '  provider: prometheus' });
+    const om = await send(app.address, '/metrics', { headers: { Accept: 'application/openmetrics-text;version=1.0.0' } });
+    expect(om.headers['content-type']).toBe('application/openmetrics-text; version=1.0.0; charset=utf-8; escaping=underscores');
+    expect(om.body).toMatch(/logging_entries_written_total\{level="info"\} [1-9]/);
+    expect(om.body.endsWith('# EOF\n')).toBe(true);
+    const zipped = await send(app.address, '/metrics', { headers: { 'Accept-Encoding': 'gzip' } });
+    expect(zipped.headers['content-encoding']).toBe('gzip');
+  });
+
+  it('serves /metrics for any method, as promhttp does', async () => {
+    const app = await startPeer({ metrics: '  provider: prometheus' });
+    for (const method of ['POST', 'PUT', 'DELETE']) {
+      const reply = await send(app.address, '/metrics', { method });
+      expect(reply.status).toBe(200);
+      expect(reply.body).toContain('fabric_version{');
+    }
+  });
+});
+
+describe.each([
+  ['statsd', '  provider: statsd\n  statsd:\n    network: udp\n    address: 127.0.0.1:9\n    writeInterval: 10s'],
+  ['disabled', '  provider: disabled'],
+  ['Prometheus (wrong case)', '  provider: Prometheus'],
+])('peer with provider %s', (name, metrics) => {
+  it('has no /metrics (404)', async () => {
+    const app = await startPeer({ metrics });
+    const reply = await send(app.address, '/metrics');
+    expect(reply.status).toBe(404);
+    expect(reply.body).toBe('404 page not found\n');
+    if (name.includes('wrong case')) {
+      expect(app.stdout.some((line) => line.includes('Unknown provider type: Prometheus; metrics disabled'))).toBe(true);
+    }
+  });
+});
+
+describe('a real Prometheus scraping the peer', () => {
+  let pki: TestPki;
+  let prometheus: PrometheusServer | undefined;
+  beforeAll(async () => {
+    pki = await createTestPki();
+  }, 60_000);
+  afterAll(async () => {
+    await prometheus?.stop();
+    await pki?.cleanup();
+  });
+
+  it('scrapes over mutual TLS with up == 1 and stores fabric_version', async () => {
+    const tls = [
+      '  tls:',
+      '    enabled: true',
+      `    cert:\n      file: ${JSON.stringify(pki.server.certFile)}`,
+      `    key:\n      file: ${JSON.stringify(pki.server.keyFile)}`,
+      '    clientAuthRequired: false',
+      `    clientRootCAs:\n      files: [${JSON.stringify(pki.ca.certFile)}]`,
+    ].join('\n');
+    const app = await startPeer({ metrics: '  provider: prometheus', tls });
+    // Without a client certificate /metrics is refused, so a successful scrape proves mutual TLS.
+    expect((await send(app.address, '/metrics', { tls: { ca: pki.ca.cert } })).status).toBe(401);
+    prometheus = await startPrometheus({
+      target: app.address,
+      tls: { caFile: pki.ca.certFile, certFile: pki.clients.good.certFile, keyFile: pki.clients.good.keyFile },
+    });
+    const up = await prometheus.waitFor('up{job="operations"}', (samples) => samples.some((s) => s.value[1] === '1'), 60_000);
+    expect(up[0]?.metric['instance']).toBe(app.address);
+    const version = await prometheus.waitFor('fabric_version', (samples) => samples.length > 0, 30_000);
+    expect(version[0]?.metric['version']).toBe(VERSION);
+    expect(version[0]?.value[1]).toBe('1');
+  }, 120_000);
+});
+
+describe('a real StatsD daemon receiving from the peer', () => {
+  let daemon: StatsdDaemon;
+  beforeAll(async () => {
+    daemon = await startStatsd();
+  }, 60_000);
+  afterAll(async () => {
+    await daemon?.cleanup();
+  });
+
+  const statsdYaml = (network: string, address: string) =>
+    ['  provider: statsd', '  statsd:', `    network: ${network}`, `    address: ${address}`, '    writeInterval: 200ms', '    prefix: org1.peer0'].join('\n');
+
+  it.each(['udp', 'tcp'] as const)('gets Fabric-named buckets over %s, prefix respected', async (network) => {
+    daemon.clear();
+    await startPeer({ metrics: statsdYaml(network, network === 'udp' ? daemon.udpAddress : daemon.tcpAddress) });
+    const received = await daemon.waitFor(
+      (r) =>
+        r.gauges[`org1.peer0.fabric_version.${STATSD_VERSION}`] === 1 &&
+        (r.counters['org1.peer0.logging.entries_written.info'] ?? 0) > 0 &&
+        r.gauges['org1.peer0.nodejs.mem.heap_used_bytes'] !== undefined,
+      30_000,
+    );
+    expect(received.gauges['org1.peer0.nodejs.gc.completed_count']).toBeGreaterThanOrEqual(0);
+    expect(Object.keys(received.gauges).every((key) => key.startsWith('org1.peer0.'))).toBe(true);
+  }, 60_000);
+
+  it.each(['udp', 'tcp'] as const)('keeps the peer alive when the daemon dies and resumes sending when it is back (%s)', async (network) => {
+    daemon.clear();
+    const app = await startPeer({ metrics: statsdYaml(network, network === 'udp' ? daemon.udpAddress : daemon.tcpAddress) });
+    await daemon.waitFor((r) => r.gauges['org1.peer0.nodejs.mem.heap_used_bytes'] !== undefined, 30_000);
+    await daemon.kill();
+    // Several flush intervals with nobody listening.
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(app.child.exitCode).toBeNull();
+    expect((await send(app.address, '/version')).status).toBe(200);
+    await daemon.restart();
+    daemon.clear();
+    await daemon.waitFor((r) => r.gauges['org1.peer0.nodejs.mem.heap_used_bytes'] !== undefined, 30_000);
+    expect(app.child.exitCode).toBeNull();
+    if (network === 'tcp') {
+      expect(app.stdout.some((line) => line.includes('statsd: connection to tcp') && line.includes('lost'))).toBe(true);
+    }
+  }, 90_000);
+});
