@@ -85,6 +85,16 @@ describe('createLogging', () => {
     expect(logging.getLogger('a').level).toBe('debug');
   });
 
+  it('returns a logger whose level was set by hand to the spec at the next activation', () => {
+    const logging = createLogging({ destination: memory() });
+    const logger = logging.getLogger('a');
+    const child = logger.child({ k: 1 });
+    logger.level = 'debug';
+    expect(child.level).toBe('debug');
+    logging.activateSpec('b=debug:info');
+    expect([logger.level, child.level]).toEqual(['info', 'info']);
+  });
+
   it('follows every gold ActivateSpec case through pino levels', () => {
     for (const { spec, levels } of ACTIVATE_CASES) {
       const logging = createLogging({ destination: memory() });
