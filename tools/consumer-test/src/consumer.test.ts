@@ -1,0 +1,142 @@
+// Installs the packed tarballs into a scratch project outside the workspace, as a third party
+// would, and uses them from ESM, CommonJS and TypeScript.
+import { execFile } from 'node:child_process';
+import { copyFile, lstat, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { publishablePackages, repoRoot, type PublishablePackage } from './paths.ts';
+
+const run = promisify(execFile);
+
+/** The child's environment without pnpm's npm_config_* settings, which would steer npm. */
+function cleanEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (!/^(npm_|pnpm_)/i.test(key) && key !== 'NODE_OPTIONS' && key !== 'VITEST' && !key.startsWith('VITEST_')) env[key] = value;
+  }
+  return env;
+}
+
+async function exec(file: string, args: readonly string[], cwd: string, timeoutMs: number): Promise<string> {
+  try {
+    const { stdout } = await run(file, args, { cwd, env: cleanEnv(), timeout: timeoutMs, maxBuffer: 32 * 1024 * 1024 });
+    return stdout;
+  } catch (error) {
+    const failed = error as { stdout?: string; stderr?: string; message: string };
+    throw new Error(`${file} ${args.join(' ')} failed: ${failed.message}\n${failed.stdout ?? ''}\n${failed.stderr ?? ''}`);
+  }
+}
+
+const TSC = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
+const packages: PublishablePackage[] = publishablePackages();
+let scratch = '';
+
+// What every entry point must offer, beyond "loads and has named exports".
+const KEY_EXPORTS: Readonly<Record<string, readonly string[]>> = {
+  '@fabric-ops/ops-http': ['createRouter', 'writeJson'],
+  '@fabric-ops/ops-logspec': ['createLogging', 'logspecHandler', 'parseSpec'],
+  '@fabric-ops/ops-health': ['createHealthRegistry', 'createHealthEndpoints', 'dockerChecker'],
+  '@fabric-ops/ops-metrics': ['createMetricsProvider', 'createMetricsHandler'],
+  '@fabric-ops/ops-tls-auth': ['clientSubjectOf'],
+  '@fabric-ops/ops-config': ['loadPeerConfig', 'loadOrdererConfig'],
+  '@fabric-ops/ops-server': ['createOperationsSystem', 'runUntilSignalled'],
+  '@fabric-ops/peer': ['runPeer'],
+  '@fabric-ops/orderer': ['runOrderer'],
+  '@fabric-ops/opsctl': ['runOpsctl', 'parsePrometheusText'],
+};
+
+beforeAll(async () => {
+  scratch = await mkdtemp(join(tmpdir(), 'fabric-ops-consumer-'));
+  const tarballs = join(scratch, 'tarballs');
+  await mkdir(tarballs);
+  // pnpm pack rewrites workspace:^ ranges to the real versions, as publishing does.
+  for (let i = 0; i < packages.length; i += 2) {
+    await Promise.all(packages.slice(i, i + 2).map((pkg) => exec('pnpm', ['pack', '--pack-destination', tarballs], join(repoRoot, pkg.dir), 120_000)));
+  }
+  const files = await readdir(tarballs);
+  const dependencies: Record<string, string> = { '@types/node': '^20.19.0' };
+  for (const pkg of packages) {
+    const file = files.find((f) => f === `${pkg.name.replace('@', '').replace('/', '-')}-${pkg.version}.tgz`);
+    if (file === undefined) throw new Error(`no tarball for ${pkg.name} in ${files.join(', ')}`);
+    dependencies[pkg.name] = `file:tarballs/${file}`;
+  }
+  await writeFile(join(scratch, 'package.json'), `${JSON.stringify({ name: 'fabric-ops-consumer', version: '0.0.0', private: true, dependencies }, null, 2)}\n`);
+  // The scratch project's own npm settings: no workspace .npmrc reaches it from /tmp.
+  await writeFile(join(scratch, '.npmrc'), 'audit=false\nfund=false\nupdate-notifier=false\n');
+  await exec('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '--prefer-offline'], scratch, 200_000);
+  for (const file of ['check-modules.mjs', 'exercise.cjs', 'run-esm.mjs', 'run-cjs.cjs', 'types-esm.mts', 'types-cjs.cts', 'tsconfig.json']) {
+    await copyFile(join(repoRoot, 'tools', 'consumer-test', 'fixtures', file), join(scratch, file));
+  }
+  // The embedding example, compiled as an ES module and as a CommonJS module from one source.
+  const example = join(repoRoot, 'examples', 'embedding', 'service.ts');
+  await copyFile(example, join(scratch, 'service.mts'));
+  await copyFile(example, join(scratch, 'service.cts'));
+}, 600_000);
+
+afterAll(async () => {
+  if (scratch !== '') await rm(scratch, { recursive: true, force: true });
+});
+
+describe('the packed packages, installed with npm outside the workspace', () => {
+  it('are real copies with published dependency ranges, not workspace links', async () => {
+    for (const pkg of packages) {
+      const installed = join(scratch, 'node_modules', ...pkg.name.split('/'));
+      expect((await lstat(installed)).isSymbolicLink(), pkg.name).toBe(false);
+      const manifest = await readFile(join(installed, 'package.json'), 'utf8');
+      expect(manifest, pkg.name).not.toContain('workspace:');
+    }
+  });
+
+  it('load with import and with require, offering the same named exports', async () => {
+    const report = JSON.parse(await exec(process.execPath, ['check-modules.mjs', ...packages.map((p) => p.name)], scratch, 60_000)) as {
+      name: string;
+      esm: string[];
+      cjs: string[];
+      esmFile: string;
+      cjsFile: string;
+    }[];
+    expect(report.map((r) => r.name)).toEqual(packages.map((p) => p.name));
+    for (const entry of report) {
+      expect(entry.esmFile, entry.name).toMatch(/\/dist\/index\.js$/);
+      expect(entry.cjsFile, entry.name).toMatch(/\/dist\/index\.cjs$/);
+      expect(entry.esm, entry.name).toEqual(entry.cjs);
+      for (const name of KEY_EXPORTS[entry.name] ?? []) expect(entry.esm, entry.name).toContain(name);
+    }
+  });
+
+  it('type-check a consumer (ESM and CommonJS) against the published declarations and compile the example', async () => {
+    await exec(process.execPath, [TSC, '-p', 'tsconfig.json'], scratch, 200_000);
+    const compiled = await readdir(join(scratch, 'out'));
+    expect(compiled).toEqual(expect.arrayContaining(['service.mjs', 'service.cjs', 'types-esm.mjs', 'types-cjs.cjs']));
+    // Compiled as CommonJS, the example loads our packages with require().
+    expect(await readFile(join(scratch, 'out', 'service.cjs'), 'utf8')).toMatch(/require\("@fabric-ops\/ops-server"\)/);
+  });
+
+  for (const [flavour, runner] of [
+    ['ES module', 'run-esm.mjs'],
+    ['CommonJS', 'run-cjs.cjs'],
+  ] as const) {
+    it(`embed ops-server in a service (${flavour}): /healthz with a custom checker, /metrics with a custom metric, /logspec`, async () => {
+      const result = JSON.parse(await exec(process.execPath, [runner], scratch, 60_000)) as Record<string, { status: number; body: string; contentType?: string }>;
+      expect(result['orders']?.status).toBe(200);
+      expect(result['healthy']?.status).toBe(200);
+      expect(JSON.parse(result['healthy']!.body)).toMatchObject({ status: 'OK' });
+      expect(result['unhealthy']?.status).toBe(503);
+      expect(JSON.parse(result['unhealthy']!.body)).toMatchObject({
+        status: 'Service Unavailable',
+        failed_checks: [{ component: 'orders-db', reason: 'orders database unreachable' }],
+      });
+      expect(result['metrics']?.status).toBe(200);
+      expect(result['metrics']?.contentType).toMatch(/^text\/plain; version=0\.0\.4/);
+      expect(result['metrics']?.body).toContain('# TYPE orders_requests_served counter');
+      expect(result['metrics']?.body).toContain('orders_requests_served{outcome="ok"} 1');
+      expect(result['metrics']?.body).toContain('fabric_version{version="1.0.0"} 1');
+      expect(result['logspecBefore']).toEqual({ status: 200, body: '{"spec":"info"}\n', contentType: 'application/json' });
+      expect(result['logspecPut']?.status).toBe(204);
+      expect(result['logspecAfter']?.body).toBe('{"spec":"orders=debug:info"}\n');
+      expect(result['version']?.body).toBe('{"CommitSHA":"example","Version":"1.0.0"}');
+    });
+  }
+});
