@@ -106,6 +106,33 @@ describe('opsctl against the peer over plain HTTP', () => {
     expect(JSON.parse(one.stdout)).toMatchObject({ failed_checks: [{ component: 'docker' }] });
   });
 
+  it('reads and sets the logging spec, printing what the server made of it', async () => {
+    const before = await opsctl('--address', peer.address, 'logspec', 'get');
+    expect(before).toEqual({ code: 0, stdout: 'info\n', stderr: '' });
+    const set = await opsctl('--address', peer.address, 'logspec', 'set', 'b=warn:a=error:info');
+    expect(set).toEqual({ code: 0, stdout: 'logging spec is now a=error:b=warn:info\n', stderr: '' });
+    const json = await opsctl('--address', peer.address, '--json', 'logspec', 'get');
+    expect(JSON.parse(json.stdout)).toEqual({ spec: 'a=error:b=warn:info' });
+    const reset = await opsctl('--address', peer.address, 'logspec', 'set', 'info', '--json');
+    expect(JSON.parse(reset.stdout)).toEqual({ spec: 'info' });
+  });
+
+  it('reports a rejected spec with the server\'s reason and exit 1, changing nothing', async () => {
+    const result = await opsctl('--address', peer.address, 'logspec', 'set', 'bogus');
+    expect(result).toEqual({ code: 1, stdout: '', stderr: "opsctl: logspec rejected: invalid logging specification 'bogus': bad segment 'bogus'\n" });
+    expect((await opsctl('--address', peer.address, 'logspec', 'get')).stdout).toBe('info\n');
+  });
+
+  it('prints the metrics page, or its families as JSON', async () => {
+    const text = await opsctl('--address', peer.address, 'metrics');
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain(`fabric_version{version="${PEER_VERSION}"} 1`);
+    const json = await opsctl('--address', peer.address, 'metrics', '--json');
+    const families = JSON.parse(json.stdout) as { name: string; type: string; samples: { labels: Record<string, string>; value: string }[] }[];
+    const version = families.find((family) => family.name === 'fabric_version');
+    expect(version).toEqual({ name: 'fabric_version', type: 'gauge', help: 'The active version of Fabric.', samples: [{ name: 'fabric_version', labels: { version: PEER_VERSION }, value: '1' }] });
+  });
+
   it('says "not found" with exit 5 for a component that does not exist', async () => {
     const result = await opsctl('--address', peer.address, 'health', 'nosuchcheck');
     expect(result.code).toBe(5);
@@ -153,6 +180,22 @@ describe('opsctl against the peer over mutual TLS', () => {
       expect(result.stderr).toBe('');
       expect(result.code).toBe(0);
       expect(JSON.parse(result.stdout)).toEqual({ CommitSHA: 'abc1234', Version: PEER_VERSION });
+    }
+  });
+
+  it('uses /logspec and /metrics with a good client certificate', async () => {
+    const spec = await opsctl(...withClient(optional.address, pki.clients.good), 'logspec', 'set', 'gossip=debug:info');
+    expect(spec).toEqual({ code: 0, stdout: 'logging spec is now gossip=debug:info\n', stderr: '' });
+    const metrics = await opsctl(...withClient(required.address, pki.clients.good), 'metrics');
+    expect(metrics.code).toBe(0);
+    expect(metrics.stdout).toContain('# TYPE fabric_version gauge');
+  });
+
+  it('says "client certificate required" with exit 4 when /logspec or /metrics answers 401', async () => {
+    for (const command of [['logspec', 'get'], ['metrics']]) {
+      const result = await opsctl('--address', optional.address, '--cacert', pki.ca.certFile, ...command);
+      expect(result.code).toBe(4);
+      expect(result.stderr).toBe(`opsctl: https://${optional.address}/${command[0]}: client certificate required (the server answered 401; pass --cert and --key signed by its client CA)\n`);
     }
   });
 
