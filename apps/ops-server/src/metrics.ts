@@ -121,6 +121,10 @@ export function createMetricsPart(options: MetricsPartOptions): MetricsPart {
     },
     stop: async () => {
       await provider.stop();
+      if (provider.kind === 'disabled') return;
+      // The logging registry and the checkers may outlive this system.
+      options.logging.setObserver(undefined);
+      options.health.setObserver(undefined);
     },
   };
 }

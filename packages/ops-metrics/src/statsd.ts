@@ -118,7 +118,7 @@ export function createStatsdProvider(settings: StatsdSettings, options: StatsdPr
     namespace: 'metrics',
     subsystem: 'statsd',
     name: 'lines_dropped',
-    help: 'StatsD lines dropped because the daemon was unreachable and the queue was full.',
+    help: 'StatsD lines dropped: queue full while the daemon was unreachable, or too many histogram observations in one interval.',
   });
 
   let flushTimer: NodeJS.Timeout | undefined;
@@ -126,8 +126,11 @@ export function createStatsdProvider(settings: StatsdSettings, options: StatsdPr
   let runtime: RuntimeGauges | undefined;
   let running = false;
 
+  let droppedTimingsReported = 0;
   const flush = () => {
-    const dropped = transport.takeDroppedCount();
+    const droppedTimings = aggregate.droppedTimings - droppedTimingsReported;
+    droppedTimingsReported = aggregate.droppedTimings;
+    const dropped = transport.takeDroppedCount() + droppedTimings;
     if (dropped > 0) droppedLines.add(dropped);
     transport.send(aggregate.drain(target.prefix));
   };

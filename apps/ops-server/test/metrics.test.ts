@@ -1,0 +1,105 @@
+import { createSocket } from 'node:dgram';
+import { request } from 'node:http';
+import { createLogging } from '@fabric-ops/ops-logspec';
+import { isMetricsError, type MetricsSettings } from '@fabric-ops/ops-metrics';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createOperationsSystem, type OperationsSystem } from '../src/index.ts';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+const STATSD_DEFAULTS = { network: 'udp', address: '127.0.0.1:8125', writeIntervalMs: 10_000, prefix: '' };
+
+function system(metrics: MetricsSettings | undefined, version = '2.5.0'): { system: OperationsSystem; lines: string[] } {
+  const lines: string[] = [];
+  const logging = createLogging({ destination: { write: (line: string) => void lines.push(line) } });
+  const created = createOperationsSystem({
+    listenAddress: '127.0.0.1:0',
+    version: { version, commitSha: 'abc1234' },
+    logging,
+    ...(metrics === undefined ? {} : { metrics }),
+  });
+  cleanups.push(() => created.stop());
+  return { system: created, lines };
+}
+
+function get(address: string, path: string): Promise<{ status: number; body: string }> {
+  const colon = address.lastIndexOf(':');
+  return new Promise((resolve, reject) => {
+    const req = request({ host: address.slice(0, colon), port: Number(address.slice(colon + 1)), path, agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('metrics in the operations system', () => {
+  it('exposes the provider, sets fabric_version at start, and feeds the logging and health families', async () => {
+    const { system: ops } = system({ provider: 'prometheus', statsd: STATSD_DEFAULTS });
+    expect(ops.metrics.kind).toBe('prometheus');
+    ops.registerChecker('flaky', async () => {
+      throw new Error('not today');
+    });
+    ops.metrics.newCounter({ namespace: 'app', name: 'things_total', help: 'Things the embedding program did.' }).add(2);
+    await ops.start();
+    ops.logging.getLogger('app.worker').warn('something to count');
+    ops.logging.getLogger('app.worker').debug('below the level: checked at most, not written');
+    expect((await get(ops.address(), '/healthz')).status).toBe(503);
+    const { status, body } = await get(ops.address(), '/metrics');
+    expect(status).toBe(200);
+    expect(body).toContain('fabric_version{version="2.5.0"} 1\n');
+    expect(body).toContain('app_things_total 2\n');
+    expect(body).toMatch(/logging_entries_written\{level="warn"\} [1-9]/);
+    expect(body).toMatch(/logging_entries_checked\{level="warn"\} [1-9]/);
+    expect(body).not.toMatch(/logging_entries_written\{level="debug"\}/);
+    expect(body).toContain('health_check_status{component="flaky"} 0\n');
+    expect(body).toMatch(/health_check_duration_seconds_count\{component="flaky"\} 1\n/);
+  });
+
+  it('has no /metrics and no warning when metrics are off', async () => {
+    const { system: ops, lines } = system(undefined);
+    expect(ops.metrics.kind).toBe('disabled');
+    await ops.start();
+    expect((await get(ops.address(), '/metrics')).status).toBe(404);
+    expect(lines.join('')).not.toContain('Unknown provider type');
+  });
+
+  it('warns as Fabric does for an unknown provider', async () => {
+    const { system: ops, lines } = system({ provider: 'Prometheus', statsd: STATSD_DEFAULTS });
+    expect(ops.metrics.kind).toBe('disabled');
+    expect(lines.join('')).toContain('Unknown provider type: Prometheus; metrics disabled');
+  });
+
+  it('refuses unusable StatsD settings when the system is created', () => {
+    let caught: unknown;
+    try {
+      system({ provider: 'statsd', statsd: { ...STATSD_DEFAULTS, writeIntervalMs: 0 } });
+    } catch (error) {
+      caught = error;
+    }
+    expect(isMetricsError(caught) && caught.code).toBe('INVALID_SETTINGS');
+  });
+
+  it('pushes fabric_version with the version sanitised, once, over StatsD', async () => {
+    const socket = createSocket('udp4');
+    const received: string[] = [];
+    socket.on('message', (msg) => received.push(...msg.toString().split('\n')));
+    await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+    cleanups.unshift(() => new Promise<void>((resolve) => socket.close(() => resolve())));
+    const { system: ops } = system(
+      { provider: 'statsd', statsd: { network: 'udp', address: `127.0.0.1:${socket.address().port}`, writeIntervalMs: 100, prefix: 'org1' } },
+      'v3.1.0-rc 1',
+    );
+    await ops.start();
+    const deadline = Date.now() + 15_000;
+    while (!received.some((l) => l.startsWith('org1.fabric_version.')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 400));
+    expect(received.filter((l) => l.startsWith('org1.fabric_version.'))).toEqual(['org1.fabric_version.v3_1_0-rc_1:1.000000|g']);
+  });
+});
