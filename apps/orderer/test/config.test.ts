@@ -70,6 +70,14 @@ describe('orderer configuration through the bin', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('open no-such-dir/server.crt: no such file or directory');
     expect(result.stderr).not.toContain(dir);
+    // --check-config looks for the files before a start would
+    expect(await run({ FABRIC_CFG_PATH: dir }, ['--check-config'])).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        'orderer.yaml: Operations.TLS.Certificate: expected a readable file, got "no-such-dir/server.crt" (no such file or directory)\n' +
+        'orderer.yaml: Operations.TLS.PrivateKey: expected a readable file, got "no-such-dir/server.key" (no such file or directory)\n',
+    });
   });
 
   it('--print-config prints the effective configuration with each source, and exits 0', async () => {

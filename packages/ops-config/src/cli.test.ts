@@ -76,6 +76,25 @@ describe('peerConfigFromCommandLine / ordererConfigFromCommandLine', () => {
     }
   });
 
+  it('--check-config with TLS on also requires the certificate, key and CA files to be readable', () => {
+    const dir = configDir('core.yaml', 'operations:\n  tls:\n    enabled: true\n    cert: {file: cert.pem}\n    key: {file: key.pem}\n    clientRootCAs: {files: [ca.pem, /nonexistent/ca2.pem]}\n');
+    writeFileSync(join(dir, 'cert.pem'), 'x');
+    const io = capture();
+    const env = { FABRIC_CFG_PATH: dir, CORE_OPERATIONS_TLS_KEY_FILE: dir };
+    expect(peerConfigFromCommandLine({ argv: ['--check-config'], env, ...io })).toEqual({ action: 'exit', exitCode: 1 });
+    expect(io.err.join('')).toBe(
+      [
+        `CORE_OPERATIONS_TLS_KEY_FILE: expected a readable file, got ${JSON.stringify(dir)} (not a regular file)`,
+        `core.yaml: operations.tls.clientRootCAs.files[0]: expected a readable file, got ${JSON.stringify(join(dir, 'ca.pem'))} (no such file or directory)`,
+        'core.yaml: operations.tls.clientRootCAs.files[1]: expected a readable file, got "/nonexistent/ca2.pem" (no such file or directory)',
+        '',
+      ].join('\n'),
+    );
+    expect(io.out).toEqual([]);
+    // a plain start leaves the files to the server, which reports them in Fabric's words
+    expect(peerConfigFromCommandLine({ argv: [], env, ...capture() }).action).toBe('run');
+  });
+
   it('--print-config prints the effective configuration to stdout', () => {
     const dir = configDir('core.yaml', '');
     const io = capture();

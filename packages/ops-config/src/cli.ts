@@ -1,4 +1,5 @@
 import { isConfigError } from './errors.ts';
+import { unreadableTlsFiles } from './files.ts';
 import { dialectFor, type AppKind } from './keys.ts';
 import { loadOrdererConfig, loadPeerConfig, type LoadedConfig, type OrdererConfig, type PeerConfig } from './load.ts';
 import { renderEffectiveConfig } from './print.ts';
@@ -100,12 +101,19 @@ function outcomeFor<T>(app: AppKind, options: CommandLineOptions, load: (configF
     stderr(error.problems.map((line) => `${line}\n`).join(''));
     return { action: 'exit', exitCode: 1 };
   }
+  const warnings = loaded.warnings.map((line) => `warning: ${line}\n`).join('');
   if (parsed.action === 'print-config') {
+    if (warnings !== '') stderr(warnings);
     stdout(renderEffectiveConfig(loaded as LoadedConfig<PeerConfig> | LoadedConfig<OrdererConfig>));
     return { action: 'exit', exitCode: 0 };
   }
   if (parsed.action === 'check-config') {
-    stderr(loaded.warnings.map((line) => `warning: ${line}\n`).join(''));
+    const unreadable = unreadableTlsFiles(loaded as LoadedConfig<PeerConfig> | LoadedConfig<OrdererConfig>);
+    if (unreadable.length > 0) {
+      stderr(unreadable.map((line) => `${line}\n`).join(''));
+      return { action: 'exit', exitCode: 1 };
+    }
+    if (warnings !== '') stderr(warnings);
     stdout(`configuration OK: ${loaded.file}\n`);
     return { action: 'exit', exitCode: 0 };
   }

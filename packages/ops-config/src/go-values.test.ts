@@ -31,6 +31,17 @@ describe('parseGoDuration (time.ParseDuration)', () => {
     ['1h1m1s1ms', 3661.001e9],
   ])('%s is %d ns', (text, nanos) => expect(parseGoDuration(text)).toBeCloseTo(nanos, 0));
 
+  it('rejects what overflows int64 nanoseconds, as Go does', () => {
+    expect(parseGoDuration('2562047h47m16.854775807s')).toBe(9_223_372_036_854_775_807);
+    expect(parseGoDuration('2562048h')).toBeUndefined();
+    expect(parseGoDuration('99999999999999999999ns')).toBeUndefined();
+  });
+
+  it('drops fractions of a nanosecond, as Go does', () => {
+    expect(parseGoDuration('1.9ns')).toBe(1);
+    expect(parseGoDuration('1.0000000005s')).toBe(1e9);
+  });
+
   it.each(['', 'fast', '30', '1', 's', '.s', '1x', '1 s', ' 1s', '1s ', '1S', '1sec', '--1s', '1..5s', '1e3s', 'constructor1s', '1constructor'])(
     '%j is not a Go duration',
     (text) => expect(parseGoDuration(text)).toBeUndefined(),
@@ -63,12 +74,18 @@ describe('formatGoDuration (time.Duration.String)', () => {
     [-60e9, '-1m0s'],
   ])('%d ns prints as %s', (nanos, text) => expect(formatGoDuration(nanos)).toBe(text));
 
-  it('prints what parseGoDuration reads back', () => {
+  it('prints what parseGoDuration reads back exactly, across the int64 range', () => {
     fc.assert(
-      fc.property(fc.integer({ min: -1e15, max: 1e15 }), (nanos) => {
-        expect(parseGoDuration(formatGoDuration(nanos))).toBeCloseTo(nanos, -1);
+      fc.property(fc.bigInt({ min: -(2n ** 63n) + 1025n, max: 2n ** 63n - 1025n }), (big) => {
+        const nanos = Number(big);
+        expect(parseGoDuration(formatGoDuration(nanos))).toBe(nanos);
       }),
+      { numRuns: 2000 },
     );
+  });
+
+  it('prints the largest Go duration as Go does', () => {
+    expect(formatGoDuration(9_223_372_036_854_774_784)).toBe('2562047h47m16.854774784s');
   });
 });
 

@@ -11,39 +11,50 @@ export function parseGoBool(text: string): boolean | undefined {
   return undefined;
 }
 
-const NANOS_PER_UNIT: ReadonlyMap<string, number> = new Map([
-  ['ns', 1],
-  ['us', 1e3],
-  ['\u00b5s', 1e3], // micro sign
-  ['\u03bcs', 1e3], // Greek mu; Go accepts both spellings
-  ['ms', 1e6],
-  ['s', 1e9],
-  ['m', 60e9],
-  ['h', 3600e9],
+const NANOS_PER_UNIT: ReadonlyMap<string, bigint> = new Map([
+  ['ns', 1n],
+  ['us', 1_000n],
+  ['\u00b5s', 1_000n], // micro sign
+  ['\u03bcs', 1_000n], // Greek mu; Go accepts both spellings
+  ['ms', 1_000_000n],
+  ['s', 1_000_000_000n],
+  ['m', 60_000_000_000n],
+  ['h', 3_600_000_000_000n],
 ]);
 
-const DURATION_TERM = /(\d+\.?\d*|\.\d+)([^\d.]*)/y;
+/** Go's time.Duration is an int64 count of nanoseconds. */
+export const MAX_GO_DURATION_NANOS = 2n ** 63n - 1n;
 
-/** Go's `time.ParseDuration`, in nanoseconds; undefined where Go returns an error. */
+const DURATION_TERM = /(\d*)(?:\.(\d*))?([^\d.]*)/y;
+
+/**
+ * Go's `time.ParseDuration`, in nanoseconds; undefined where Go returns an error. Exact
+ * integer arithmetic, as Go's, so that what formatGoDuration prints reads back unchanged.
+ */
 export function parseGoDuration(text: string): number | undefined {
   let rest = text;
-  let sign = 1;
+  let negative = false;
   if (rest.startsWith('-') || rest.startsWith('+')) {
-    sign = rest.startsWith('-') ? -1 : 1;
+    negative = rest.startsWith('-');
     rest = rest.slice(1);
   }
   if (rest === '0') return 0;
   if (rest === '') return undefined;
-  let total = 0;
+  let total = 0n;
   DURATION_TERM.lastIndex = 0;
   while (DURATION_TERM.lastIndex < rest.length) {
+    const before = DURATION_TERM.lastIndex;
     const match = DURATION_TERM.exec(rest);
-    if (match === null) return undefined;
-    const unit = NANOS_PER_UNIT.get(match[2]!);
+    if (match === null || DURATION_TERM.lastIndex === before) return undefined;
+    const [, whole = '', fraction, unitName = ''] = match;
+    if (whole === '' && (fraction === undefined || fraction === '')) return undefined;
+    const unit = NANOS_PER_UNIT.get(unitName);
     if (unit === undefined) return undefined;
-    total += Number(match[1]) * unit;
+    total += BigInt(whole === '' ? '0' : whole) * unit;
+    if (fraction !== undefined && fraction !== '') total += (BigInt(fraction) * unit) / 10n ** BigInt(fraction.length);
+    if (total > MAX_GO_DURATION_NANOS + (negative ? 1n : 0n)) return undefined;
   }
-  return sign * total + 0;
+  return Number(negative ? -total : total) + 0;
 }
 
 /**
@@ -54,26 +65,26 @@ export function parseCastDuration(text: string): number | undefined {
   return /[nsuµmh]/.test(text) ? parseGoDuration(text) : parseGoDuration(`${text}ns`);
 }
 
-function trimmed(value: number): string {
-  return String(Number(value.toFixed(9)));
+function withFraction(value: bigint, digits: number, unit: string): string {
+  const scale = 10n ** BigInt(digits);
+  const fraction = (value % scale).toString().padStart(digits, '0').replace(/0+$/, '');
+  return `${value / scale}${fraction === '' ? '' : `.${fraction}`}${unit}`;
 }
 
 /** Go's `time.Duration.String()` for a nanosecond count (`10s`, `1m30s`, `250ms`, `1h0m0s`). */
-export function formatGoDuration(nanosIn: number): string {
-  const nanos = Math.round(nanosIn);
-  if (nanos === 0) return '0s';
-  const sign = nanos < 0 ? '-' : '';
-  let left = Math.abs(nanos);
-  if (left < 1e3) return `${sign}${left}ns`;
-  if (left < 1e6) return `${sign}${trimmed(left / 1e3)}µs`;
-  if (left < 1e9) return `${sign}${trimmed(left / 1e6)}ms`;
-  const hours = Math.floor(left / 3600e9);
-  left -= hours * 3600e9;
-  const minutes = Math.floor(left / 60e9);
-  left -= minutes * 60e9;
-  const seconds = `${trimmed(left / 1e9)}s`;
-  if (hours > 0) return `${sign}${hours}h${minutes}m${seconds}`;
-  if (minutes > 0) return `${sign}${minutes}m${seconds}`;
+export function formatGoDuration(nanos: number): string {
+  const whole = BigInt(Math.trunc(nanos));
+  if (whole === 0n) return '0s';
+  const sign = whole < 0n ? '-' : '';
+  const left = whole < 0n ? -whole : whole;
+  if (left < 1_000n) return `${sign}${left}ns`;
+  if (left < 1_000_000n) return `${sign}${withFraction(left, 3, '\u00b5s')}`;
+  if (left < 1_000_000_000n) return `${sign}${withFraction(left, 6, 'ms')}`;
+  const hours = left / 3_600_000_000_000n;
+  const minutes = (left / 60_000_000_000n) % 60n;
+  const seconds = withFraction(left % 60_000_000_000n, 9, 's');
+  if (hours > 0n) return `${sign}${hours}h${minutes}m${seconds}`;
+  if (minutes > 0n) return `${sign}${minutes}m${seconds}`;
   return `${sign}${seconds}`;
 }
 

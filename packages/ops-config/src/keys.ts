@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { parseCastDuration, parseGoBool, parseGoDuration, splitBracketList, splitFields } from './go-values.ts';
+import { MAX_GO_DURATION_NANOS, parseCastDuration, parseGoBool, parseGoDuration, splitBracketList, splitFields } from './go-values.ts';
+
+const MAX_NANOS = Number(MAX_GO_DURATION_NANOS);
 
 export type AppKind = 'peer' | 'orderer';
 
@@ -177,8 +179,9 @@ const booleanLeaf = z.unknown().transform((raw, ctx): boolean => {
 function durationLeaf(dialect: Dialect) {
   const expectation = `expected a duration like ${dialect.durationExample}`;
   return z.unknown().transform((raw, ctx): number => {
-    if (typeof raw === 'number' && Number.isFinite(raw)) {
-      if (dialect.bareNumberIsNanoseconds) return raw;
+    if (typeof raw === 'number' && Number.isFinite(raw) && Math.abs(raw) < MAX_NANOS) {
+      // Go's Duration is whole nanoseconds: cast truncates a fractional number
+      if (dialect.bareNumberIsNanoseconds) return Math.trunc(raw) + 0;
       return fail(ctx, raw, `${expectation}, got ${describeValue(raw)} (a unit is required: ns, us, ms, s, m or h)`);
     }
     if (typeof raw === 'string') {

@@ -405,6 +405,12 @@ describe('problems: one line each, naming file or variable, key and expectation'
       {},
       ['orderer.yaml: Metrics.Statsd.WriteInterval: expected a duration of at least 1ms like 30s when Metrics.Provider is statsd, got "-5s"'],
     ],
+    [
+      'peer',
+      'metrics:\n  provider: statsd\n  statsd:\n    writeInterval: 1000h\n',
+      {},
+      ['core.yaml: metrics.statsd.writeInterval: expected a duration of at most 596h (the longest timer Node.js keeps) when metrics.provider is statsd, got "1000h"'],
+    ],
     ['peer', 'a: [unclosed\n', {}, ['core.yaml: not valid YAML: Flow sequence in block collection must be sufficiently indented and end with a ] at line 2, column 1']],
     ['peer', 'operations:\n  listenAddress: a\n  listenAddress: b\n', {}, ['core.yaml: not valid YAML: Map keys must be unique at line 3, column 3']],
   ] as const)('%s %j %j', (app, text, env, expected) => {

@@ -28,6 +28,9 @@ export interface ResolveInput {
   readonly configDir: string;
 }
 
+/** Node.js turns a longer setInterval delay into 1ms, which would flush StatsD in a tight loop. */
+const MAX_TIMER_NANOS = 2_147_483_647 * 1e6;
+
 function isMapping(node: unknown): node is Record<string, unknown> {
   return typeof node === 'object' && node !== null && !Array.isArray(node) && !(node instanceof Uint8Array);
 }
@@ -200,6 +203,10 @@ export function resolveSettings(input: ResolveInput): Resolution {
           const hint = bareNumber ? ' (a bare number means nanoseconds)' : '';
           crossProblems.push(
             `${labelOf('statsd.writeInterval')}: expected a duration of at least 1ms like ${dialect.durationExample} when ${keyOf('metrics.provider')} is statsd, got ${displayDuration(interval, raw)}${hint}`,
+          );
+        } else if (ok('statsd.writeInterval') && interval > MAX_TIMER_NANOS) {
+          crossProblems.push(
+            `${labelOf('statsd.writeInterval')}: expected a duration of at most 596h (the longest timer Node.js keeps) when ${keyOf('metrics.provider')} is statsd, got ${displayDuration(interval, rawValues.get('statsd.writeInterval'))}`,
           );
         }
       }
