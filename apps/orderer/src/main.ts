@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { isConfigError, loadOrdererConfig } from '@fabric-ops/ops-config';
+import { ordererConfigFromCommandLine } from '@fabric-ops/ops-config';
 import { createOperationsSystem, ORDERER_TLS_KEY_NAMES, resolveCommitSha, runUntilSignalled, type OperationsSystem } from '@fabric-ops/ops-server';
 import { createLoggingFromEnv, isLogspecError, type Logging } from '@fabric-ops/ops-server';
 import packageJson from '../package.json' with { type: 'json' };
@@ -27,14 +27,10 @@ export async function runOrderer(options: OrdererRunOptions = {}): Promise<numbe
     return 1;
   }
   const logger = logging.getLogger('orderer.operations');
-  let loaded;
-  try {
-    loaded = loadOrdererConfig({ env, sampleFile: SAMPLE_ORDERER_YAML });
-  } catch (error) {
-    if (!isConfigError(error)) throw error;
-    for (const line of error.problems) process.stderr.write(`${line}\n`);
-    return 1;
-  }
+  // --config, --print-config, --check-config, --help; problems are printed one per line
+  const startup = ordererConfigFromCommandLine({ argv: options.argv ?? process.argv.slice(2), env, sampleFile: SAMPLE_ORDERER_YAML });
+  if (startup.action === 'exit') return startup.exitCode;
+  const loaded = startup.loaded;
   let system: OperationsSystem;
   try {
     system = createOperationsSystem({

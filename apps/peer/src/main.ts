@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { isConfigError, loadPeerConfig } from '@fabric-ops/ops-config';
+import { peerConfigFromCommandLine } from '@fabric-ops/ops-config';
 import { createOperationsSystem, resolveCommitSha, runUntilSignalled, type OperationsSystem } from '@fabric-ops/ops-server';
 import { DOCKER_COMPONENT, dockerChecker, type Checker } from '@fabric-ops/ops-health';
 import { createLoggingFromEnv, isLogspecError, type Logging } from '@fabric-ops/ops-server';
@@ -28,14 +28,10 @@ export async function runPeer(options: PeerRunOptions = {}): Promise<number> {
     return 1;
   }
   const logger = logging.getLogger('peer.operations');
-  let loaded;
-  try {
-    loaded = loadPeerConfig({ env, sampleFile: SAMPLE_CORE_YAML });
-  } catch (error) {
-    if (!isConfigError(error)) throw error;
-    for (const line of error.problems) process.stderr.write(`${line}\n`);
-    return 1;
-  }
+  // --config, --print-config, --check-config, --help; problems are printed one per line
+  const startup = peerConfigFromCommandLine({ argv: options.argv ?? process.argv.slice(2), env, sampleFile: SAMPLE_CORE_YAML });
+  if (startup.action === 'exit') return startup.exitCode;
+  const loaded = startup.loaded;
   let system: OperationsSystem;
   try {
     system = createOperationsSystem({
