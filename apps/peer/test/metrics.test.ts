@@ -51,6 +51,16 @@ async function startPeer(options: PeerYaml): Promise<RunningApp> {
   return app;
 }
 
+async function waitForLine(app: RunningApp, pattern: RegExp, from = 0, timeoutMs = 20_000): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const index = app.stdout.findIndex((line, i) => i >= from && pattern.test(line));
+    if (index >= 0) return index;
+    if (Date.now() > deadline) throw new Error(`no line matching ${pattern} in: ${app.stdout.join('\n')}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 function promtool(input: string): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn('promtool', ['check', 'metrics'], { stdio: ['pipe', 'pipe', 'pipe'] });
@@ -192,6 +202,23 @@ describe('a real StatsD daemon receiving from the peer', () => {
     expect(received.gauges['org1.peer0.nodejs.gc.completed_count']).toBeGreaterThanOrEqual(0);
     expect(Object.keys(received.gauges).every((key) => key.startsWith('org1.peer0.'))).toBe(true);
   }, 60_000);
+
+  it('over TCP, delivers what was counted while the daemon was down once it is back', async () => {
+    daemon.clear();
+    const app = await startPeer({ metrics: statsdYaml('tcp', daemon.tcpAddress) });
+    await daemon.waitFor((r) => r.gauges['org1.peer0.nodejs.mem.heap_used_bytes'] !== undefined, 30_000);
+    await daemon.kill();
+    const lostAt = await waitForLine(app, /statsd: connection to tcp .* lost/);
+    // Backoff retries log more warnings, each counted while nothing can be sent.
+    await waitForLine(app, /statsd: cannot reach tcp/, lostAt + 1);
+    await new Promise((r) => setTimeout(r, 1_000));
+    const warnedWhileDown = app.stdout.slice(lostAt, app.stdout.length).filter((line) => / WARN /.test(line)).length;
+    expect(warnedWhileDown).toBeGreaterThanOrEqual(2);
+    daemon.clear();
+    await daemon.restart();
+    // Only the new daemon instance writes now; the queued counts must reach it.
+    await daemon.waitFor((r) => (r.counters['org1.peer0.logging.entries_written.warn'] ?? 0) >= warnedWhileDown, 30_000);
+  }, 90_000);
 
   it.each(['udp', 'tcp'] as const)('keeps the peer alive when the daemon dies and resumes sending when it is back (%s)', async (network) => {
     daemon.clear();
