@@ -97,7 +97,7 @@ export function createOperationsSystem(options: OperationsSystemOptions): Operat
 
   const tls =
     options.tls?.enabled === true
-      ? createOperationsTls({ settings: options.tls, keyNames: options.tlsKeyNames, allowList: options.tlsAllowList, logger })
+      ? createOperationsTls({ settings: options.tls, keyNames: options.tlsKeyNames, allowList: options.tlsAllowList, logger, authLogger: options.logger ?? logging.getLogger('middleware') })
       : undefined;
   if (tls !== undefined) parts.push(tls.part);
 

@@ -35,6 +35,8 @@ export interface OperationsTlsOptions {
   /** Reload credentials on SIGHUP. Default true. */
   readonly reloadOnSighup?: boolean | undefined;
   readonly logger: TlsLogger;
+  /** Where refused requests are logged; Fabric uses a logger named `middleware`. Default `logger`. */
+  readonly authLogger?: Pick<TlsLogger, 'warn'> | undefined;
 }
 
 /** The TLS concern of the operations system: credentials, the https server, the secure-route check. */
@@ -63,7 +65,7 @@ export function createOperationsTls(options: OperationsTlsOptions): OperationsTl
     credentials = next;
   };
 
-  const authorize = createAuthorizer({ logger, ...(allowList === undefined ? {} : { allowList }) });
+  const authorize = createAuthorizer({ logger: options.authLogger ?? logger, ...(allowList === undefined ? {} : { allowList }) });
 
   return {
     authorize: (req, route) => authorize(req, route),
