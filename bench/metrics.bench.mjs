@@ -2,6 +2,7 @@
 // against prom-client's own registry.metrics() on the same series; and the per-call cost of
 // counter.with(...).add(1) for the Prometheus and StatsD providers against raw prom-client.
 import { createServer, request } from 'node:http';
+import { availableParallelism, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { createPrometheusProvider, createStatsdProvider } from '@fabric-ops/ops-metrics';
 import { createRequire } from 'node:module';
@@ -9,7 +10,7 @@ import { createRequire } from 'node:module';
 // The prom-client ops-metrics itself resolves (a dev/peer dependency of that package).
 const promClient = createRequire(new URL('../packages/ops-metrics/package.json', import.meta.url))('prom-client');
 
-const { Registry, Counter, Gauge } = promClient;
+const { Registry, Counter, Gauge, Histogram } = promClient;
 const fmt = (n, digits = 1) => n.toFixed(digits);
 const kb = (bytes) => `${(bytes / 1024).toFixed(0)} KiB`;
 
@@ -116,6 +117,37 @@ async function scrapeBench() {
   }
 }
 
+async function histogramBench() {
+  console.log('\nhistograms: 11 buckets + +Inf + sum + count = 14 lines per series (HTTP, text 0.0.4), median of 5');
+  console.log('series   | ours: time   bytes      stall  | prom-client metrics(): time  stall | time ratio');
+  for (const series of [1_000, 10_000]) {
+    const provider = createPrometheusProvider({ defaultMetrics: false, maxSeriesPerMetric: 1_000_000 });
+    const ourHistogram = provider.newHistogram({ name: 'bench_latency_seconds', help: 'bench histogram', labelNames: ['channel', 'op'] });
+    const registry = new Registry();
+    const rawHistogram = new Histogram({ name: 'bench_latency_seconds', help: 'bench histogram', labelNames: ['channel', 'op'], registers: [registry] });
+    for (let i = 0; i < series; i++) {
+      ourHistogram.with('channel', `channel${i % 100}`, 'op', `op${i}`).observe((i % 50) / 10);
+      rawHistogram.observe({ channel: `channel${i % 100}`, op: `op${i}` }, (i % 50) / 10);
+    }
+    const server = createServer((req, res) => void provider.routes[0].handler(req, res));
+    await new Promise((r) => server.listen(0, '127.0.0.1', r));
+    const port = server.address().port;
+    await get(port);
+    const runs = [];
+    for (let i = 0; i < 5; i++) runs.push(await withStallProbe(() => get(port)));
+    server.close();
+    await registry.metrics();
+    const baseline = [];
+    for (let i = 0; i < 5; i++) baseline.push(await withStallProbe(() => registry.metrics()));
+    const median = (list) => list.map((r) => r.elapsed).sort((a, b) => a - b)[2];
+    const stall = (list) => Math.max(...list.map((r) => r.longest));
+    console.log(
+      `${String(series).padEnd(8)} | ${fmt(median(runs)).padStart(8)} ms ${kb(runs[0].result.bytes).padStart(10)} ${fmt(stall(runs)).padStart(6)} ms` +
+        ` | ${fmt(median(baseline)).padStart(24)} ms ${fmt(stall(baseline)).padStart(6)} ms | ${fmt(median(runs) / median(baseline), 2)}x`,
+    );
+  }
+}
+
 function perCall(label, fn, calls = 2_000_000) {
   for (let i = 0; i < 200_000; i++) fn(i);
   const started = process.hrtime.bigint();
@@ -149,5 +181,7 @@ function hotPathBench() {
   for (const r of results) console.log(`${r.label.padEnd(56)} ${fmt(r.ns).padStart(7)} ns/call  ${fmt(r.ns / base, 2)}x of inc({..})`);
 }
 
+console.log(`machine: ${availableParallelism()} CPUs, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} (stalls include time other processes took the CPU)`);
 await scrapeBench();
+await histogramBench();
 hotPathBench();
