@@ -11,7 +11,9 @@ export type MetricsErrorCode =
   /** A metric of that name already exists with different options. */
   | 'DUPLICATE_METRIC'
   /** Provider settings that cannot work (writeInterval ≤ 0, unknown network, bad address). */
-  | 'INVALID_SETTINGS';
+  | 'INVALID_SETTINGS'
+  /** An optional peer dependency (hot-shots for the statsd provider) is not installed. */
+  | 'DEPENDENCY_MISSING';
 
 export class MetricsError extends Error {
   override readonly name = 'MetricsError';

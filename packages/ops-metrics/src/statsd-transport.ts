@@ -1,5 +1,6 @@
 import { connect, type Socket } from 'node:net';
-import HotShots from 'hot-shots';
+import type HotShotsClient from 'hot-shots';
+import { MetricsError } from './errors.ts';
 import { backoffDelayMs, packLines } from './statsd-aggregate.ts';
 import type { MetricsLogger } from './types.ts';
 
@@ -7,6 +8,21 @@ export const DEFAULT_MAX_PENDING_LINES = 10_000;
 /** Fits one Ethernet-MTU datagram with IP/UDP headers to spare. */
 const UDP_PACKET_BYTES = 1_432;
 const TCP_WRITE_BYTES = 64 * 1024;
+
+type HotShotsConstructor = typeof HotShotsClient;
+let hotShots: Promise<HotShotsConstructor> | undefined;
+
+/** hot-shots is an optional peer dependency: loaded only when a StatsD provider starts. */
+function loadHotShots(): Promise<HotShotsConstructor> {
+  hotShots ??= import('hot-shots').then(
+    (module) => ((module as { default?: HotShotsConstructor }).default ?? (module as unknown as HotShotsConstructor)),
+    (cause: unknown) => {
+      hotShots = undefined;
+      throw new MetricsError('DEPENDENCY_MISSING', 'the statsd metrics provider needs the hot-shots package (npm install hot-shots)', { cause });
+    },
+  );
+  return hotShots;
+}
 
 /** The part of a hot-shots client used here: raw lines with a delivery callback. */
 interface LineClient {
@@ -72,8 +88,12 @@ export class StatsdTransport {
     this.maxPending = options.maxPendingLines ?? DEFAULT_MAX_PENDING_LINES;
   }
 
-  start(): void {
+  private HotShots: HotShotsConstructor | undefined;
+
+  /** Loads hot-shots (rejecting with a MetricsError when it is not installed) and starts sending. */
+  async start(): Promise<void> {
     if (!this.stopped) return;
+    this.HotShots = await loadHotShots();
     this.stopped = false;
     if (this.options.network === 'udp') this.client = this.udpClient();
     else this.connectTcp();
@@ -182,7 +202,7 @@ export class StatsdTransport {
     return this.options.host.includes(':') ? `[${this.options.host}]:${this.options.port}` : `${this.options.host}:${this.options.port}`;
   }
 
-  private hotShotsOptions(): ConstructorParameters<typeof HotShots>[0] {
+  private hotShotsOptions(): ConstructorParameters<HotShotsConstructor>[0] {
     return {
       maxBufferSize: 0,
       telegraf: false,
@@ -193,7 +213,7 @@ export class StatsdTransport {
   }
 
   private udpClient(): LineClient {
-    return new HotShots({
+    return new this.HotShots!({
       ...this.hotShotsOptions(),
       protocol: 'udp',
       host: this.options.host,
@@ -217,7 +237,7 @@ export class StatsdTransport {
       if (this.failures > 0 || this.reconnects > 0) this.options.logger?.warn(`statsd: connected to tcp ${this.target()}; sending ${this.pending.length} queued lines`);
       this.failures = 0;
       this.lastWarning = '';
-      this.client = new HotShots({ ...this.hotShotsOptions(), protocol: 'stream', stream: socket }) as unknown as LineClient;
+      this.client = new this.HotShots!({ ...this.hotShotsOptions(), protocol: 'stream', stream: socket }) as unknown as LineClient;
       this.deliver();
     });
     socket.once('close', () => {

@@ -146,7 +146,17 @@ export function createStatsdProvider(settings: StatsdSettings, options: StatsdPr
     start: async () => {
       if (running) return;
       running = true;
-      transport.start();
+      try {
+        await transport.start();
+      } catch (error) {
+        running = false;
+        throw error;
+      }
+      if (!running) {
+        // stop() ran while hot-shots was loading.
+        await transport.stop();
+        return;
+      }
       if (options.runtimeMetrics ?? true) {
         runtime ??= createRuntimeGauges(declarations);
         const collector = runtime;
