@@ -59,7 +59,7 @@ describe('metrics in the operations system', () => {
     expect(body).toMatch(/logging_entries_checked\{level="warn"\} [1-9]/);
     expect(body).not.toMatch(/logging_entries_written\{level="debug"\}/);
     expect(body).toContain('health_check_status{component="flaky"} 0\n');
-    expect(body).toMatch(/health_check_duration_seconds_count\{component="flaky"\} 1\n/);
+    expect(body).toMatch(/health_check_duration_seconds_count\{component="flaky"\} [1-9]\d*\n/);
   });
 
   it('has no /metrics and no warning when metrics are off', async () => {
