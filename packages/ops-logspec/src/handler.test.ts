@@ -100,6 +100,17 @@ describe('PUT /logspec', () => {
     expect(audit[1]).not.toHaveProperty('client');
   });
 
+  it('records a change that silences the operations logger, and one that unsilences it', async () => {
+    logging.activateSpec('info');
+    expect((await call('PUT', '{"spec":"operations=error:info"}')).status).toBe(204);
+    expect((await call('PUT', '{"spec":"operations=fatal"}')).status).toBe(204);
+    expect((await call('PUT', '{"spec":"debug"}')).status).toBe(204);
+    expect(auditLines().map((r) => [r['oldSpec'], r['newSpec']])).toEqual([
+      ['info', 'operations=error:info'],
+      ['operations=fatal:info', 'debug'],
+    ]);
+  });
+
   it('refuses a body over the limit with 413 and keeps the spec', async () => {
     logging.activateSpec('warn');
     const put = await call('PUT', JSON.stringify({ spec: 'a'.repeat(5000) }));

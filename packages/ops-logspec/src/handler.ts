@@ -3,6 +3,7 @@ import { readBody, writeEmpty, writeJson, type Handler } from '@fabric-ops/ops-h
 import { isLogspecError } from './errors.ts';
 import { decodeLogSpecBody } from './go-json.ts';
 import type { Logging } from './registry.ts';
+import { normaliseSpec } from './spec.ts';
 
 export interface LogspecHandlerOptions {
   /**
@@ -47,19 +48,24 @@ export function logspecHandler(logging: Logging, options: LogspecHandlerOptions 
       return;
     }
     const body = await readBody(req, limit === undefined ? {} : { limit });
-    const previous = logging.spec();
+    let spec: string;
+    let next: string;
     try {
-      logging.activateSpec(decodeLogSpecBody(body));
+      spec = decodeLogSpecBody(body);
+      next = normaliseSpec(spec);
     } catch (error) {
       if (!isLogspecError(error)) throw error;
       writeError(res, error.message);
       return;
     }
     const client = options.identify?.(req);
-    audit.info(
-      { oldSpec: previous, newSpec: logging.spec(), remoteAddress: remoteAddressOf(req), ...(client === undefined ? {} : { client }) },
-      'logging spec changed',
-    );
+    const record = { oldSpec: logging.spec(), newSpec: next, remoteAddress: remoteAddressOf(req), ...(client === undefined ? {} : { client }) };
+    // The line is written under whichever spec lets it through: a change that silences the
+    // operations logger is still recorded, and so is one that unsilences it.
+    const loggedBefore = audit.isLevelEnabled('info');
+    if (loggedBefore) audit.info(record, 'logging spec changed');
+    logging.activateSpec(spec);
+    if (!loggedBefore) audit.info(record, 'logging spec changed');
     writeEmpty(res, 204);
   };
 }
