@@ -8,6 +8,8 @@ export const DEFAULT_MAX_PENDING_LINES = 10_000;
 /** Fits one Ethernet-MTU datagram with IP/UDP headers to spare. */
 const UDP_PACKET_BYTES = 1_432;
 const TCP_WRITE_BYTES = 64 * 1024;
+/** Longest line accepted (UTF-16 units, so at most 3× in bytes: still below a UDP datagram's 65 507). */
+const MAX_LINE_LENGTH = 16 * 1024;
 
 type HotShotsConstructor = typeof HotShotsClient;
 let hotShots: Promise<HotShotsConstructor> | undefined;
@@ -102,7 +104,11 @@ export class StatsdTransport {
   /** Queues lines and sends whatever the connection allows right now. */
   send(lines: readonly string[]): void {
     if (lines.length > 0) {
-      for (const line of lines) this.pending.push(line);
+      for (const line of lines) {
+        // A line no datagram can carry would fail and return to the queue forever.
+        if (line.length > MAX_LINE_LENGTH) this.dropped++;
+        else this.pending.push(line);
+      }
       this.trim();
     }
     this.deliver();

@@ -130,6 +130,18 @@ describe('StatsD provider', () => {
     await waitFor(() => second.lines.some((l) => /^metrics\.statsd\.lines_dropped:\d+\.000000\|c$/.test(l)));
   });
 
+  it('drops a line too long for any datagram instead of retrying it forever', async () => {
+    const daemon = await udpListener();
+    const { created } = provider('udp', daemon.port);
+    await created.start();
+    const gauge = created.newGauge({ name: 'g', help: 'h', labelNames: ['v'], statsdFormat: '%{#fqname}.%{v}' });
+    gauge.with('v', 'x'.repeat(20_000)).set(1);
+    gauge.with('v', 'short').set(2);
+    await waitFor(() => daemon.lines.includes('g.short:2.000000|g'));
+    await waitFor(() => created.stats().droppedLines === 1);
+    expect(created.stats().pendingLines).toBe(0);
+  });
+
   it('never throws when the daemon host does not resolve', async () => {
     const warnings: string[] = [];
     for (const network of ['udp', 'tcp']) {
