@@ -143,6 +143,24 @@ describe('operations system with TLS', () => {
     expect(seen).toEqual(['CN=operator,O=Org1', 'CN=operator,O=Org1']);
   });
 
+  it('refuses TLS 1.2 renegotiation (as Go does), so a connection\'s verified identity cannot change', async () => {
+    const { system } = await startSystem({ tls: tlsOn() });
+    const port = Number(system.address().split(':').at(-1));
+    const socket = await new Promise<TLSSocket>((resolve, reject) => {
+      const s: TLSSocket = connect({ host: '127.0.0.1', port, maxVersion: 'TLSv1.2', ...good() }, () => resolve(s));
+      s.once('error', reject);
+    });
+    socket.on('error', () => {});
+    const outcome = await new Promise<string>((resolve) => {
+      setTimeout(() => resolve('no answer'), 3_000);
+      socket.once('close', () => resolve('closed'));
+      const started = socket.renegotiate({ rejectUnauthorized: true }, (error) => resolve(error ? 'refused' : 'renegotiated'));
+      if (!started) resolve('refused');
+    });
+    socket.destroy();
+    expect(outcome).not.toBe('renegotiated');
+  });
+
   it('reloadCredentials() throws on bad files and keeps serving the old certificate; stop() releases SIGHUP', async () => {
     const sighupBefore = process.listenerCount('SIGHUP');
     const settings = { ...tlsOn() };

@@ -50,13 +50,17 @@ function presentedCertificateOf(socket: TLSSocket): PresentedCertificate {
 
 /**
  * Closes every connection whose client sent a certificate that failed verification, before
- * the HTTP layer sees a byte of it (the listener runs first on `secureConnection`).
+ * the HTTP layer sees a byte of it (the listener runs first on `secureConnection`), and
+ * refuses TLS 1.2 renegotiation on the others.
  * Returns a function that removes the guard.
  */
 export function guardClientCertificates(server: TlsServer, onRefused?: (refused: RefusedConnection) => void): () => void {
   const listener = (socket: TLSSocket): void => {
     // OpenSSL verified the chain with the TLS-client purpose (which includes the clientAuth
     // EKU), so a verified socket needs no certificate parsing on this per-handshake path.
+    // Go servers never renegotiate; refusing it here also keeps the verified identity of a
+    // connection fixed (a TLS 1.2 renegotiation could otherwise swap the client certificate).
+    socket.disableRenegotiation();
     if (socket.authorized) return;
     const verdict = judgeClientCertificate(presentedCertificateOf(socket));
     if (verdict.accept) return;
