@@ -90,9 +90,10 @@ describe('createLogging', () => {
     const logger = logging.getLogger('a');
     const child = logger.child({ k: 1 });
     logger.level = 'debug';
-    expect(child.level).toBe('debug');
+    const later = logger.child({ k: 2 });
+    expect([logger.level, child.level, later.level]).toEqual(['debug', 'debug', 'debug']);
     logging.activateSpec('b=debug:info');
-    expect([logger.level, child.level]).toEqual(['info', 'info']);
+    expect([logger.level, child.level, later.level]).toEqual(['info', 'info', 'info']);
   });
 
   it('follows every gold ActivateSpec case through pino levels', () => {

@@ -200,7 +200,8 @@ export function createLogging(options: LoggingOptions = {}): Logging {
         delete (child as unknown as Record<symbol, unknown>)[levelValSym];
         for (const label of PINO_LABELS) delete (child as unknown as Record<string, unknown>)[label];
       }
-      if (this === logger && !servesAsPrototype) {
+      const untouched = (logger as unknown as Record<symbol, unknown>)[levelValSym] === entry.appliedValue;
+      if (this === logger && !servesAsPrototype && untouched) {
         // The logger has just become a prototype, which V8 re-shapes on the next write to
         // it. Take that one-time cost here rather than in the next activation.
         servesAsPrototype = true;
