@@ -92,8 +92,12 @@ describe('createLogging', () => {
     logger.level = 'debug';
     const later = logger.child({ k: 2 });
     expect([logger.level, child.level, later.level]).toEqual(['debug', 'debug', 'debug']);
+    const other = logging.getLogger('c');
+    other.level = 'error';
+    const first = other.child({ k: 3 });
+    expect([other.level, first.level]).toEqual(['error', 'error']);
     logging.activateSpec('b=debug:info');
-    expect([logger.level, child.level, later.level]).toEqual(['info', 'info', 'info']);
+    expect([logger.level, child.level, later.level, other.level, first.level]).toEqual(['info', 'info', 'info', 'info', 'info']);
   });
 
   it('follows every gold ActivateSpec case through pino levels', () => {
