@@ -207,18 +207,16 @@ function listLeaf(dialect: Dialect) {
   });
 }
 
+const schemasByDialect = new WeakMap<Dialect, Readonly<Record<ValueKind, z.ZodType<SettingValue>>>>();
+
 /** The zod schema that turns one raw value (YAML node or environment text) into its setting. */
 export function leafSchema(kind: ValueKind, dialect: Dialect): z.ZodType<SettingValue> {
-  switch (kind) {
-    case 'string':
-      return stringLeaf;
-    case 'boolean':
-      return booleanLeaf;
-    case 'duration':
-      return durationLeaf(dialect);
-    case 'list':
-      return listLeaf(dialect);
+  let schemas = schemasByDialect.get(dialect);
+  if (schemas === undefined) {
+    schemas = { string: stringLeaf, boolean: booleanLeaf, duration: durationLeaf(dialect), list: listLeaf(dialect) };
+    schemasByDialect.set(dialect, schemas);
   }
+  return schemas[kind];
 }
 
 /** The value an empty environment variable stands for on the peer (viper reads "" as the zero value). */

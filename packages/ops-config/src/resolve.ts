@@ -180,13 +180,16 @@ export function resolveSettings(input: ResolveInput): Resolution {
   const provider = values.get('metrics.provider');
   if (ok('metrics.provider')) {
     if (provider === 'statsd') {
-      const statsdInFile = reader.lookup(dialect.statsdSection);
+      const statsdNode = reader.lookup(dialect.statsdSection);
       const statsdFromEnv = dialect.keys.some((spec) => spec.role.startsWith('statsd.') && sources[spec.key]!.from === 'env');
-      const sectionPresent = statsdInFile.found && isMapping(statsdInFile.value);
-      if (!sectionPresent && !statsdFromEnv) {
-        const sectionKey = dialect.statsdSection.join('.');
-        if (!(statsdInFile.found && statsdInFile.value !== null && !isMapping(statsdInFile.value))) {
-          crossProblems.push(`${fileLabel}: ${sectionKey}: expected a statsd section (network, address, write interval) when ${keyOf('metrics.provider')} is statsd`);
+      const sectionInFile = statsdNode.found && isMapping(statsdNode.value);
+      // a statsd value that is not a mapping was reported by the reader already
+      const sectionMalformed = statsdNode.found && statsdNode.value !== null && statsdNode.value !== undefined && !sectionInFile;
+      if (!sectionInFile && !statsdFromEnv) {
+        if (!sectionMalformed) {
+          crossProblems.push(
+            `${fileLabel}: ${dialect.statsdSection.join('.')}: expected a statsd section (network, address, write interval) when ${keyOf('metrics.provider')} is statsd`,
+          );
         }
       } else {
         const network = values.get('statsd.network');
