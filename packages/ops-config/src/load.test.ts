@@ -158,6 +158,10 @@ describe('values as Fabric reads them', () => {
     expect(orderer('Metrics:\n  Statsd:\n    WriteInterval: 2h\n').config.metrics.statsd.writeIntervalMs).toBe(7_200_000);
   });
 
+  it('takes an empty statsd section as the sample values', () => {
+    expect(peer('metrics:\n  provider: statsd\n  statsd: {}\n').config.metrics.statsd).toEqual({ network: 'udp', address: '127.0.0.1:8125', writeIntervalMs: 10_000, prefix: '' });
+  });
+
   it('turns scalar strings into text as viper does', () => {
     expect(peer('metrics:\n  statsd:\n    prefix: 123\n').config.metrics.statsd.prefix).toBe('123');
   });
@@ -344,6 +348,7 @@ describe('problems: one line each, naming file or variable, key and expectation'
     ['peer', '- a\n- b\n', {}, ['core.yaml: expected a mapping, got a list']],
     ['orderer', 'plain text\n', {}, ['orderer.yaml: expected a mapping, got "plain text"']],
     ['orderer', 'Metrics:\n  Statsd: 8125\n', {}, ['orderer.yaml: Metrics.Statsd: expected a mapping, got 8125']],
+    ['orderer', 'Metrics:\n  Provider: statsd\n  Statsd: 8125\n', {}, ['orderer.yaml: Metrics.Statsd: expected a mapping, got 8125']],
     [
       'orderer',
       'Operations:\n  TLS:\n    Enabeld: true\n',
