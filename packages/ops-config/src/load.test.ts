@@ -468,6 +468,13 @@ describe('warnings: loads, but probably not what was meant', () => {
     ]);
   });
 
+  it('names TLS without client CA files (Fabric starts, but every client is refused on secure routes)', () => {
+    expect(orderer('Operations:\n  TLS:\n    Enabled: true\n    Certificate: c.pem\n    PrivateKey: k.pem\n').warnings).toEqual([
+      'orderer.yaml: Operations.TLS.ClientRootCAs: no client CA files while Operations.TLS.Enabled is true; /logspec and /metrics will refuse every client',
+    ]);
+    expect(peer('operations:\n  tls:\n    enabled: true\n    cert: {file: c.pem}\n    key: {file: k.pem}\n    clientRootCAs: {files: [ca.pem]}\n').warnings).toEqual([]);
+  });
+
   it('names unknown keys in the peer operations and metrics sections (viper ignores them)', () => {
     const loaded = peer('operations:\n  tls:\n    enable: true\nmetrics:\n  statsd:\n    interval: 5s\n');
     expect(loaded.config.operations.tls.enabled).toBe(false);

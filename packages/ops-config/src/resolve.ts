@@ -175,6 +175,10 @@ export function resolveSettings(input: ResolveInput): Resolution {
         crossProblems.push(`${labelOf(role)}: expected ${what} when ${keyOf('tls.enabled')} is true, got ""`);
       }
     }
+    // Fabric starts like this, but no client can then pass the certificate check on /logspec and /metrics.
+    if (ok('tls.clientRootCAs') && (values.get('tls.clientRootCAs') as readonly string[]).length === 0) {
+      warnings.push(`${labelOf('tls.clientRootCAs')}: no client CA files while ${keyOf('tls.enabled')} is true; /logspec and /metrics will refuse every client`);
+    }
   }
 
   const provider = values.get('metrics.provider');
