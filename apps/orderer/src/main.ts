@@ -31,6 +31,8 @@ export async function runOrderer(options: OrdererRunOptions = {}): Promise<numbe
   const startup = ordererConfigFromCommandLine({ argv: options.argv ?? process.argv.slice(2), env, sampleFile: SAMPLE_ORDERER_YAML });
   if (startup.action === 'exit') return startup.exitCode;
   const loaded = startup.loaded;
+  // keys that load but are probably mistakes (a misspelt peer key, an unknown provider)
+  for (const warning of loaded.warnings) logger.warn(warning);
   let system: OperationsSystem;
   try {
     system = createOperationsSystem({

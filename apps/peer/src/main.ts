@@ -32,6 +32,8 @@ export async function runPeer(options: PeerRunOptions = {}): Promise<number> {
   const startup = peerConfigFromCommandLine({ argv: options.argv ?? process.argv.slice(2), env, sampleFile: SAMPLE_CORE_YAML });
   if (startup.action === 'exit') return startup.exitCode;
   const loaded = startup.loaded;
+  // keys that load but are probably mistakes (a misspelt peer key, an unknown provider)
+  for (const warning of loaded.warnings) logger.warn(warning);
   let system: OperationsSystem;
   try {
     system = createOperationsSystem({

@@ -48,6 +48,13 @@ describe('peer configuration through the bin', () => {
     expect(JSON.parse(health.body)).toMatchObject({ status: 'OK' });
   });
 
+  it('logs a warning for a misspelt key, which Fabric would silently ignore', async () => {
+    const dir = configDir('vm:\n  endpoint: ""\noperations:\n  listenAddress: 127.0.0.1:0\n  tls:\n    enable: true\n');
+    const app = await start({ FABRIC_CFG_PATH: dir });
+    expect(app.stdout.some((line) => line.includes('core.yaml: operations.tls.enable: unknown key, ignored'))).toBe(true);
+    expect((await send(app.address, '/version')).status).toBe(200);
+  });
+
   it('--config <file> wins over FABRIC_CFG_PATH', async () => {
     const dir = configDir('vm:\n  endpoint: ""\noperations:\n  listenAddress: 127.0.0.1:0\n');
     const app = await start({ FABRIC_CFG_PATH: '/nonexistent/fabric-cfg' }, ['--config', join(dir, 'core.yaml')]);
