@@ -3,8 +3,9 @@
 //   node scripts/check-packages.mjs [--json] [dir...]
 // Exits 1 and prints one line per problem when anything is wrong.
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative, sep } from 'node:path';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { publint } from 'publint';
@@ -64,17 +65,27 @@ async function publintProblems(dir, pkg) {
 }
 
 async function attwProblems(dir) {
-  // Default (strict) profile: besides node16 ESM/CJS and bundler, it checks node10 resolution,
-  // which TypeScript users on `moduleResolution: node` still get even though Node 20 never uses it.
+  // Packed with pnpm into a temporary directory (workspace: ranges rewritten, nothing left in
+  // the package folder), then checked with the default (strict) profile: besides node16 ESM/CJS
+  // and bundler, it checks node10 resolution, which TypeScript users on `moduleResolution: node`
+  // still get even though Node 20 itself never uses it.
+  const packDir = mkdtempSync(join(tmpdir(), 'fabric-ops-attw-'));
   try {
-    const { stdout } = await run(attwBin, ['--pack', '.', '--format', 'json'], { cwd: dir, maxBuffer: 64 * 1024 * 1024, timeout: 120_000 });
-    return problemsFromAttwJson(stdout);
-  } catch (error) {
-    if (typeof error.stdout === 'string' && error.stdout.trim().startsWith('{')) {
-      const problems = problemsFromAttwJson(error.stdout);
-      return problems.length > 0 ? problems : [`attw failed: ${firstLine(error.stderr || error.message)}`];
+    await run('pnpm', ['pack', '--pack-destination', packDir], { cwd: dir, timeout: 120_000 });
+    const tarball = readdirSync(packDir).find((f) => f.endsWith('.tgz'));
+    if (tarball === undefined) return ['attw: pnpm pack produced no tarball'];
+    try {
+      const { stdout } = await run(attwBin, [join(packDir, tarball), '--format', 'json'], { maxBuffer: 64 * 1024 * 1024, timeout: 120_000 });
+      return problemsFromAttwJson(stdout);
+    } catch (error) {
+      if (typeof error.stdout === 'string' && error.stdout.trim().startsWith('{')) {
+        const problems = problemsFromAttwJson(error.stdout);
+        return problems.length > 0 ? problems : [`attw failed: ${firstLine(error.stderr || error.message)}`];
+      }
+      return [`attw failed: ${firstLine(error.stderr || error.message)}`];
     }
-    return [`attw failed: ${firstLine(error.stderr || error.message)}`];
+  } finally {
+    rmSync(packDir, { recursive: true, force: true });
   }
 }
 
@@ -103,7 +114,7 @@ async function main() {
   const args = process.argv.slice(2);
   const json = args.includes('--json');
   const dirs = args.filter((a) => !a.startsWith('--'));
-  const targets = dirs.length > 0 ? dirs.map((d) => join(process.cwd(), d)) : publishableDirs();
+  const targets = dirs.length > 0 ? dirs.map((d) => resolve(d)) : publishableDirs();
   const results = [];
   // Two at a time: each check packs a tarball, and the machine has two cores.
   for (let i = 0; i < targets.length; i += 2) {
