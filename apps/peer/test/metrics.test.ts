@@ -106,12 +106,12 @@ describe('peer with provider prometheus', () => {
     expect(result.code).not.toBe(1);
   });
 
-  it('answers OpenMetrics and gzip when asked', async () => {
+  it('keeps Fabric\'s text format and names for an OpenMetrics-preferring scraper, and gzips when asked', async () => {
     const app = await startPeer({ metrics: '  provider: prometheus' });
-    const om = await send(app.address, '/metrics', { headers: { Accept: 'application/openmetrics-text;version=1.0.0' } });
-    expect(om.headers['content-type']).toBe('application/openmetrics-text; version=1.0.0; charset=utf-8; escaping=underscores');
-    expect(om.body).toMatch(/logging_entries_written_total\{level="info"\} [1-9]/);
-    expect(om.body.endsWith('# EOF\n')).toBe(true);
+    const om = await send(app.address, '/metrics', { headers: { Accept: 'application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5' } });
+    expect(om.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8; escaping=underscores');
+    expect(om.body).toMatch(/logging_entries_written\{level="info"\} [1-9]/);
+    expect(om.body).not.toContain('# EOF');
     const zipped = await send(app.address, '/metrics', { headers: { 'Accept-Encoding': 'gzip' } });
     expect(zipped.headers['content-encoding']).toBe('gzip');
   });

@@ -55,7 +55,9 @@ function plain(res: ServerResponse, status: number, text: string): void {
 export function createMetricsHandler(options: MetricsHandlerOptions): Handler {
   const maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
   const timeoutMs = options.timeoutMs ?? DEFAULT_SCRAPE_TIMEOUT_MS;
-  const openMetrics = options.openMetrics ?? true;
+  // Off by default, as in Fabric's promhttp: a Prometheus server prefers OpenMetrics, which would
+  // store counters as `<name>_total` and silently break dashboards built on Fabric's names.
+  const openMetrics = options.openMetrics ?? false;
   let inFlight = 0;
   const count = (status: number) => options.requests?.with('code', String(status)).add(1);
 

@@ -145,8 +145,17 @@ describe('/metrics handler', () => {
     });
   }
 
-  it('serves text 0.0.4 by default, OpenMetrics on request, gzip when allowed, and every method', async () => {
+  it('serves text 0.0.4 even to an OpenMetrics-preferring Prometheus unless OpenMetrics is switched on', async () => {
     const provider = createPrometheusProvider({ defaultMetrics: false });
+    provider.newGauge({ name: 'fabric_version', help: 'The active version of Fabric.', labelNames: ['version'] }).with('version', '1.2.3').set(1);
+    const port = await serve(provider.routes[0]!.handler as ReturnType<typeof createMetricsHandler>);
+    const reply = await get(port, { Accept: 'application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1' });
+    expect(reply.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8; escaping=underscores');
+    expect(reply.body.toString()).not.toContain('# EOF');
+  });
+
+  it('serves text 0.0.4 by default, OpenMetrics on request when enabled, gzip when allowed, and every method', async () => {
+    const provider = createPrometheusProvider({ defaultMetrics: false, openMetrics: true });
     provider.newGauge({ name: 'fabric_version', help: 'The active version of Fabric.', labelNames: ['version'] }).with('version', '1.2.3').set(1);
     const port = await serve(provider.routes[0]!.handler as ReturnType<typeof createMetricsHandler>);
 

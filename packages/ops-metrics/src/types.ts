@@ -65,7 +65,7 @@ export interface ScrapeOptions {
   readonly maxInFlight?: number;
   /** A scrape taking longer answers 503. Default 10 000 ms. */
   readonly timeoutMs?: number;
-  /** Answer OpenMetrics when the Accept header prefers it. Default true. */
+  /** Answer OpenMetrics when the Accept header prefers it (opt-in; Fabric never does). Default false. */
   readonly openMetrics?: boolean;
   /** Series per metric before new label combinations are dropped (with a warning). Default 100 000. */
   readonly maxSeriesPerMetric?: number;
