@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createOperationsSystem } from '@fabric-ops/ops-server';
+import { createAuthorizer, guardClientCertificates, loadTlsCredentials, tlsServerOptions } from '@fabric-ops/ops-tls-auth';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const ROUNDS = 3;
@@ -85,6 +86,31 @@ async function rawServer(pki, samples, extra = {}) {
     res.writeHead(200, sample.headers);
     res.end(sample.body);
   });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  cleanups.push(() => new Promise((r) => server.close(r)));
+  return server.address().port;
+}
+
+/** raw node:https plus only this package's layer (options, certificate guard, secure-route
+ * check) serving the same bytes: isolates the TLS layer from routing and handlers. */
+async function tlsLayerOnly(pki, samples) {
+  const credentials = loadTlsCredentials({ enabled: true, certFile: pki.files.certFile, keyFile: pki.files.keyFile, clientAuthRequired: false, clientRootCAs: [pki.files.caFile] });
+  const authorize = createAuthorizer();
+  const server = createHttpsServer(tlsServerOptions(credentials, false), (req, res) => {
+    const sample = samples.get(req.url);
+    if (!sample) {
+      res.writeHead(404).end();
+      return;
+    }
+    const decision = req.url === '/logspec' ? authorize(req, { path: '/logspec' }) : { allow: true };
+    if (!decision.allow) {
+      res.writeHead(decision.status, { 'Content-Length': '0' }).end();
+      return;
+    }
+    res.writeHead(200, sample.headers);
+    res.end(sample.body);
+  });
+  guardClientCertificates(server);
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
   cleanups.push(() => new Promise((r) => server.close(r)));
   return server.address().port;
@@ -170,6 +196,11 @@ try {
   console.log('keep-alive requests (client certificate, TLS 1.3):');
   for (const path of samples.keys()) {
     await compare(`  GET ${path}, ${KEEPALIVE_CONNECTIONS} connections`, oursPort, rawPort, path, 'keepalive', ec.client, KEEPALIVE_CONNECTIONS);
+  }
+  console.log('keep-alive, the TLS layer alone (raw node:https + ops-tls-auth options, guard, secure-route check, no router or handlers):');
+  const layerPort = await tlsLayerOnly(ec, samples);
+  for (const path of samples.keys()) {
+    await compare(`  GET ${path}, ${KEEPALIVE_CONNECTIONS} connections`, layerPort, rawPort, path, 'keepalive', ec.client, KEEPALIVE_CONNECTIONS);
   }
   console.log('new mTLS connections, one GET /version each:');
   const full = await compare(`  full handshakes, ${HANDSHAKE_CONCURRENCY} concurrent`, oursPort, rawPort, '/version', 'connect', ec.client, HANDSHAKE_CONCURRENCY);
