@@ -98,6 +98,14 @@ describe('operations system with TLS', () => {
     expect(new Set(reasons)).toEqual(new Set(['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'INVALID_PURPOSE']));
   });
 
+  it('with an empty client CA list refuses every client certificate, yet serves open routes without one (Fabric)', async () => {
+    const { system, seen } = await startSystem({ tls: tlsOn({ clientRootCAs: [] }) });
+    await expect(send(system.address(), '/version', { tls: good() })).rejects.toThrow();
+    expect((await send(system.address(), '/version', { tls: { ca: pki.ca.cert } })).status).toBe(200);
+    expect((await send(system.address(), '/secure-probe', { tls: { ca: pki.ca.cert } })).status).toBe(401);
+    expect(seen).toEqual([]);
+  });
+
   it('keeps secure routes open with TLS off (Fabric)', async () => {
     const { system, seen } = await startSystem();
     expect((await send(system.address(), '/secure-probe')).status).toBe(200);
