@@ -1,62 +1,23 @@
-import { rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configDir, createTestPki, runAppToExit, spawnApp, type RunningApp, type TestPki } from '@fabric-ops/test-kit';
+import { createTestPki, peerLauncher, runAppToExit, type PeerSetup, type PeerTlsFiles, type RunningApp, type TestPki } from '@fabric-ops/test-kit';
 
 const OPSCTL = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
 const PEER = fileURLToPath(new URL('../../peer/dist/bin.js', import.meta.url));
 const PEER_VERSION = (await import('../../peer/package.json', { with: { type: 'json' } })).default.version;
 
-interface PeerTls {
-  readonly certFile: string;
-  readonly keyFile: string;
-  readonly clientAuthRequired: boolean;
-  readonly clientRootCAs: readonly string[];
-}
-
-function coreYaml(options: { vmEndpoint?: string; tls?: PeerTls }): string {
-  const tls = options.tls;
-  return [
-    'vm:',
-    `  endpoint: ${JSON.stringify(options.vmEndpoint ?? '')}`,
-    'operations:',
-    '  listenAddress: 127.0.0.1:0',
-    '  tls:',
-    `    enabled: ${tls !== undefined}`,
-    '    cert:',
-    `      file: ${JSON.stringify(tls?.certFile ?? '')}`,
-    '    key:',
-    `      file: ${JSON.stringify(tls?.keyFile ?? '')}`,
-    `    clientAuthRequired: ${tls?.clientAuthRequired ?? false}`,
-    '    clientRootCAs:',
-    `      files: ${JSON.stringify(tls?.clientRootCAs ?? [])}`,
-    'metrics:',
-    '  provider: prometheus',
-    '',
-  ].join('\n');
-}
-
-const running: RunningApp[] = [];
-const dirs: string[] = [];
-
-async function startPeer(options: Parameters<typeof coreYaml>[0]): Promise<RunningApp> {
-  const dir = configDir('core.yaml', coreYaml(options));
-  dirs.push(dir);
-  const app = await spawnApp(PEER, { env: { FABRIC_CFG_PATH: dir, FABRIC_OPS_COMMIT_SHA: 'abc1234', FABRIC_LOGGING_SPEC: 'info' } });
-  running.push(app);
-  return app;
-}
+const peers = peerLauncher(PEER);
 
 async function opsctl(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   // Clear OPSCTL_* so the machine's environment cannot change what a test asks for.
   return runAppToExit(OPSCTL, { args, env: { OPSCTL_ADDRESS: '', OPSCTL_CERT: '', OPSCTL_KEY: '', OPSCTL_CACERT: '' }, readyTimeoutMs: 30_000 });
 }
 
-afterAll(() => {
-  for (const app of running.splice(0)) app.kill();
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => peers.stopAll());
+
+/** Every peer here reports the same commit, so /version answers are exact. */
+const startPeer = (setup: PeerSetup) => peers.start(setup, { FABRIC_OPS_COMMIT_SHA: 'abc1234' });
 
 describe('opsctl against the peer over plain HTTP', () => {
   let peer: RunningApp;
@@ -165,7 +126,7 @@ describe('opsctl against the peer over mutual TLS', () => {
   let required: RunningApp;
   beforeAll(async () => {
     pki = await createTestPki();
-    const tls = (clientAuthRequired: boolean): PeerTls => ({ certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientAuthRequired, clientRootCAs: [pki.ca.certFile] });
+    const tls = (clientAuthRequired: boolean): PeerTlsFiles => ({ certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientAuthRequired, clientRootCAs: [pki.ca.certFile] });
     [optional, required] = await Promise.all([startPeer({ tls: tls(false) }), startPeer({ tls: tls(true) })]);
   }, 120_000);
   afterAll(async () => {

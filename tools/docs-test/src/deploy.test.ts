@@ -3,13 +3,12 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments, stringify } from 'yaml';
-import { createTestPki, runAppToExit, send, type RunningApp, type TestPki } from '@fabric-ops/test-kit';
+import { createTestPki, freeTcpPort, runAppToExit, send, type RunningApp, type TestPki } from '@fabric-ops/test-kit';
 import { OPSCTL_BIN, peerLauncher, repoRoot } from './peer.ts';
 
 const run = promisify(execFile);
@@ -42,14 +41,6 @@ function prometheusConfigCopy(pki: TestPki): string {
   writeFileSync(join(dir, 'tls', 'prometheus.pem'), pki.clients.good.cert);
   writeFileSync(join(dir, 'tls', 'prometheus-key.pem'), pki.clients.good.key);
   return dir;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
@@ -129,7 +120,7 @@ describe('deploy/prometheus', () => {
     config.scrape_configs = [peerJob];
     writeFileSync(join(dir, 'prometheus.yml'), stringify(config, { aliasDuplicateObjects: false }));
 
-    const port = await freePort();
+    const port = await freeTcpPort();
     const child = spawn(
       'prometheus',
       [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`],

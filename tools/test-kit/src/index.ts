@@ -29,3 +29,5 @@ export type { PrometheusServer, PrometheusTargetTls, PromSample, StartPrometheus
 export { startStatsd } from './statsd.ts';
 export type { StartStatsdOptions, StatsdDaemon, StatsdReceived } from './statsd.ts';
 export { freeTcpPort, freeUdpPort } from './free-port.ts';
+export { peerCoreYaml, peerLauncher } from './peer-config.ts';
+export type { PeerLauncher, PeerSetup, PeerTlsFiles } from './peer-config.ts';
