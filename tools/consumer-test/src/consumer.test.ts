@@ -1,6 +1,6 @@
 // Installs the packed tarballs into a scratch project outside the workspace, as a third party
 // would, and uses them from ESM, CommonJS and TypeScript.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { copyFile, lstat, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -112,6 +112,35 @@ describe('the packed packages, installed with npm outside the workspace', () => 
     expect(compiled).toEqual(expect.arrayContaining(['service.mjs', 'service.cjs', 'types-esm.mjs', 'types-cjs.cjs']));
     // Compiled as CommonJS, the example loads our packages with require().
     expect(await readFile(join(scratch, 'out', 'service.cjs'), 'utf8')).toMatch(/require\("@fabric-ops\/ops-server"\)/);
+  });
+
+  it('install working bins: fabric-ops-peer answers /version and opsctl reads it', async () => {
+    const bin = (name: string) => join(scratch, 'node_modules', '.bin', name);
+    expect(await exec(bin('fabric-ops-peer'), ['--help'], scratch, 30_000)).toContain('usage: fabric-ops-peer');
+    expect(await exec(bin('fabric-ops-orderer'), ['--help'], scratch, 30_000)).toContain('usage: fabric-ops-orderer');
+    const config = join(scratch, 'core.yaml');
+    await writeFile(config, 'vm:\n  endpoint: ""\noperations:\n  listenAddress: 127.0.0.1:0\n');
+    const peer = spawn(bin('fabric-ops-peer'), ['--config', config], { cwd: scratch, env: { ...cleanEnv(), FABRIC_OPS_COMMIT_SHA: 'feed123' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const address = await new Promise<string>((resolve, reject) => {
+        let seen = '';
+        const timer = setTimeout(() => reject(new Error(`peer did not start: ${seen}`)), 30_000);
+        peer.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+          seen += chunk;
+          const match = /listening on (\d+\.\d+\.\d+\.\d+:\d+)/.exec(seen);
+          if (match) {
+            clearTimeout(timer);
+            resolve(match[1]!);
+          }
+        });
+        peer.once('exit', (code) => reject(new Error(`peer exited ${code}: ${seen}`)));
+      });
+      const version = JSON.parse(await exec(bin('opsctl'), ['--address', address, 'version', '--json'], scratch, 30_000)) as { CommitSHA: string; Version: string };
+      expect(version).toEqual({ CommitSHA: 'feed123', Version: packages.find((p) => p.name === '@fabric-ops/peer')!.version });
+      expect(await exec(bin('opsctl'), ['--address', address, 'health'], scratch, 30_000)).toMatch(/^OK /);
+    } finally {
+      peer.kill('SIGKILL');
+    }
   });
 
   for (const [flavour, runner] of [
