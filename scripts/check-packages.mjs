@@ -19,11 +19,11 @@ const attwBin = join(root, 'node_modules', '.bin', 'attw');
 // hot-shots client): concern packages must take them as peers, never bundle their own copy.
 const SHARED_RUNTIME_LIBRARIES = ['prom-client', 'hot-shots', 'pino'];
 
-/** Workspace directories (relative to the root) whose package.json is publishable. */
-export function publishableDirs() {
+/** Workspace directories (relative to `workspace`) whose package.json is publishable. */
+export function publishableDirs(workspace = root) {
   const dirs = [];
   for (const parent of ['packages', 'apps']) {
-    const base = join(root, parent);
+    const base = join(workspace, parent);
     if (!existsSync(base)) continue;
     for (const entry of readdirSync(base, { withFileTypes: true })) {
       if (!entry.isDirectory()) continue;

@@ -10,6 +10,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { publishableDirs } from './check-packages.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const changesetBin = join(root, 'node_modules', '.bin', 'changeset');
@@ -20,18 +21,6 @@ const log = (line) => process.stderr.write(`release: ${line}\n`);
 function run(command, commandArgs, cwd) {
   log(`${command} ${commandArgs.join(' ')}${cwd === root ? '' : ` (in ${cwd})`}`);
   return execFileSync(command, commandArgs, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 * 1024 * 1024 });
-}
-
-function publishableDirs(base) {
-  const dirs = [];
-  for (const parent of ['packages', 'apps']) {
-    if (!existsSync(join(base, parent))) continue;
-    for (const entry of readdirSync(join(base, parent), { withFileTypes: true })) {
-      const file = join(base, parent, entry.name, 'package.json');
-      if (entry.isDirectory() && existsSync(file) && JSON.parse(readFileSync(file, 'utf8')).private !== true) dirs.push(`${parent}/${entry.name}`);
-    }
-  }
-  return dirs.sort();
 }
 
 function pendingChangesets(base) {
