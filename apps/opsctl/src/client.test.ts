@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { describeFailure, describeTlsFailure } from './client.ts';
+
+const failure = (code: string, message = code) => Object.assign(new Error(message), { code });
+
+describe('describeTlsFailure', () => {
+  it('turns TLS alerts into what the operator should do', () => {
+    expect(describeTlsFailure('ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED', '')).toContain('client certificate required');
+    expect(describeTlsFailure('ERR_SSL_TLSV1_ALERT_UNKNOWN_CA', '')).toContain('unknown certificate authority');
+    expect(describeTlsFailure('SELF_SIGNED_CERT_IN_CHAIN', 'self-signed certificate in certificate chain')).toBe(
+      'server certificate not trusted (self-signed certificate in certificate chain); pass the operations CA with --cacert',
+    );
+    expect(describeTlsFailure('ERR_TLS_CERT_ALTNAME_INVALID', "IP: 10.0.0.1 is not in the cert's list")).toContain('use --server-name');
+  });
+
+  it('reads the reason of a bare EPROTO from its OpenSSL message', () => {
+    const message = 'write EPROTO 80CC8B46C77F0000:error:0A00010B:SSL routines:ssl3_get_record:wrong version number:../deps/openssl/openssl/ssl/record/ssl3_record.c:350:';
+    expect(describeTlsFailure('EPROTO', message)).toBe('TLS handshake failed: the server does not speak TLS (drop --tls/--cacert/--cert)');
+    expect(describeTlsFailure('EPROTO', 'error:0A00045C:SSL routines::tlsv13 alert certificate required')).toContain('client certificate required');
+    expect(describeTlsFailure('EPROTO', 'error:0A000999:SSL routines:some_function:something new:x.c:1:')).toBe('TLS handshake failed: something new');
+  });
+
+  it('leaves non-TLS failures alone', () => {
+    expect(describeTlsFailure('ECONNREFUSED', 'connect ECONNREFUSED')).toBeUndefined();
+  });
+});
+
+describe('describeFailure', () => {
+  const origin = 'https://127.0.0.1:9443';
+
+  it('maps each failure to one line and a code', () => {
+    expect(describeFailure(failure('ECONNREFUSED'), origin, true)).toMatchObject({ code: 'UNREACHABLE', message: `${origin}: connection refused (is the operations server running on that address?)` });
+    expect(describeFailure(failure('ENOTFOUND'), origin, false)).toMatchObject({ code: 'UNREACHABLE', message: `${origin}: cannot resolve the host name` });
+    expect(describeFailure(failure('OPSCTL_TIMEOUT', 'no answer within 2s'), origin, false)).toMatchObject({ code: 'UNREACHABLE', message: `${origin}: no answer within 2s` });
+    expect(describeFailure(failure('ERR_SSL_TLSV1_ALERT_UNKNOWN_CA'), origin, true).code).toBe('TLS');
+    expect(describeFailure(failure('HPE_INVALID_CONSTANT'), origin, false)).toMatchObject({ code: 'TLS', message: `${origin}: the answer is not HTTP; the server probably requires TLS (pass --cacert)` });
+  });
+
+  it('blames the client certificate for a dropped TLS connection only when one was presented', () => {
+    expect(describeFailure(failure('ECONNRESET'), origin, true, true).message).toContain('the server rejected the client certificate');
+    expect(describeFailure(failure('ECONNRESET'), origin, true, false).message).toBe(`${origin}: the server closed the connection during TLS`);
+    expect(describeFailure(failure('ECONNRESET'), origin, false)).toMatchObject({ code: 'UNREACHABLE', message: `${origin}: the server closed the connection (does it require TLS? pass --cacert)` });
+  });
+});
