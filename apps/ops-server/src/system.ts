@@ -112,12 +112,8 @@ export function createOperationsSystem(options: OperationsSystemOptions): Operat
   let server: Server | undefined;
   let bound = '';
 
-  // Responses still being produced, so that stop() can close their keep-alive sockets as they finish.
-  const inFlight = new Set<ServerResponse>();
   const closeIdleSoon = () => setImmediate(() => server?.closeIdleConnections());
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
-    inFlight.add(res);
-    res.once('close', () => inFlight.delete(res));
     if (state === 'stopping') {
       // Tell keep-alive clients to go away, and drop the socket once this answer is out.
       res.setHeader('Connection', 'close');
@@ -163,7 +159,7 @@ export function createOperationsSystem(options: OperationsSystemOptions): Operat
     const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
     httpServer.closeIdleConnections();
     // Requests that arrived before stop() must not leave their connection open once answered.
-    for (const res of inFlight) {
+    for (const res of router.inFlight()) {
       if (!res.headersSent) res.setHeader('Connection', 'close');
       res.once('finish', closeIdleSoon);
     }

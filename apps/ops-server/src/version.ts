@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { writeJson } from '@fabric-ops/ops-http';
+import { goJson, writeJson } from '@fabric-ops/ops-http';
 
 export interface VersionInfo {
   /** The release version, e.g. `1.4.0`. Omitted from /version when empty. */
@@ -32,11 +32,15 @@ export function versionHandler(info: VersionInfo) {
   const document: { CommitSHA?: string; Version?: string } = {};
   if (info.commitSha !== '') document.CommitSHA = info.commitSha;
   if (info.version !== '') document.Version = info.version;
+  // The document never changes: encode it once, not per request.
+  const okBody = goJson(document);
+  const okHeaders = { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(okBody)) };
   return (req: IncomingMessage, res: ServerResponse): void => {
     if (req.method !== 'GET') {
       writeJson(res, 400, { Error: `invalid request method: ${req.method ?? ''}` });
       return;
     }
-    writeJson(res, 200, document);
+    res.writeHead(200, okHeaders);
+    res.end(okBody);
   };
 }

@@ -22,6 +22,8 @@ function cleanRooted(path: string): string {
  * trailing slash when the request had one.
  */
 export function cleanPath(path: string): string {
+  // Nearly every request is already clean: skip the split/join unless a `//`, `/.` or missing root says otherwise.
+  if (path.startsWith('/') && !path.includes('//') && !path.includes('/.')) return path;
   if (path === '') return '/';
   const rooted = path.startsWith('/') ? path : '/' + path;
   let cleaned = cleanRooted(rooted);
@@ -41,6 +43,9 @@ export interface RequestTarget {
  * `URL` would resolve `..` itself and hide the redirect Go clients expect).
  */
 export function parseRequestTarget(target: string): RequestTarget {
+  if (target.startsWith('/') && !target.includes('?') && !target.includes('%') && !target.includes('#')) {
+    return { path: target, query: '' };
+  }
   let rest = target;
   // absolute-form (`GET http://host/path`): keep only the path.
   const scheme = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//.exec(rest);

@@ -9,8 +9,10 @@ export const REQUEST_ID_HEADER = 'x-request-id';
  * on the response.
  */
 export function assignRequestId(req: IncomingMessage, res: ServerResponse): string {
-  const given = req.headersDistinct[REQUEST_ID_HEADER]?.[0];
-  const id = given !== undefined && given !== '' ? given : randomUUID();
+  const header = req.headers[REQUEST_ID_HEADER];
+  // Node joins repeated headers with ", "; only then pay for the per-header view to take the first.
+  const given = typeof header === 'string' && header.includes(',') ? req.headersDistinct[REQUEST_ID_HEADER]?.[0] : header;
+  const id = typeof given === 'string' && given !== '' ? given : randomUUID();
   req.headers[REQUEST_ID_HEADER] = id;
   res.setHeader('X-Request-Id', id);
   return id;

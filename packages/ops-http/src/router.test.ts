@@ -117,6 +117,19 @@ describe('router', () => {
     expect(another.headers['x-request-id']).not.toBe(fresh.headers['x-request-id']);
   });
 
+  it('echoes only the first of repeated X-Request-Id headers, as Go Header.Get does', async () => {
+    const port = await serve([hello]);
+    const reply = await new Promise<Reply>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, path: '/hello', agent: false, headers: { 'X-Request-Id': ['first-id', 'second-id'] } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: '' }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(reply.headers['x-request-id']).toBe('first-id');
+  });
+
   it('makes the request id visible to the handler', async () => {
     let seen: unknown;
     const port = await serve([{ path: '/id', secure: false, handler: (req, res) => { seen = req.headers['x-request-id']; res.end(); } }]);

@@ -43,6 +43,8 @@ export interface Router {
   add(route: Route): void;
   /** The registered patterns, in registration order. */
   paths(): string[];
+  /** Responses of routed requests not yet finished or closed (the server drains these on stop). */
+  inFlight(): IterableIterator<ServerResponse>;
 }
 
 export const DEFAULT_WRITE_TIMEOUT_MS = 120_000;
@@ -84,6 +86,30 @@ export function createRouter(options: RouterOptions = {}): Router {
   const subtrees: Route[] = [];
   const order: string[] = [];
   const writeTimeoutMs = options.writeTimeoutMs ?? DEFAULT_WRITE_TIMEOUT_MS;
+
+  // Routed responses still open, with the time each must be finished by. One sweeper enforces every
+  // deadline: a timer per request would cost more than the rest of the routing.
+  const open = new Map<ServerResponse, number>();
+  function forget(this: ServerResponse): void {
+    open.delete(this);
+  }
+  let sweeper: NodeJS.Timeout | undefined;
+  const sweep = (): void => {
+    const now = Date.now();
+    for (const [res, due] of open) if (due <= now) res.destroy();
+    if (open.size === 0 && sweeper !== undefined) {
+      clearInterval(sweeper);
+      sweeper = undefined;
+    }
+  };
+  const track = (res: ServerResponse): void => {
+    open.set(res, Date.now() + writeTimeoutMs);
+    res.on('close', forget);
+    if (sweeper === undefined) {
+      sweeper = setInterval(sweep, Math.max(10, Math.min(1_000, writeTimeoutMs / 4)));
+      sweeper.unref();
+    }
+  };
 
   const add = (route: Route): void => {
     validatePattern(route.path);
@@ -155,9 +181,7 @@ export function createRouter(options: RouterOptions = {}): Router {
       }
     }
     assignRequestId(req, res);
-    const deadline = setTimeout(() => res.destroy(), writeTimeoutMs);
-    deadline.unref();
-    res.once('close', () => clearTimeout(deadline));
+    track(res);
     try {
       const result = route.handler(req, res);
       if (result !== undefined) result.catch((error: unknown) => fail(req, res, error));
@@ -167,5 +191,5 @@ export function createRouter(options: RouterOptions = {}): Router {
   };
 
   for (const route of options.routes ?? []) add(route);
-  return { handle, add, paths: () => [...order] };
+  return { handle, add, paths: () => [...order], inFlight: () => open.keys() };
 }
