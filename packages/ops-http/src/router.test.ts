@@ -166,6 +166,22 @@ describe('router', () => {
     expect(errors).toHaveLength(1);
   });
 
+  it('destroys a response that outlives the write timeout, and forgets finished ones', async () => {
+    const router = createRouter({
+      routes: [hello, { path: '/hang', secure: false, handler: () => new Promise<void>(() => {}) }],
+      writeTimeoutMs: 200,
+    });
+    server = createServer(router.handle);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const port = (server.address() as AddressInfo).port;
+    await send(port, 'GET', '/hello');
+    const began = Date.now();
+    await expect(send(port, 'GET', '/hang')).rejects.toThrow(/socket hang up|ECONNRESET/);
+    expect(Date.now() - began).toBeLessThan(2_000);
+    expect([...router.inFlight()]).toHaveLength(0);
+  });
+
   it('refuses duplicate and unclean patterns', () => {
     const router = createRouter({ routes: [hello] });
     expect(() => router.add(hello)).toThrowError(expect.objectContaining({ code: 'DUPLICATE_ROUTE' }));
