@@ -66,9 +66,13 @@ beforeAll(async () => {
   // The scratch project's own npm settings: no workspace .npmrc reaches it from /tmp.
   await writeFile(join(scratch, '.npmrc'), 'audit=false\nfund=false\nupdate-notifier=false\n');
   await exec('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '--prefer-offline'], scratch, 200_000);
-  for (const file of ['check-modules.mjs', 'exercise.cjs', 'run-esm.mjs', 'run-cjs.cjs', 'types-esm.mts', 'types-cjs.cts', 'tsconfig.json']) {
+  for (const file of ['check-modules.mjs', 'exercise.cjs', 'run-esm.mjs', 'run-cjs.cjs', 'tsconfig.json']) {
     await copyFile(join(repoRoot, 'tools', 'consumer-test', 'fixtures', file), join(scratch, file));
   }
+  // One consumer source, type-checked as an ES module and as CommonJS.
+  const types = join(repoRoot, 'tools', 'consumer-test', 'fixtures', 'consumer-types.ts');
+  await copyFile(types, join(scratch, 'types-esm.mts'));
+  await copyFile(types, join(scratch, 'types-cjs.cts'));
   // The embedding example, compiled as an ES module and as a CommonJS module from one source.
   const example = join(repoRoot, 'examples', 'embedding', 'service.ts');
   await copyFile(example, join(scratch, 'service.mts'));
