@@ -14,3 +14,5 @@ export type { RouteAllowList, SubjectRule, TlsKeyNames, TlsSettings } from '@fab
 export { createLogging, createLoggingFromEnv, isLogspecError } from '@fabric-ops/ops-logspec';
 export type { Logging, LoggingObserver } from '@fabric-ops/ops-logspec';
 export { DEFAULT_OPERATIONS_LOGGER_NAME } from './logspec.ts';
+export { runOperationsApp } from './app.ts';
+export type { AppConfig, AppStartup, OperationsApp } from './app.ts';

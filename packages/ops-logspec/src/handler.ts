@@ -39,7 +39,8 @@ export function logspecHandler(logging: Logging, options: LogspecHandlerOptions 
   const limit = options.bodyLimit;
   return async (req, res) => {
     if (req.method === 'GET') {
-      audit.debug({ remoteAddress: remoteAddressOf(req) }, 'logging spec read');
+      // Reads are frequent (scripts poll): build the log fields only when the line will be written.
+      if (audit.isLevelEnabled('debug')) audit.debug({ remoteAddress: remoteAddressOf(req) }, 'logging spec read');
       writeJson(res, 200, { spec: logging.spec() }, { trailingNewline: true });
       return;
     }

@@ -106,6 +106,20 @@ export function describeAppContract(name: string, contract: AppContract): void {
       }
     });
 
+    it('answers --help even when FABRIC_LOGGING_SPEC is invalid', async () => {
+      const result = await runAppToExit(contract.bin, { args: ['--help'], env: { FABRIC_LOGGING_SPEC: 'bogus' } });
+      expect(result.code).toBe(0);
+      expect(result.stdout + result.stderr).toContain('--config');
+    });
+
+    it('stops start-up with one line when FABRIC_LOGGING_SPEC is invalid', async () => {
+      const dir = configDir(contract.configFileName, contract.configWithListenAddress('127.0.0.1:0'));
+      const result = await runAppToExit(contract.bin, { env: { FABRIC_CFG_PATH: dir, FABRIC_LOGGING_SPEC: 'bogus' } });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain("invalid logging specification 'bogus': bad segment 'bogus'");
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    });
+
     it('names FABRIC_CFG_PATH when it does not exist, without a stack trace', async () => {
       const result = await runAppToExit(contract.bin, { env: { FABRIC_CFG_PATH: '/nonexistent/fabric-cfg' } });
       expect(result.code).toBe(1);
