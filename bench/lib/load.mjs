@@ -1,0 +1,110 @@
+// Load generator, run as its own process: node load.mjs '<json>'; prints one JSON line.
+//   mode "keepalive": `connections` connections, each sending the next GET as soon as the
+//                     previous response is complete (no pipelining, like wrk).
+//   mode "connect":   `connections` loops of connect (+ full TLS handshake) → one GET → close.
+// Latencies are recorded per request into 10 µs buckets, so memory stays fixed however long it runs.
+import { connect as tcpConnect } from 'node:net';
+import { connect as tlsConnect, createSecureContext } from 'node:tls';
+
+const { host, port, path, mode, connections, seconds, tls } = JSON.parse(process.argv[2]);
+const keepAlive = mode === 'keepalive';
+const request = Buffer.from(`GET ${path} HTTP/1.1\r\nHost: ${host}:${port}\r\n${keepAlive ? '' : 'Connection: close\r\n'}\r\n`);
+const secureContext = tls ? createSecureContext({ ca: tls.ca, cert: tls.cert, key: tls.key }) : undefined;
+const deadline = performance.now() + seconds * 1_000;
+
+const BUCKET_US = 10;
+const buckets = new Uint32Array(200_000); // up to 2 s; slower lands in the last bucket
+let completed = 0;
+let failed = 0;
+const statuses = {};
+
+function record(startedAt, status) {
+  const us = (performance.now() - startedAt) * 1_000;
+  buckets[Math.min(buckets.length - 1, Math.floor(us / BUCKET_US))]++;
+  completed++;
+  statuses[status] = (statuses[status] ?? 0) + 1;
+}
+
+function open() {
+  return secureContext ? tlsConnect({ host, port, secureContext, servername: 'localhost' }) : tcpConnect({ host, port });
+}
+
+/** Calls onResponse(status) for each complete response (Content-Length framed) on the socket. */
+function onResponses(socket, onResponse) {
+  let buffered = null;
+  socket.on('data', (chunk) => {
+    buffered = buffered === null ? chunk : Buffer.concat([buffered, chunk]);
+    for (;;) {
+      const end = buffered.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      const head = buffered.toString('latin1', 0, end);
+      const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0);
+      if (buffered.length < end + 4 + length) return;
+      buffered = buffered.length === end + 4 + length ? null : buffered.subarray(end + 4 + length);
+      onResponse(Number(head.slice(9, 12)));
+      if (buffered === null) return;
+    }
+  });
+}
+
+function keepAliveLoop() {
+  return new Promise((resolve) => {
+    const socket = open();
+    let startedAt = 0;
+    const next = () => {
+      if (performance.now() >= deadline) {
+        socket.destroy();
+        resolve();
+        return;
+      }
+      startedAt = performance.now();
+      socket.write(request);
+    };
+    onResponses(socket, (status) => {
+      record(startedAt, status);
+      next();
+    });
+    socket.once(secureContext ? 'secureConnect' : 'connect', next);
+    socket.on('error', () => {
+      failed++;
+      resolve();
+    });
+  });
+}
+
+async function connectLoop() {
+  while (performance.now() < deadline) {
+    await new Promise((resolve) => {
+      const startedAt = performance.now();
+      const socket = open();
+      let done = false;
+      const finish = (ok, status) => {
+        if (done) return;
+        done = true;
+        if (ok) record(startedAt, status);
+        else failed++;
+        socket.destroy();
+        resolve();
+      };
+      socket.once(secureContext ? 'secureConnect' : 'connect', () => socket.write(request));
+      onResponses(socket, (status) => finish(true, status));
+      socket.on('error', () => finish(false));
+      socket.on('close', () => finish(false));
+    });
+  }
+}
+
+function percentile(q) {
+  const target = Math.ceil(completed * q);
+  let seen = 0;
+  for (let i = 0; i < buckets.length; i++) {
+    seen += buckets[i];
+    if (seen >= target) return ((i + 1) * BUCKET_US) / 1_000;
+  }
+  return Number.NaN;
+}
+
+const began = performance.now();
+await Promise.all(Array.from({ length: connections }, keepAlive ? keepAliveLoop : connectLoop));
+const elapsed = (performance.now() - began) / 1_000;
+process.stdout.write(`${JSON.stringify({ completed, failed, statuses, rps: completed / elapsed, p50ms: percentile(0.5), p99ms: percentile(0.99) })}\n`);
