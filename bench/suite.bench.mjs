@@ -56,7 +56,7 @@ function rssMiB(pid) {
 
 function fetchOnce(port, path, tls) {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, agent: false, ca: tls.ca, cert: tls.cert, key: tls.key, servername: 'localhost' }, (res) => {
+    const req = request({ host: '127.0.0.1', port, path, agent: false, ...tls, servername: 'localhost' }, (res) => {
       const chunks = [];
       res.on('data', (c) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode, contentType: res.headers['content-type'] ?? '', body: Buffer.concat(chunks).toString('base64') }));
@@ -89,14 +89,14 @@ async function measure(target, path, mode, tls) {
 
 try {
   const pki = createBenchPki(dir);
-  const tls = { ca: pki.ca, cert: pki.client.cert, key: pki.client.key };
+  const tls = pki.client;
   runtime = await startPodmanService(dir);
 
   const coreYaml = [
     'vm:', `  endpoint: ${runtime.endpoint}`,
     'operations:', '  listenAddress: 127.0.0.1:0', '  tls:', '    enabled: true',
-    `    cert:\n      file: ${pki.serverCertFile}`, `    key:\n      file: ${pki.serverKeyFile}`,
-    '    clientAuthRequired: false', `    clientRootCAs:\n      files: [${pki.caFile}]`,
+    `    cert:\n      file: ${pki.files.certFile}`, `    key:\n      file: ${pki.files.keyFile}`,
+    '    clientAuthRequired: false', `    clientRootCAs:\n      files: [${pki.files.caFile}]`,
     'metrics:', '  provider: prometheus', '',
   ].join('\n');
   writeFileSync(join(dir, 'core.yaml'), coreYaml);
@@ -105,7 +105,7 @@ try {
     { name: 'peer', start: () => startNode([peerBin], { FABRIC_CFG_PATH: dir, FABRIC_LOGGING_SPEC: 'peer.operations=info:warn' }), paths: ['/version', '/logspec', '/healthz', '/metrics'] },
     ...[1_000, 10_000].map((extraSeries) => ({
       name: `+${extraSeries} series`,
-      start: () => startNode([here('./lib/ops-target.mjs'), JSON.stringify({ certFile: pki.serverCertFile, keyFile: pki.serverKeyFile, caFile: pki.caFile, runtimeEndpoint: runtime.endpoint, extraSeries })]),
+      start: () => startNode([here('./lib/ops-target.mjs'), JSON.stringify({ certFile: pki.files.certFile, keyFile: pki.files.keyFile, caFile: pki.files.caFile, runtimeEndpoint: runtime.endpoint, extraSeries })]),
       paths: ['/metrics'],
     })),
   ];
@@ -119,7 +119,7 @@ try {
     for (const path of target.paths) responses[path] = await fetchOnce(ours.port, path, tls);
     const responsesFile = join(dir, 'responses.json');
     writeFileSync(responsesFile, JSON.stringify(responses));
-    const raw = await startNode([here('./lib/raw-target.mjs'), JSON.stringify({ certFile: pki.serverCertFile, keyFile: pki.serverKeyFile, caFile: pki.caFile, responsesFile })]);
+    const raw = await startNode([here('./lib/raw-target.mjs'), JSON.stringify({ certFile: pki.files.certFile, keyFile: pki.files.keyFile, caFile: pki.files.caFile, responsesFile })]);
     for (const path of target.paths) {
       for (const mode of ['keepalive', 'connect']) {
         const o = await measure(ours, path, mode, tls);

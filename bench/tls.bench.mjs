@@ -1,23 +1,24 @@
 // Mutual TLS cost of the operations server: GET /version and GET /logspec with a client
 // certificate on keep-alive connections, and new mTLS connections per second (full handshakes
 // and TLS 1.3 ticket resumption), each next to raw node:https serving the same bytes with the
-// same certificates in the same run. Load comes from a separate process (bench/tls-load.mjs).
+// same certificates in the same run. Load comes from a separate process (bench/lib/load.mjs).
 // Needs openssl and the built packages (pnpm build). BENCH_SECONDS sets each run's length.
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createPrivateKey, sign, X509Certificate } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createHttpsServer, request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createOperationsSystem } from '@fabric-ops/ops-server';
+import { createBenchPki } from './lib/pki.mjs';
 import { createAuthorizer, guardClientCertificates, loadTlsCredentials, tlsServerOptions } from '@fabric-ops/ops-tls-auth';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const ROUNDS = 3;
 const KEEPALIVE_CONNECTIONS = 32;
 const HANDSHAKE_CONCURRENCY = 16;
-const loadScript = fileURLToPath(new URL('./tls-load.mjs', import.meta.url));
+const loadScript = fileURLToPath(new URL('./lib/load.mjs', import.meta.url));
 
 const dir = mkdtempSync(join(tmpdir(), 'fabric-ops-bench-tls-'));
 const cleanups = [];
@@ -25,31 +26,6 @@ const cleanup = async () => {
   for (const fn of cleanups.splice(0).reverse()) await fn();
   rmSync(dir, { recursive: true, force: true });
 };
-
-function openssl(...args) {
-  execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
-}
-
-/** A CA, a server certificate for 127.0.0.1 and a client certificate, with the given key type. */
-function makePki(name, keyArgs) {
-  const p = (f) => join(dir, `${name}-${f}`);
-  openssl('req', '-x509', ...keyArgs, '-nodes', '-keyout', p('ca.key'), '-out', p('ca.pem'), '-days', '2', '-subj', `/CN=bench-ca-${name}`,
-    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign');
-  const leaf = (leafName, subject, ext) => {
-    openssl('req', '-new', ...keyArgs, '-nodes', '-keyout', p(`${leafName}.key`), '-out', p(`${leafName}.csr`), '-subj', subject);
-    writeFileSync(p(`${leafName}.ext`), ext);
-    openssl('x509', '-req', '-in', p(`${leafName}.csr`), '-CA', p('ca.pem'), '-CAkey', p('ca.key'), '-CAcreateserial', '-days', '2',
-      '-out', p(`${leafName}.pem`), '-extfile', p(`${leafName}.ext`));
-  };
-  leaf('server', '/CN=localhost', 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n');
-  leaf('client', '/O=Org1/CN=operator', 'extendedKeyUsage=clientAuth\n');
-  const read = (f) => readFileSync(p(f), 'utf8');
-  return {
-    files: { certFile: p('server.pem'), keyFile: p('server.key'), caFile: p('ca.pem') },
-    server: { cert: read('server.pem'), key: read('server.key'), ca: read('ca.pem') },
-    client: { cert: read('client.pem'), key: read('client.key'), ca: read('ca.pem') },
-  };
-}
 
 function get(port, path, client) {
   return new Promise((resolve, reject) => {
@@ -65,7 +41,7 @@ function get(port, path, client) {
 
 function load(port, path, mode, client, connections, seconds = SECONDS) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [loadScript, JSON.stringify({ host: '127.0.0.1', port, path, mode, connections, seconds, ...client })], {
+    const child = spawn(process.execPath, [loadScript, JSON.stringify({ host: '127.0.0.1', port, path, mode, connections, seconds, tls: client })], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
@@ -161,7 +137,8 @@ async function compare(label, oursPort, rawPort, path, mode, client, connections
   const rate = (runs) => median(runs.map(perSecond));
   const cpu = (runs) => median(runs.map((r) => r.cpuMicros / Math.max(1, r.completed)));
   const result = { ours: rate(ours), raw: rate(raw), oursCpu: cpu(ours), rawCpu: cpu(raw) };
-  const failures = [...ours, ...raw].reduce((n, r) => n + r.failed, 0);
+  // Connection failures and every non-200 answer.
+  const failures = [...ours, ...raw].reduce((n, r) => n + r.failed + r.completed - (r.statuses['200'] ?? 0), 0);
   const resumedShare =
     mode === 'resume' ? `  resumed ${((ours.reduce((n, r) => n + r.resumed, 0) / Math.max(1, ours.reduce((n, r) => n + r.handshakes, 0))) * 100).toFixed(0)}%` : '';
   console.log(
@@ -173,7 +150,7 @@ async function compare(label, oursPort, rawPort, path, mode, client, connections
 }
 
 try {
-  const ec = makePki('p256', ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256']);
+  const ec = createBenchPki(dir, { name: 'p256' });
   const oursPort = await startSystem(ec);
   const samples = new Map();
   const paths = ['/version', '/logspec'];
@@ -218,7 +195,7 @@ try {
   }
 
   // The key type decides the server's signature cost on every full handshake.
-  const rsa = makePki('rsa2048', ['-newkey', 'rsa:2048']);
+  const rsa = createBenchPki(dir, { name: 'rsa2048', rsa: true });
   const rsaPort = await startSystem(rsa);
   const rsaRawSamples = new Map([['/version', samples.get('/version')]]);
   const rsaRawPort = await rawServer(rsa, rsaRawSamples);

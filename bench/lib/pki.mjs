@@ -1,13 +1,13 @@
 // A throw-away PKI for benchmarks (openssl CLI): a CA, a server certificate for 127.0.0.1 and a
-// client certificate (clientAuth), all ECDSA P-256 like Fabric's usual certificates.
+// client certificate (clientAuth); ECDSA P-256 (Fabric's usual choice) unless `rsa: true`.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export function createBenchPki(dir) {
-  const p = (f) => join(dir, f);
+export function createBenchPki(dir, { name = 'p256', rsa = false } = {}) {
+  const p = (f) => join(dir, `${name}-${f}`);
   const openssl = (...args) => execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
-  const key = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1'];
+  const key = rsa ? ['-newkey', 'rsa:2048'] : ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1'];
   openssl('req', '-x509', ...key, '-nodes', '-keyout', p('ca.key'), '-out', p('ca.pem'), '-days', '2', '-subj', '/CN=bench-ops-ca',
     '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign');
   const leaf = (name, subject, ext) => {
@@ -19,12 +19,10 @@ export function createBenchPki(dir) {
   leaf('server', '/CN=127.0.0.1', 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\nkeyUsage=critical,digitalSignature\n');
   leaf('client', '/O=Org1/CN=operator', 'extendedKeyUsage=clientAuth\nkeyUsage=critical,digitalSignature\n');
   const read = (f) => readFileSync(p(f), 'utf8');
+  const ca = read('ca.pem');
   return {
-    caFile: p('ca.pem'),
-    serverCertFile: p('server.pem'),
-    serverKeyFile: p('server.key'),
-    ca: read('ca.pem'),
-    server: { cert: read('server.pem'), key: read('server.key') },
-    client: { cert: read('client.pem'), key: read('client.key') },
+    files: { certFile: p('server.pem'), keyFile: p('server.key'), caFile: p('ca.pem') },
+    server: { cert: read('server.pem'), key: read('server.key'), ca },
+    client: { cert: read('client.pem'), key: read('client.key'), ca },
   };
 }

@@ -37,17 +37,7 @@ function writeError(res: ServerResponse, message: string): void {
 export function logspecHandler(logging: Logging, options: LogspecHandlerOptions = {}): Handler {
   const audit = logging.getLogger(options.auditLoggerName ?? 'operations');
   const limit = options.bodyLimit;
-  return async (req, res) => {
-    if (req.method === 'GET') {
-      // Reads are frequent (scripts poll): build the log fields only when the line will be written.
-      if (audit.isLevelEnabled('debug')) audit.debug({ remoteAddress: remoteAddressOf(req) }, 'logging spec read');
-      writeJson(res, 200, { spec: logging.spec() }, { trailingNewline: true });
-      return;
-    }
-    if (req.method !== 'PUT') {
-      writeError(res, `invalid request method: ${req.method ?? ''}`);
-      return;
-    }
+  const put = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const body = await readBody(req, limit === undefined ? {} : { limit });
     let spec: string;
     let next: string;
@@ -68,5 +58,19 @@ export function logspecHandler(logging: Logging, options: LogspecHandlerOptions 
     logging.activateSpec(spec);
     if (!loggedBefore) audit.info(record, 'logging spec changed');
     writeEmpty(res, 204);
+  };
+  // Only PUT waits for a body; GET and refusals stay synchronous so that polling costs no promise.
+  return (req, res) => {
+    if (req.method === 'GET') {
+      // Reads are frequent (scripts poll): build the log fields only when the line will be written.
+      if (audit.isLevelEnabled('debug')) audit.debug({ remoteAddress: remoteAddressOf(req) }, 'logging spec read');
+      writeJson(res, 200, { spec: logging.spec() }, { trailingNewline: true });
+      return;
+    }
+    if (req.method !== 'PUT') {
+      writeError(res, `invalid request method: ${req.method ?? ''}`);
+      return;
+    }
+    return put(req, res);
   };
 }
