@@ -4,12 +4,13 @@
 // Needs podman and wrk (scripts/test-deps.sh installs both) and the built packages (pnpm build).
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer as createHttpServer, request } from 'node:http';
+import { createServer as createHttpServer } from 'node:http';
 import { connect, createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dockerChecker } from '@fabric-ops/ops-health';
 import { createOperationsSystem } from '@fabric-ops/ops-server';
+import { startPodmanService } from './lib/podman.mjs';
 
 const CONNECTIONS = 64;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -31,34 +32,10 @@ const cleanup = async () => {
 };
 process.on('SIGINT', () => cleanup().finally(() => process.exit(130)));
 
-function ping(socketPath) {
-  return new Promise((resolve) => {
-    const req = request({ socketPath, path: '/_ping', agent: false }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode));
-    });
-    req.on('error', () => resolve(0));
-    req.end();
-  });
-}
-
 async function startPodman() {
-  const child = spawn(
-    'podman',
-    ['--root', join(dir, 'root'), '--runroot', join(dir, 'run'), '--tmpdir', join(dir, 'tmp'), '--storage-driver', 'vfs',
-      '--cgroup-manager', 'cgroupfs', '--events-backend', 'file', 'system', 'service', '--time=0', `unix://${runtimeSocket}`],
-    { stdio: 'ignore' },
-  );
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  cleanups.push(async () => {
-    child.kill('SIGTERM');
-    await exited;
-  });
-  for (let i = 0; i < 600; i++) {
-    if ((await ping(runtimeSocket)) === 200) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('podman system service did not answer /_ping');
+  const service = await startPodmanService(dir);
+  cleanups.push(() => service.stop());
+  return service;
 }
 
 /** Forwards to podman and counts the GET /_ping requests it carries. */
