@@ -90,6 +90,7 @@ describe('soak', () => {
     // Specs are normalised on read: byte-wise sorted entries, then the default.
     const [, client, seq] = /^info:(client\d+)=debug:(seq\d+)=warn$/.exec(lastAcked) ?? [];
     expect(JSON.parse(final.body)).toEqual({ spec: `${client}=debug:${seq}=warn:info` });
+    process.stderr.write(`soak rss warm=${(warmRss / 2 ** 20).toFixed(1)}MiB end=${(endRss / 2 ** 20).toFixed(1)}MiB requests=${tally.requests}\n`);
     expect(endRss).toBeLessThanOrEqual(warmRss * 1.1);
   }, 120_000);
 });
