@@ -3,6 +3,7 @@ import { createServer, request, Agent } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createOperationsSystem, type OperationsSystem } from '../src/index.ts';
+import type { Route } from '@fabric-ops/ops-http';
 
 const systems: OperationsSystem[] = [];
 afterEach(async () => {
@@ -31,6 +32,21 @@ function get(address: string, path: string, agent?: Agent): Promise<{ status: nu
     req.on('error', reject);
     req.end();
   });
+}
+
+/** A route whose answer waits until `release()` is called, to hold a request in flight. */
+function gatedRoute(path: string): { route: Route; release: () => void } {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const route: Route = {
+    path,
+    secure: false,
+    handler: async (_req, res) => {
+      await gate;
+      res.end('done');
+    },
+  };
+  return { route, release };
 }
 
 describe('operations system', () => {
@@ -82,16 +98,8 @@ describe('operations system', () => {
 
   it('lets an in-flight request finish, then refuses new connections', async () => {
     const s = system();
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    s.addRoute({
-      path: '/slow',
-      secure: false,
-      handler: async (_req, res) => {
-        await gate;
-        res.end('done');
-      },
-    });
+    const { route, release } = gatedRoute('/slow');
+    s.addRoute(route);
     await s.start();
     const address = s.address();
     const inflight = get(address, '/slow');
@@ -108,16 +116,8 @@ describe('operations system', () => {
 
   it('closes a keep-alive connection as soon as its in-flight answer is out', async () => {
     const s = system();
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    s.addRoute({
-      path: '/slow',
-      secure: false,
-      handler: async (_req, res) => {
-        await gate;
-        res.end('done');
-      },
-    });
+    const { route, release } = gatedRoute('/slow');
+    s.addRoute(route);
     await s.start();
     const agent = new Agent({ keepAlive: true });
     const inflight = get(s.address(), '/slow', agent);

@@ -1,41 +1,12 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createTestPki, runAppToExit, send, spawnApp, type RunningApp, type TestPki } from '@fabric-ops/test-kit';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { send, useAppHarness, useTestPki } from '@fabric-ops/test-kit';
+import { describe, expect, it } from 'vitest';
 
 const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
 
-const made: string[] = [];
-const running: RunningApp[] = [];
-let pki: TestPki;
-
-beforeAll(async () => {
-  pki = await createTestPki();
-});
-afterEach(() => {
-  for (const app of running.splice(0)) app.kill();
-});
-afterAll(async () => {
-  for (const dir of made) rmSync(dir, { recursive: true, force: true });
-  await pki?.cleanup();
-});
-
-function configDir(text: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'orderer-config-'));
-  made.push(dir);
-  writeFileSync(join(dir, 'orderer.yaml'), text);
-  return dir;
-}
-
-async function start(env: NodeJS.ProcessEnv, args: readonly string[] = []): Promise<RunningApp> {
-  const app = await spawnApp(BIN, { env, args, readyTimeoutMs: 30_000 });
-  running.push(app);
-  return app;
-}
-
-const run = (env: NodeJS.ProcessEnv, args: readonly string[]) => runAppToExit(BIN, { env, args, readyTimeoutMs: 30_000 });
+const { configDir, start, run } = useAppHarness(BIN, 'orderer.yaml');
+const testPki = useTestPki();
 
 describe('orderer configuration through the bin', () => {
   it('environment overrides take effect, and empty ones are ignored', async () => {
@@ -50,14 +21,14 @@ describe('orderer configuration through the bin', () => {
     const app = await start({
       FABRIC_CFG_PATH: dir,
       ORDERER_OPERATIONS_TLS_ENABLED: 'true',
-      ORDERER_OPERATIONS_TLS_CERTIFICATE: pki.server.certFile,
-      ORDERER_OPERATIONS_TLS_PRIVATEKEY: pki.server.keyFile,
-      ORDERER_OPERATIONS_TLS_CLIENTROOTCAS: `[${pki.ca.certFile}, ${pki.rogueCa.certFile}]`,
+      ORDERER_OPERATIONS_TLS_CERTIFICATE: testPki().server.certFile,
+      ORDERER_OPERATIONS_TLS_PRIVATEKEY: testPki().server.keyFile,
+      ORDERER_OPERATIONS_TLS_CLIENTROOTCAS: `[${testPki().ca.certFile}, ${testPki().rogueCa.certFile}]`,
     });
-    expect((await send(app.address, '/version', { tls: { ca: pki.ca.cert } })).status).toBe(200);
+    expect((await send(app.address, '/version', { tls: { ca: testPki().ca.cert } })).status).toBe(200);
     // a presented client certificate must chain to a listed CA or the handshake fails: both entries were read
-    for (const client of [pki.clients.good, pki.clients.rogueCa]) {
-      const reply = await send(app.address, '/version', { tls: { ca: pki.ca.cert, cert: client.cert, key: client.key } });
+    for (const client of [testPki().clients.good, testPki().clients.rogueCa]) {
+      const reply = await send(app.address, '/version', { tls: { ca: testPki().ca.cert, cert: client.cert, key: client.key } });
       expect(reply.status).toBe(200);
     }
   });

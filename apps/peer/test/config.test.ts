@@ -1,41 +1,13 @@
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createTestPki, runAppToExit, send, spawnApp, type RunningApp, type TestPki } from '@fabric-ops/test-kit';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { send, useAppHarness, useTestPki } from '@fabric-ops/test-kit';
+import { describe, expect, it } from 'vitest';
 
 const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
 
-const made: string[] = [];
-const running: RunningApp[] = [];
-let pki: TestPki;
-
-beforeAll(async () => {
-  pki = await createTestPki();
-});
-afterEach(() => {
-  for (const app of running.splice(0)) app.kill();
-});
-afterAll(async () => {
-  for (const dir of made) rmSync(dir, { recursive: true, force: true });
-  await pki?.cleanup();
-});
-
-function configDir(text: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'peer-config-'));
-  made.push(dir);
-  writeFileSync(join(dir, 'core.yaml'), text);
-  return dir;
-}
-
-async function start(env: NodeJS.ProcessEnv, args: readonly string[] = []): Promise<RunningApp> {
-  const app = await spawnApp(BIN, { env, args, readyTimeoutMs: 30_000 });
-  running.push(app);
-  return app;
-}
-
-const run = (env: NodeJS.ProcessEnv, args: readonly string[]) => runAppToExit(BIN, { env, args, readyTimeoutMs: 30_000 });
+const { configDir, emptyDir, start, run } = useAppHarness(BIN, 'core.yaml');
+const testPki = useTestPki();
 
 describe('peer configuration through the bin', () => {
   it('environment overrides take effect: CORE_OPERATIONS_LISTENADDRESS, and an empty CORE_VM_ENDPOINT drops the docker check', async () => {
@@ -80,11 +52,11 @@ describe('peer configuration through the bin', () => {
       ].join('\n'),
     );
     mkdirSync(join(dir, 'tls'));
-    copyFileSync(pki.server.certFile, join(dir, 'tls', 'server.crt'));
-    copyFileSync(pki.server.keyFile, join(dir, 'tls', 'server.key'));
-    copyFileSync(pki.ca.certFile, join(dir, 'tls', 'ca.crt'));
+    copyFileSync(testPki().server.certFile, join(dir, 'tls', 'server.crt'));
+    copyFileSync(testPki().server.keyFile, join(dir, 'tls', 'server.key'));
+    copyFileSync(testPki().ca.certFile, join(dir, 'tls', 'ca.crt'));
     const app = await start({ FABRIC_CFG_PATH: dir });
-    const reply = await send(app.address, '/version', { tls: { ca: pki.ca.cert } });
+    const reply = await send(app.address, '/version', { tls: { ca: testPki().ca.cert } });
     expect(reply.status).toBe(200);
   });
 
@@ -156,8 +128,7 @@ describe('peer configuration through the bin', () => {
   it('names the place searched when the file is missing', async () => {
     const missing = await run({ FABRIC_CFG_PATH: '' }, ['--config', '/nonexistent/core.yaml']);
     expect(missing).toEqual({ code: 1, stdout: '', stderr: '--config /nonexistent/core.yaml: /nonexistent/core.yaml does not exist\n' });
-    const empty = mkdtempSync(join(tmpdir(), 'peer-config-empty-'));
-    made.push(empty);
+    const empty = emptyDir();
     expect(await run({ FABRIC_CFG_PATH: empty }, [])).toEqual({
       code: 1,
       stdout: '',

@@ -31,3 +31,5 @@ export type { StartStatsdOptions, StatsdDaemon, StatsdReceived } from './statsd.
 export { freeTcpPort, freeUdpPort } from './free-port.ts';
 export { peerCoreYaml, peerLauncher } from './peer-config.ts';
 export type { PeerLauncher, PeerSetup, PeerTlsFiles } from './peer-config.ts';
+export { useAppHarness, useTestPki } from './app-harness.ts';
+export type { AppHarness } from './app-harness.ts';
