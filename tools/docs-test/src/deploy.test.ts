@@ -243,6 +243,7 @@ describe('deploy/grafana', () => {
     title: string;
     panels: Panel[];
     templating: { list: { name: string }[] };
+    __inputs?: { name: string }[];
   };
   const graphPanels = dashboard.panels.filter((panel) => panel.type !== 'row');
   const expressions = graphPanels.flatMap((panel) => (panel.targets ?? []).map((target) => ({ panel: panel.title, expr: target.expr })));
@@ -261,6 +262,11 @@ describe('deploy/grafana', () => {
     for (const { expr } of expressions) {
       for (const [, name] of expr.matchAll(/\$(\w+)/g)) if (!name!.startsWith('__')) expect(variables, `$${name}`).toContain(name);
     }
+  });
+
+  it('declares no import input that nothing uses (Grafana would ask for it on import)', () => {
+    const text = JSON.stringify({ ...dashboard, __inputs: undefined });
+    for (const input of dashboard.__inputs ?? []) expect(text, input.name).toContain(`\${${input.name}}`);
   });
 
   it('every panel query is valid PromQL (promtool check rules)', async () => {
