@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import { formatSampleValue, mergeExpositions, parseExposition, withWorkerLabel } from './exposition.ts';
+
+const worker = (counter: number, gauge: number, extra = '') => `# HELP work_total Work done.
+# TYPE work_total counter
+work_total{kind="a b}"} ${counter}
+# HELP mem_bytes Memory.
+# TYPE mem_bytes gauge
+mem_bytes ${gauge}
+# HELP lat_seconds Latency.
+# TYPE lat_seconds histogram
+lat_seconds_bucket{le="0.1"} 1
+lat_seconds_bucket{le="+Inf"} 2
+lat_seconds_sum 0.5
+lat_seconds_count 2
+${extra}`;
+
+describe('parseExposition', () => {
+  it('groups histogram samples under their family and keeps label sets with spaces and braces intact', () => {
+    const families = parseExposition(worker(3, 10));
+    expect([...families.keys()]).toEqual(['work_total', 'mem_bytes', 'lat_seconds']);
+    expect(families.get('work_total')!.series).toEqual([{ key: 'work_total{kind="a b}"}', value: 3 }]);
+    expect(families.get('lat_seconds')!.series.map((s) => s.key)).toEqual(['lat_seconds_bucket{le="0.1"}', 'lat_seconds_bucket{le="+Inf"}', 'lat_seconds_sum', 'lat_seconds_count']);
+    expect(families.get('lat_seconds')!.type).toBe('histogram');
+  });
+
+  it('skips unreadable lines instead of failing the scrape', () => {
+    const families = parseExposition('# TYPE a counter\na 1\nb{x="unterminated 2\nc notanumber\n');
+    expect(families.get('a')!.series).toEqual([{ key: 'a', value: 1 }]);
+    expect(families.has('c')).toBe(false);
+  });
+});
+
+describe('mergeExpositions', () => {
+  it('sums counters and histograms, and gauges by default', () => {
+    const text = mergeExpositions([
+      { worker: '1', exposition: parseExposition(worker(3, 10)) },
+      { worker: '2', exposition: parseExposition(worker(4, 20)) },
+    ]);
+    expect(text).toContain('work_total{kind="a b}"} 7\n');
+    expect(text).toContain('mem_bytes 30\n');
+    expect(text).toContain('lat_seconds_bucket{le="+Inf"} 4\n');
+    expect(text).toContain('lat_seconds_sum 1\n');
+    expect(text.match(/# TYPE work_total counter/g)).toHaveLength(1);
+  });
+
+  it('applies per-family gauge rules: max, min, and one series per worker', () => {
+    const inputs = [
+      { worker: '1', exposition: parseExposition(worker(1, 10)) },
+      { worker: '2', exposition: parseExposition(worker(1, 20)) },
+    ];
+    expect(mergeExpositions(inputs, { gaugeRules: { mem_bytes: 'max' } })).toContain('mem_bytes 20\n');
+    expect(mergeExpositions(inputs, { gaugeRules: { mem_bytes: 'min' } })).toContain('mem_bytes 10\n');
+    const perWorker = mergeExpositions(inputs, { gaugeRules: { mem_bytes: 'perWorker' } });
+    expect(perWorker).toContain('mem_bytes{worker="1"} 10\n');
+    expect(perWorker).toContain('mem_bytes{worker="2"} 20\n');
+  });
+
+  it('adds what exited workers had counted, so the sum never goes down', () => {
+    const before = parseExposition(worker(100, 5));
+    const family = before.get('work_total')!;
+    const retired = new Map([['work_total{kind="a b}"}', { family, value: 100 }]]);
+    const text = mergeExpositions([{ worker: '3', exposition: parseExposition(worker(2, 5)) }], { retired });
+    expect(text).toContain('work_total{kind="a b}"} 102\n');
+  });
+
+  it('keeps summary quantiles per worker and sums their _sum and _count', () => {
+    const summary = (sum: number) => `# TYPE rpc_seconds summary\nrpc_seconds{quantile="0.5"} 0.2\nrpc_seconds_sum ${sum}\nrpc_seconds_count 4\n`;
+    const text = mergeExpositions([
+      { worker: '1', exposition: parseExposition(summary(1)) },
+      { worker: '2', exposition: parseExposition(summary(2)) },
+    ]);
+    expect(text).toContain('rpc_seconds{quantile="0.5",worker="1"} 0.2\n');
+    expect(text).toContain('rpc_seconds{quantile="0.5",worker="2"} 0.2\n');
+    expect(text).toContain('rpc_seconds_sum 3\n');
+    expect(text).toContain('rpc_seconds_count 8\n');
+  });
+});
+
+describe('formatSampleValue', () => {
+  it.each([
+    [0, '0'],
+    [7, '7'],
+    [0.5, '0.5'],
+    [123456, '123456'],
+    [1_000_000, '1e+06'],
+    [1_234_567, '1.234567e+06'],
+    [0.0001, '0.0001'],
+    [0.00001, '1e-05'],
+    [Infinity, '+Inf'],
+    [-Infinity, '-Inf'],
+    [Number.NaN, 'NaN'],
+  ])('%s → %s (Go strconv g, shortest)', (value, text) => {
+    expect(formatSampleValue(value)).toBe(text);
+  });
+});
+
+describe('withWorkerLabel', () => {
+  it('adds the label to bare and labelled keys, escaping quotes', () => {
+    expect(withWorkerLabel('a', '1')).toBe('a{worker="1"}');
+    expect(withWorkerLabel('a{b="c"}', '1')).toBe('a{b="c",worker="1"}');
+    expect(withWorkerLabel('a', 'x"y')).toBe('a{worker="x\\"y"}');
+  });
+});

@@ -1,0 +1,37 @@
+// The messages the primary and its workers exchange over the IPC channel node:cluster and
+// child_process.fork give every worker. Each carries a tag so that the application's own IPC
+// messages on the same channel are left alone.
+
+export const PROTOCOL_TAG = 'fabric-ops/cluster/v1';
+
+export type WorkerOperation = 'metrics' | 'health' | 'logspec';
+
+/** Primary → worker. */
+export type PrimaryMessage =
+  | { readonly tag: typeof PROTOCOL_TAG; readonly type: 'init'; readonly spec: string }
+  | { readonly tag: typeof PROTOCOL_TAG; readonly type: 'request'; readonly id: number; readonly op: 'metrics' | 'health' }
+  | { readonly tag: typeof PROTOCOL_TAG; readonly type: 'request'; readonly id: number; readonly op: 'logspec'; readonly spec: string };
+
+export interface WorkerHealth {
+  readonly healthy: boolean;
+  readonly failed: readonly { readonly component: string; readonly reason: string }[];
+}
+
+/** Worker → primary. */
+export type WorkerMessage =
+  | { readonly tag: typeof PROTOCOL_TAG; readonly type: 'hello' }
+  | { readonly tag: typeof PROTOCOL_TAG; readonly type: 'ready'; readonly spec: string }
+  | { readonly tag: typeof PROTOCOL_TAG; readonly type: 'reply'; readonly id: number; readonly ok: true; readonly metrics?: string; readonly health?: WorkerHealth; readonly spec?: string }
+  | { readonly tag: typeof PROTOCOL_TAG; readonly type: 'reply'; readonly id: number; readonly ok: false; readonly error: string };
+
+export function isProtocolMessage(value: unknown): value is { tag: typeof PROTOCOL_TAG; type: string } {
+  return typeof value === 'object' && value !== null && (value as { tag?: unknown }).tag === PROTOCOL_TAG;
+}
+
+/** The part of a cluster worker or forked child the primary talks to. */
+export interface WorkerChannel {
+  send(message: PrimaryMessage): unknown;
+  on(event: 'message', listener: (message: unknown) => void): unknown;
+  on(event: 'exit', listener: (code: number | null, signal: NodeJS.Signals | null) => void): unknown;
+  off?(event: 'message', listener: (message: unknown) => void): unknown;
+}
