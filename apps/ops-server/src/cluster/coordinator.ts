@@ -1,5 +1,5 @@
 import { isCumulative, mergeExpositions, parseExposition, type Exposition, type GaugeRule, type ParsedFamily } from './exposition.ts';
-import { isProtocolMessage, PROTOCOL_TAG, type PrimaryMessage, type WorkerChannel, type WorkerHealth, type WorkerMessage } from './protocol.ts';
+import { isProtocolMessage, PROTOCOL_TAG, type PrimaryMessage, type WorkerChannel, type WorkerHealth, type WorkerMessage, type WorkerRequest } from './protocol.ts';
 
 export interface CoordinatorOptions {
   /** How long the primary waits for one worker's answer (metrics, health, a spec change). */
@@ -110,7 +110,7 @@ export class ClusterCoordinator {
     }
   }
 
-  private request(tracked: Tracked, message: Omit<Extract<PrimaryMessage, { type: 'request' }>, 'id' | 'tag'>): Promise<Extract<WorkerMessage, { type: 'reply' }> | undefined> {
+  private request(tracked: Tracked, message: WorkerRequest): Promise<Extract<WorkerMessage, { type: 'reply' }> | undefined> {
     const id = this.nextRequestId++;
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
@@ -121,7 +121,7 @@ export class ClusterCoordinator {
       }, this.options.workerTimeoutMs);
       timer.unref();
       tracked.pending.set(id, { resolve, timer });
-      if (!this.send(tracked, { tag: PROTOCOL_TAG, id, ...message } as PrimaryMessage)) {
+      if (!this.send(tracked, { tag: PROTOCOL_TAG, type: 'request', id, ...message })) {
         clearTimeout(timer);
         tracked.pending.delete(id);
         resolve(undefined);
@@ -152,7 +152,7 @@ export class ClusterCoordinator {
    */
   async collectMetrics(own: string): Promise<string> {
     const workers = this.readyWorkers();
-    const replies = await Promise.all(workers.map((worker) => this.request(worker, { type: 'request', op: 'metrics' })));
+    const replies = await Promise.all(workers.map((worker) => this.request(worker, { op: 'metrics' })));
     const inputs: { worker: string; exposition: Exposition }[] = [{ worker: 'primary', exposition: parseExposition(own) }];
     const stale = new Map<string, { family: ParsedFamily; value: number }>(this.retired);
     workers.forEach((worker, i) => {
@@ -183,7 +183,7 @@ export class ClusterCoordinator {
   /** Each ready worker's health, or why it has none: `undefined` entries did not answer in time. */
   async collectHealth(): Promise<Map<string, WorkerHealth | undefined>> {
     const workers = this.readyWorkers();
-    const replies = await Promise.all(workers.map((worker) => this.request(worker, { type: 'request', op: 'health' })));
+    const replies = await Promise.all(workers.map((worker) => this.request(worker, { op: 'health' })));
     const result = new Map<string, WorkerHealth | undefined>();
     workers.forEach((worker, i) => {
       const reply = replies[i];
@@ -197,7 +197,7 @@ export class ClusterCoordinator {
     const worker = this.workers.get(name);
     if (worker === undefined || !worker.alive) throw new Error(`worker ${name} ${this.departed.get(name) ?? 'is gone'}`);
     if (!worker.ready) throw new Error(`worker ${name} has not joined yet`);
-    const reply = await this.request(worker, { type: 'request', op: 'health' });
+    const reply = await this.request(worker, { op: 'health' });
     if (reply === undefined) throw new Error(`worker ${name} did not answer within ${this.options.workerTimeoutMs} ms`);
     if (!reply.ok) throw new Error(`worker ${name}: ${reply.error}`);
     const failed = reply.health?.failed ?? [];
@@ -211,7 +211,7 @@ export class ClusterCoordinator {
    */
   async broadcastSpec(spec: string): Promise<string[]> {
     const workers = this.readyWorkers();
-    const replies = await Promise.all(workers.map((worker) => this.request(worker, { type: 'request', op: 'logspec', spec })));
+    const replies = await Promise.all(workers.map((worker) => this.request(worker, { op: 'logspec', spec })));
     return workers.filter((_, i) => replies[i]?.ok !== true).map((worker) => worker.name);
   }
 }

@@ -6,11 +6,13 @@ export const PROTOCOL_TAG = 'fabric-ops/cluster/v1';
 
 export type WorkerOperation = 'metrics' | 'health' | 'logspec';
 
+/** What the primary asks a worker for. */
+export type WorkerRequest = { readonly op: 'metrics' } | { readonly op: 'health' } | { readonly op: 'logspec'; readonly spec: string };
+
 /** Primary → worker. */
 export type PrimaryMessage =
   | { readonly tag: typeof PROTOCOL_TAG; readonly type: 'init'; readonly spec: string }
-  | { readonly tag: typeof PROTOCOL_TAG; readonly type: 'request'; readonly id: number; readonly op: 'metrics' | 'health' }
-  | { readonly tag: typeof PROTOCOL_TAG; readonly type: 'request'; readonly id: number; readonly op: 'logspec'; readonly spec: string };
+  | ({ readonly tag: typeof PROTOCOL_TAG; readonly type: 'request'; readonly id: number } & WorkerRequest);
 
 export interface WorkerHealth {
   readonly healthy: boolean;
