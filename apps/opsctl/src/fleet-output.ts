@@ -3,7 +3,9 @@ import type { FleetRow } from './fleet.ts';
 
 /** `--json`: one array, one object per target. */
 export function fleetJson(rows: readonly FleetRow[]): string {
-  return `${JSON.stringify(rows)}\n`;
+  // Identity first, the failure and the timing last, whatever order the work filled them in.
+  const ordered = rows.map(({ target, labels, ok, error, reason, latency_ms, ...fields }) => ({ target, labels, ok, ...fields, error, reason, latency_ms }));
+  return `${JSON.stringify(ordered)}\n`;
 }
 
 function labelText(labels: Readonly<Record<string, string>>): string {

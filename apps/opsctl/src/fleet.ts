@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Command, ConnectionOptions, FleetOptions } from './args.ts';
 import { openOpsClient, readTlsMaterial, type OpsClient, type OpsResponse, type TlsMaterial } from './client.ts';
 import { isOpsctlError, OpsctlError } from './errors.ts';
@@ -316,6 +317,8 @@ export async function runFleetCommand(command: Command, connection: ConnectionOp
 /** Runs one pass under the concurrency limit and a fresh deadline; `skipped` answers for items never started. */
 async function runPhase<T>(items: readonly T[], fleet: FleetOptions, work: (item: T, signal: AbortSignal) => Promise<FleetRow>, skipped: (item: T, why: string) => FleetRow): Promise<FleetRow[]> {
   const deadline = new AbortController();
+  // Each target in flight listens for the deadline: up to `concurrency` listeners, none leaked.
+  setMaxListeners(fleet.concurrency + 1, deadline.signal);
   const timer = setTimeout(() => deadline.abort(), fleet.deadlineMs);
   const why = `--deadline ${fleet.deadlineMs / 1000}s passed first`;
   try {
