@@ -77,3 +77,45 @@ describe('parseTimeout', () => {
     expect(() => parseTimeout('soon')).toThrow("expected a duration like 5s or 500ms, got 'soon'");
   });
 });
+
+describe('parseArgs for a set of targets', () => {
+  it('keeps one --address the old way, with no fleet', () => {
+    expect(parseArgs(['--address', '127.0.0.1:1', 'health']).fleet).toBeUndefined();
+  });
+
+  it('turns --targets, --prometheus or several --address into a fleet with its defaults', () => {
+    expect(parseArgs(['--targets', 'a.yml', '--targets', 'b.json', 'health']).fleet).toEqual({
+      targetFiles: ['a.yml', 'b.json'],
+      addresses: [],
+      concurrency: 16,
+      deadlineMs: 60_000,
+      dryRun: false,
+      rollback: false,
+    });
+    expect(parseArgs(['--address', 'a:1', '--address', '[::1]:2', 'version']).fleet).toMatchObject({ addresses: ['a:1', '[::1]:2'] });
+    expect(parseArgs(['--prometheus', 'http://prom:9090/', '--job', 'fabric', '--concurrency', '4', '--deadline', '30s', 'logspec', 'set', 'info', '--rollback']).fleet).toEqual({
+      targetFiles: [],
+      addresses: [],
+      prometheusUrl: 'http://prom:9090',
+      job: 'fabric',
+      concurrency: 4,
+      deadlineMs: 30_000,
+      dryRun: false,
+      rollback: true,
+    });
+  });
+
+  it('rejects fleet options without a fleet, and one-target commands with one', () => {
+    expect(usageError(['--concurrency', '4', 'health'])).toBe('--concurrency applies to a set of targets (--targets, --prometheus, or --address more than once)');
+    expect(usageError(['--dry-run', 'logspec', 'set', 'info'])).toContain('--dry-run applies to a set of targets');
+    expect(usageError(['--targets', 'f', 'metrics'])).toContain("'metrics' reads one target");
+    expect(usageError(['--targets', 'f', 'health', '--verbose'])).toContain('--verbose prints one server');
+    expect(usageError(['--targets', 'f', 'logspec', 'get', '--rollback'])).toBe("--rollback only applies to 'opsctl logspec set'");
+    expect(usageError(['--targets', 'f', 'logspec', 'set', 'info', '--rollback', '--dry-run'])).toContain('nothing to --rollback');
+    expect(usageError(['--targets', 'f', '--job', 'x', 'health'])).toBe('--job picks a scrape job of --prometheus; give --prometheus too');
+    expect(usageError(['--targets', 'f', '--concurrency', '0', 'health'])).toBe("--concurrency: expected a whole number from 1 to 1024, got '0'");
+    expect(usageError(['--targets', 'f', '--deadline', 'soon', 'health'])).toBe("--deadline: expected a duration like 5s or 500ms, got 'soon'");
+    expect(usageError(['--prometheus', 'prom:9090', 'health'])).toContain('--prometheus: expected an http or https URL');
+    expect(usageError(['--address', 'a:1', '--address', 'b', 'health'])).toBe("--address: expected host:port (e.g. 127.0.0.1:9443), got 'b'");
+  });
+});

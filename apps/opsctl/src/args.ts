@@ -1,4 +1,6 @@
+import { parseHostPort } from './address.ts';
 import { OpsctlError } from './errors.ts';
+import { checkPrometheusUrl } from './targets.ts';
 
 export type HealthEndpoint = 'healthz' | 'livez' | 'readyz';
 
@@ -23,14 +25,39 @@ export interface ConnectionOptions {
   readonly timeoutMs: number;
 }
 
+/** Where the targets of a fleet command come from, and how the fleet is driven. */
+export interface FleetOptions {
+  /** `--targets` files (Prometheus file_sd, JSON or YAML), in order. */
+  readonly targetFiles: readonly string[];
+  /** Every `--address`, when given more than once or with another target source. */
+  readonly addresses: readonly string[];
+  /** `--prometheus`: base URL of a Prometheus server whose active targets are the fleet. */
+  readonly prometheusUrl?: string;
+  /** `--job`: only this scrape job of that Prometheus. */
+  readonly job?: string;
+  /** Targets worked on at once. */
+  readonly concurrency: number;
+  /** The whole command's budget; unfinished targets fail with reason `deadline`. */
+  readonly deadlineMs: number;
+  /** `logspec set --dry-run`: read every spec, change none. */
+  readonly dryRun: boolean;
+  /** `logspec set --rollback`: restore the changed targets when any target failed. */
+  readonly rollback: boolean;
+}
+
 export interface Invocation {
   readonly command: Command;
+  /** One target (the old way), or the default credentials and timeout of a fleet. */
   readonly connection: ConnectionOptions;
   readonly json: boolean;
+  /** Present when the command runs against a set of targets. */
+  readonly fleet?: FleetOptions;
 }
 
 export const DEFAULT_ADDRESS = '127.0.0.1:9443';
 export const DEFAULT_TIMEOUT_MS = 10_000;
+export const DEFAULT_CONCURRENCY = 16;
+export const DEFAULT_DEADLINE_MS = 60_000;
 
 export const USAGE = `usage: opsctl [options] <command>
 
@@ -54,36 +81,58 @@ options:
   --json                   machine-readable output on stdout
   -h, --help               this text
 
+fleet (every target of a set at once; health, version, logspec get|set):
+  --targets <file>         a Prometheus file_sd file (JSON or YAML); may be repeated
+  --address <host:port>    given more than once: each is a target
+  --prometheus <url>       the active targets of a running Prometheus server
+  --job <name>             only that Prometheus scrape job
+  --concurrency <n>        targets worked on at once (default ${DEFAULT_CONCURRENCY})
+  --deadline <duration>    budget for the whole command (default ${DEFAULT_DEADLINE_MS / 1000}s)
+  --dry-run                logspec set: show each target's current spec, change nothing
+  --rollback               logspec set: if any target failed, restore the ones that changed
+  target labels __opsctl_cacert, __opsctl_cert, __opsctl_key, __opsctl_server_name
+  (or the same without the leading __) pick another credential set for that target
+
 exit codes: 0 ok, 1 refused by the server (unhealthy, spec rejected), 2 usage,
-3 unreachable, 4 TLS or client certificate problem, 5 unexpected response
+3 unreachable, 4 TLS or client certificate problem, 5 unexpected response;
+fleet: 0 every target succeeded, 1 any target failed, 2 usage,
+3 or 5 the Prometheus server could not list its targets
 `;
 
-const VALUE_OPTIONS = new Set(['--address', '--cert', '--key', '--cacert', '--server-name', '--timeout']);
-const FLAG_OPTIONS = new Set(['--json', '--verbose', '--live', '--ready', '--tls', '--help', '-h']);
+const VALUE_OPTIONS = new Set(['--address', '--cert', '--key', '--cacert', '--server-name', '--timeout', '--targets', '--prometheus', '--job', '--concurrency', '--deadline']);
+/** Options that may be given more than once; each value counts. */
+const REPEATABLE_OPTIONS = new Set(['--address', '--targets']);
+const FLAG_OPTIONS = new Set(['--json', '--verbose', '--live', '--ready', '--tls', '--help', '-h', '--dry-run', '--rollback']);
+const MAX_CONCURRENCY = 1_024;
 
 /** `5s`, `500ms`, `1m`, or a bare number of seconds. */
-export function parseTimeout(text: string): number {
+export function parseTimeout(text: string, option = '--timeout'): number {
   const match = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text);
-  if (!match) throw new OpsctlError('USAGE', `--timeout: expected a duration like 5s or 500ms, got '${text}'`);
+  if (!match) throw new OpsctlError('USAGE', `${option}: expected a duration like 5s or 500ms, got '${text}'`);
   const amount = Number(match[1]);
   const unit = match[2] ?? 's';
   const ms = unit === 'ms' ? amount : unit === 's' ? amount * 1_000 : amount * 60_000;
-  if (ms <= 0) throw new OpsctlError('USAGE', `--timeout: must be more than zero, got '${text}'`);
+  if (ms <= 0) throw new OpsctlError('USAGE', `${option}: must be more than zero, got '${text}'`);
   return Math.round(ms);
+}
+
+function parseConcurrency(text: string): number {
+  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > MAX_CONCURRENCY) {
+    throw new OpsctlError('USAGE', `--concurrency: expected a whole number from 1 to ${MAX_CONCURRENCY}, got '${text}'`);
+  }
+  return Number(text);
 }
 
 /** Checks `host:port` (host may be a bracketed IPv6 literal); returns it unchanged. */
 export function checkAddress(address: string): string {
-  const match = /^(\[[0-9a-fA-F:.]+\]|[^\s:/[\]]*):(\d{1,5})$/.exec(address);
-  if (!match || Number(match[2]) > 65_535 || Number(match[2]) === 0) {
-    throw new OpsctlError('USAGE', `--address: expected host:port (e.g. 127.0.0.1:9443), got '${address}'`);
-  }
+  parseHostPort(address);
   return address;
 }
 
 /** Turns argv (without node and script) and the environment into what to do. Pure. */
 export function parseArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>> = {}): Invocation {
   const values = new Map<string, string>();
+  const repeated = new Map<string, string[]>();
   const flags = new Set<string>();
   const positional: string[] = [];
   for (let i = 0; i < argv.length; i++) {
@@ -99,6 +148,7 @@ export function parseArgs(argv: readonly string[], env: Readonly<Record<string, 
         const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
         if (value === undefined) throw new OpsctlError('USAGE', `${name} needs a value`);
         values.set(name, value);
+        if (REPEATABLE_OPTIONS.has(name)) repeated.set(name, [...(repeated.get(name) ?? []), value]);
       } else if (FLAG_OPTIONS.has(name) && eq < 0) {
         flags.add(name);
       } else {
@@ -128,7 +178,50 @@ export function parseArgs(argv: readonly string[], env: Readonly<Record<string, 
     ...(serverName !== undefined ? { serverName } : {}),
   };
 
+  const fleet = fleetOptions(values, repeated, flags);
+
   if (flags.has('--help') || flags.has('-h') || positional[0] === 'help') return { command: { kind: 'help' }, connection, json };
+  const command = parseCommand(positional, flags);
+  if (fleet === undefined) return { command, connection, json };
+  if (command.kind === 'metrics') throw new OpsctlError('USAGE', "'metrics' reads one target; drop --targets/--prometheus or give one --address");
+  if (command.kind === 'health' && command.verbose) throw new OpsctlError('USAGE', '--verbose prints one server\'s check lines; with several targets use --json for the failed checks');
+  if (command.kind !== 'logspec-set') {
+    const only = ['--dry-run', '--rollback'].find((f) => flags.has(f));
+    if (only !== undefined) throw new OpsctlError('USAGE', `${only} only applies to 'opsctl logspec set'`);
+  }
+  if (fleet.dryRun && fleet.rollback) throw new OpsctlError('USAGE', '--dry-run changes nothing, so there is nothing to --rollback');
+  return { command, connection, json, fleet };
+}
+
+/** The fleet settings, or undefined when the command line names one target the old way. */
+function fleetOptions(values: ReadonlyMap<string, string>, repeated: ReadonlyMap<string, readonly string[]>, flags: ReadonlySet<string>): FleetOptions | undefined {
+  const addresses = repeated.get('--address') ?? [];
+  const targetFiles = repeated.get('--targets') ?? [];
+  const prometheusUrl = values.get('--prometheus');
+  const isFleet = targetFiles.length > 0 || prometheusUrl !== undefined || addresses.length > 1;
+  if (!isFleet) {
+    const fleetOnly = ['--job', '--concurrency', '--deadline', '--dry-run', '--rollback'].find((o) => values.has(o) || flags.has(o));
+    if (fleetOnly !== undefined) {
+      throw new OpsctlError('USAGE', `${fleetOnly} applies to a set of targets (--targets, --prometheus, or --address more than once)`);
+    }
+    return undefined;
+  }
+  const job = values.get('--job');
+  if (job !== undefined && prometheusUrl === undefined) throw new OpsctlError('USAGE', '--job picks a scrape job of --prometheus; give --prometheus too');
+  for (const address of addresses) checkAddress(address);
+  return {
+    targetFiles,
+    addresses,
+    ...(prometheusUrl !== undefined ? { prometheusUrl: checkPrometheusUrl(prometheusUrl) } : {}),
+    ...(job !== undefined ? { job } : {}),
+    concurrency: values.has('--concurrency') ? parseConcurrency(values.get('--concurrency')!) : DEFAULT_CONCURRENCY,
+    deadlineMs: values.has('--deadline') ? parseTimeout(values.get('--deadline')!, '--deadline') : DEFAULT_DEADLINE_MS,
+    dryRun: flags.has('--dry-run'),
+    rollback: flags.has('--rollback'),
+  };
+}
+
+function parseCommand(positional: readonly string[], flags: ReadonlySet<string>): Command {
   const [name, ...rest] = positional;
   const healthOnly = ['--verbose', '--live', '--ready'].filter((f) => flags.has(f));
   if (name !== 'health' && healthOnly.length > 0) throw new OpsctlError('USAGE', `${healthOnly[0]} only applies to 'opsctl health'`);
@@ -142,13 +235,13 @@ export function parseArgs(argv: readonly string[], env: Readonly<Record<string, 
       const [sub, ...args] = rest;
       if (sub === 'get') {
         noMore('logspec get', args);
-        return { command: { kind: 'logspec-get' }, connection, json };
+        return { kind: 'logspec-get' };
       }
       if (sub === 'set') {
         const [spec, ...extra] = args;
         if (spec === undefined) throw new OpsctlError('USAGE', "'logspec set' needs a spec, e.g. opsctl logspec set 'gossip=debug:info'");
         noMore('logspec set <spec>', extra);
-        return { command: { kind: 'logspec-set', spec }, connection, json };
+        return { kind: 'logspec-set', spec };
       }
       throw new OpsctlError('USAGE', `'logspec' takes 'get' or 'set <spec>'${sub === undefined ? '' : `, not '${sub}'`}`);
     }
@@ -159,14 +252,14 @@ export function parseArgs(argv: readonly string[], env: Readonly<Record<string, 
       const endpoint: HealthEndpoint = flags.has('--live') ? 'livez' : flags.has('--ready') ? 'readyz' : 'healthz';
       if (component !== undefined && endpoint !== 'healthz') throw new OpsctlError('USAGE', `a component check goes to /healthz/<component>; drop --${endpoint === 'livez' ? 'live' : 'ready'}`);
       if (component !== undefined && !/^[\w.:#-]+$/.test(component)) throw new OpsctlError('USAGE', `health: bad component name '${component}'`);
-      return { command: { kind: 'health', endpoint, verbose: flags.has('--verbose'), ...(component !== undefined ? { component } : {}) }, connection, json };
+      return { kind: 'health', endpoint, verbose: flags.has('--verbose'), ...(component !== undefined ? { component } : {}) };
     }
     case 'version':
       noMore('version', rest);
-      return { command: { kind: 'version' }, connection, json };
+      return { kind: 'version' };
     case 'metrics':
       noMore('metrics', rest);
-      return { command: { kind: 'metrics' }, connection, json };
+      return { kind: 'metrics' };
     default:
       throw new OpsctlError('USAGE', `unknown command '${name}'; commands: logspec, health, version, metrics`);
   }

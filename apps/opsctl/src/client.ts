@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { dialHost, parseHostPort } from './address.ts';
 import type { ConnectionOptions } from './args.ts';
 import { OpsctlError } from './errors.ts';
 
@@ -20,10 +21,22 @@ export interface OpsClient {
 /** Large enough for a busy /metrics page, small enough that a runaway server cannot exhaust memory. */
 export const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 
-interface TlsMaterial {
+/** The PEM bytes of one credential set, read once and shared by every request that uses it. */
+export interface TlsMaterial {
   readonly ca?: Buffer;
   readonly cert?: Buffer;
   readonly key?: Buffer;
+}
+
+/** Per-request limits beyond the one-target defaults; the fleet commands use them. */
+export interface RequestLimits {
+  /** Aborts every request in flight (the overall --deadline). */
+  readonly signal?: AbortSignal;
+  /**
+   * Count --timeout from the start of the request to the end of the answer, and name the stage
+   * that stalled (connection, TLS handshake, answer), instead of as socket idle time.
+   */
+  readonly wholeRequestTimeout?: boolean;
 }
 
 async function readPem(option: string, file: string | undefined): Promise<Buffer | undefined> {
@@ -37,11 +50,16 @@ async function readPem(option: string, file: string | undefined): Promise<Buffer
   }
 }
 
-function splitAddress(address: string): { host: string; port: number } {
-  const colon = address.lastIndexOf(':');
-  const host = address.slice(0, colon).replace(/^\[|\]$/g, '');
-  // An empty host (":9443") means this machine, as it does for the server's listen address.
-  return { host: host === '' || host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host, port: Number(address.slice(colon + 1)) };
+/**
+ * Reads the PEM files of one credential set. `names` says how each file was given (`--cacert`,
+ * or a target label), for the error message.
+ */
+export async function readTlsMaterial(
+  files: { readonly caFile?: string; readonly certFile?: string; readonly keyFile?: string },
+  names: { readonly ca: string; readonly cert: string; readonly key: string } = { ca: '--cacert', cert: '--cert', key: '--key' },
+): Promise<TlsMaterial> {
+  const [ca, cert, key] = await Promise.all([readPem(names.ca, files.caFile), readPem(names.cert, files.certFile), readPem(names.key, files.keyFile)]);
+  return { ...(ca ? { ca } : {}), ...(cert ? { cert } : {}), ...(key ? { key } : {}) };
 }
 
 /** `write EPROTO 80…:error:0A00010B:SSL routines:ssl3_get_record:wrong version number:../deps/…` → `wrong version number`. */
@@ -111,6 +129,7 @@ export function describeFailure(error: NodeJS.ErrnoException, origin: string, tl
       return new OpsctlError('UNREACHABLE', `${origin}: cannot resolve the host name`, { cause: error });
     case 'ETIMEDOUT':
     case 'OPSCTL_TIMEOUT':
+    case 'OPSCTL_DEADLINE':
       return new OpsctlError('UNREACHABLE', `${origin}: ${error.message}`, { cause: error });
     case 'EHOSTUNREACH':
     case 'ENETUNREACH':
@@ -135,28 +154,36 @@ export function describeFailure(error: NodeJS.ErrnoException, origin: string, tl
 
 /** Reads the TLS files once and returns a client for one operations server. */
 export async function createOpsClient(options: ConnectionOptions): Promise<OpsClient> {
-  const material: TlsMaterial = options.tls
-    ? {
-        ...(await readPem('--cacert', options.caFile).then((ca) => (ca ? { ca } : {}))),
-        ...(await readPem('--cert', options.certFile).then((cert) => (cert ? { cert } : {}))),
-        ...(await readPem('--key', options.keyFile).then((key) => (key ? { key } : {}))),
-      }
-    : {};
-  const { host, port } = splitAddress(options.address);
+  const material = options.tls ? await readTlsMaterial(options) : {};
+  return openOpsClient(options, material);
+}
+
+/** A client for one operations server with TLS material already read (shared across a fleet). */
+export function openOpsClient(options: ConnectionOptions, material: TlsMaterial, limits: RequestLimits = {}): OpsClient {
+  const { host, port } = parseHostPort(options.address);
   const origin = `${options.tls ? 'https' : 'http'}://${options.address}`;
   const send = options.tls ? httpsRequest : httpRequest;
+  const seconds = `${options.timeoutMs / 1000}s`;
 
   const request = (method: 'GET' | 'PUT', path: string, body?: string): Promise<OpsResponse> =>
     new Promise<OpsResponse>((resolve, reject) => {
       let settled = false;
+      let stage: 'connection' | 'TLS handshake' | 'answer' = 'connection';
+      let wholeTimer: NodeJS.Timeout | undefined;
+      const onAbort = () => req.destroy(Object.assign(new Error('--deadline passed before the answer'), { code: 'OPSCTL_DEADLINE' }));
+      const finish = () => {
+        settled = true;
+        if (wholeTimer !== undefined) clearTimeout(wholeTimer);
+        limits.signal?.removeEventListener('abort', onAbort);
+      };
       const fail = (error: NodeJS.ErrnoException) => {
         if (settled) return;
-        settled = true;
+        finish();
         reject(describeFailure(error, origin, options.tls, material.cert !== undefined));
       };
       const req = send(
         {
-          host,
+          host: dialHost(host),
           port,
           path,
           method,
@@ -177,7 +204,7 @@ export async function createOpsClient(options: ConnectionOptions): Promise<OpsCl
             if (size > MAX_RESPONSE_BYTES) {
               req.destroy();
               if (!settled) {
-                settled = true;
+                finish();
                 reject(new OpsctlError('UNEXPECTED_RESPONSE', `${origin}${path}: response larger than ${MAX_RESPONSE_BYTES} bytes`));
               }
               return;
@@ -186,15 +213,31 @@ export async function createOpsClient(options: ConnectionOptions): Promise<OpsCl
           });
           res.on('end', () => {
             if (settled) return;
-            settled = true;
+            finish();
             resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') });
           });
           res.on('error', fail);
         },
       );
-      req.setTimeout(options.timeoutMs, () => {
-        req.destroy(Object.assign(new Error(`no answer within ${options.timeoutMs / 1000}s`), { code: 'OPSCTL_TIMEOUT' }));
-      });
+      if (limits.wholeRequestTimeout) {
+        req.on('socket', (socket) => {
+          socket.once('connect', () => {
+            if (stage === 'connection') stage = options.tls ? 'TLS handshake' : 'answer';
+          });
+          socket.once('secureConnect', () => (stage = 'answer'));
+        });
+        wholeTimer = setTimeout(() => {
+          req.destroy(Object.assign(new Error(`no ${stage} within ${seconds}`), { code: 'OPSCTL_TIMEOUT' }));
+        }, options.timeoutMs);
+      } else {
+        req.setTimeout(options.timeoutMs, () => {
+          req.destroy(Object.assign(new Error(`no answer within ${seconds}`), { code: 'OPSCTL_TIMEOUT' }));
+        });
+      }
+      if (limits.signal !== undefined) {
+        if (limits.signal.aborted) onAbort();
+        else limits.signal.addEventListener('abort', onAbort, { once: true });
+      }
       req.on('error', fail);
       req.end(body);
     });

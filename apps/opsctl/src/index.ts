@@ -1,7 +1,10 @@
 export { runOpsctl } from './main.ts';
 export type { OpsctlIo } from './main.ts';
-export { parseArgs, parseTimeout, DEFAULT_ADDRESS, DEFAULT_TIMEOUT_MS, USAGE } from './args.ts';
-export type { Command, ConnectionOptions, HealthEndpoint, Invocation } from './args.ts';
+export { parseArgs, parseTimeout, DEFAULT_ADDRESS, DEFAULT_CONCURRENCY, DEFAULT_DEADLINE_MS, DEFAULT_TIMEOUT_MS, USAGE } from './args.ts';
+export type { Command, ConnectionOptions, FleetOptions, HealthEndpoint, Invocation } from './args.ts';
+export { runFleetCommand } from './fleet.ts';
+export type { FleetFailureReason, FleetResult, FleetRow } from './fleet.ts';
+export { CREDENTIAL_LABELS } from './targets.ts';
 export { createOpsClient, MAX_RESPONSE_BYTES } from './client.ts';
 export type { OpsClient, OpsResponse } from './client.ts';
 export { runCommand } from './commands.ts';

@@ -1,6 +1,8 @@
 import { parseArgs, USAGE } from './args.ts';
 import { createOpsClient } from './client.ts';
 import { runCommand } from './commands.ts';
+import { runFleetCommand } from './fleet.ts';
+import { fleetJson, fleetText } from './fleet-output.ts';
 import { EXIT_CODES, exitCodeFor, isOpsctlError } from './errors.ts';
 
 export interface OpsctlIo {
@@ -12,6 +14,7 @@ export interface OpsctlIo {
 /**
  * Runs opsctl with `argv` (without node and the script); resolves the exit code.
  * Failures print one line on stderr (`opsctl: …`), or `{"error":…}` on stdout with --json.
+ * Against a set of targets, every target gets a row and the code is 0 only when all succeeded.
  */
 export async function runOpsctl(argv: readonly string[], io: OpsctlIo): Promise<number> {
   const json = argv.includes('--json');
@@ -20,6 +23,11 @@ export async function runOpsctl(argv: readonly string[], io: OpsctlIo): Promise<
     if (invocation.command.kind === 'help') {
       io.stdout(USAGE);
       return EXIT_CODES.OK;
+    }
+    if (invocation.fleet !== undefined) {
+      const result = await runFleetCommand(invocation.command, invocation.connection, invocation.fleet);
+      io.stdout(invocation.json ? fleetJson(result.rows) : fleetText(invocation.command, result.rows));
+      return result.exitCode;
     }
     const client = await createOpsClient(invocation.connection);
     const result = await runCommand(client, invocation.command, invocation.json);

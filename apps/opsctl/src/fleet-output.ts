@@ -1,0 +1,138 @@
+import type { Command } from './args.ts';
+import type { FleetRow } from './fleet.ts';
+
+/** `--json`: one array, one object per target. */
+export function fleetJson(rows: readonly FleetRow[]): string {
+  // Identity first, the failure and the timing last, whatever order the work filled them in.
+  const ordered = rows.map(({ target, labels, ok, error, reason, latency_ms, ...fields }) => ({ target, labels, ok, ...fields, error, reason, latency_ms }));
+  return `${JSON.stringify(ordered)}\n`;
+}
+
+function labelText(labels: Readonly<Record<string, string>>): string {
+  return Object.entries(labels)
+    .map(([name, value]) => `${name}=${value}`)
+    .join(',');
+}
+
+/** Columns padded to their widest cell; the last column is not padded. */
+function table(header: readonly string[], body: readonly (readonly string[])[]): string[] {
+  const keep = header.map((_, column) => column === 0 || body.some((cells) => cells[column] !== ''));
+  const pick = (cells: readonly string[]) => cells.filter((_, column) => keep[column]);
+  const lines = [pick(header), ...body.map(pick)];
+  const widths = lines[0]!.map((_, column) => Math.max(...lines.map((cells) => cells[column]!.length)));
+  return lines.map((cells) =>
+    cells
+      .map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column]!)))
+      .join('  ')
+      .trimEnd(),
+  );
+}
+
+const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
+
+function tally(rows: readonly FleetRow[]): string {
+  const failedCount = rows.filter((row) => !row.ok).length;
+  return `${plural(rows.length, 'target')}: ${rows.length - failedCount} ok, ${failedCount} failed`;
+}
+
+function failureCells(row: FleetRow): [string, string] {
+  return ['FAILED', `${row.reason ?? 'failed'}: ${row.error ?? ''}`];
+}
+
+function healthTable(rows: readonly FleetRow[]): string[] {
+  return table(
+    ['TARGET', 'LABELS', 'HEALTH', 'LATENCY', 'DETAIL'],
+    rows.map((row) => {
+      const [state, detail] = row.ok ? [row.status ?? 'OK', ''] : failureCells(row);
+      return [row.target, labelText(row.labels), state, `${row.latency_ms}ms`, detail];
+    }),
+  );
+}
+
+function versionLines(rows: readonly FleetRow[]): string[] {
+  const lines = table(
+    ['TARGET', 'LABELS', 'VERSION', 'COMMIT', 'DETAIL'],
+    rows.map((row) => (row.ok ? [row.target, labelText(row.labels), row.Version ?? '', row.CommitSHA ?? '', ''] : [row.target, labelText(row.labels), 'FAILED', '', failureCells(row)[1]])),
+  );
+  const counts = new Map<string, { version: string; commit: string; nodes: number }>();
+  for (const row of rows) {
+    if (!row.ok) continue;
+    const key = `${row.Version}\0${row.CommitSHA}`;
+    const entry = counts.get(key) ?? { version: row.Version || '(none)', commit: row.CommitSHA || '(none)', nodes: 0 };
+    entry.nodes++;
+    counts.set(key, entry);
+  }
+  const builds = [...counts.values()].sort((a, b) => b.nodes - a.nodes || a.version.localeCompare(b.version));
+  lines.push('');
+  if (builds.length === 0) lines.push('versions: no target answered');
+  else if (builds.length === 1) lines.push(`versions: no drift, every answering node runs ${builds[0]!.version} (${builds[0]!.commit})`);
+  else {
+    lines.push(`versions: drift, ${plural(builds.length, 'build')} in the fleet`);
+    lines.push(...table(['  VERSION', 'COMMIT', 'NODES'], builds.map((build) => [`  ${build.version}`, build.commit, String(build.nodes)])));
+  }
+  return lines;
+}
+
+/** `logspec get`: the targets grouped under each spec, failures last. */
+function specGroups(rows: readonly FleetRow[]): string[] {
+  const groups = new Map<string, FleetRow[]>();
+  for (const row of rows) {
+    if (!row.ok) continue;
+    const members = groups.get(row.spec!) ?? [];
+    members.push(row);
+    groups.set(row.spec!, members);
+  }
+  const lines: string[] = [];
+  for (const [spec, members] of [...groups].sort((a, b) => b[1].length - a[1].length || a[0].localeCompare(b[0]))) {
+    lines.push(`${spec}  (${plural(members.length, 'target')})`);
+    lines.push(...table(['', ''], members.map((row) => [`  ${row.target}`, labelText(row.labels)])).slice(1));
+  }
+  const failures = rows.filter((row) => !row.ok);
+  if (failures.length > 0) {
+    lines.push(`FAILED  (${plural(failures.length, 'target')})`);
+    lines.push(...table(['', '', ''], failures.map((row) => [`  ${row.target}`, labelText(row.labels), failureCells(row)[1]])).slice(1));
+  }
+  return lines;
+}
+
+function setTable(rows: readonly FleetRow[], spec: string): string[] {
+  return table(
+    ['TARGET', 'LABELS', 'RESULT', 'SPEC', 'DETAIL'],
+    rows.map((row) => {
+      let result: string;
+      let shown = row.spec ?? '';
+      if (!row.ok) result = 'FAILED';
+      else if (row.rolled_back) result = 'rolled back';
+      else if (row.dry_run) {
+        result = row.previous_spec === spec ? 'would keep' : 'would change';
+        shown = `${row.previous_spec} -> ${spec}`;
+      } else result = row.previous_spec === row.spec ? 'unchanged' : 'changed';
+      if (row.ok && !row.dry_run && !row.rolled_back && row.previous_spec !== row.spec) shown = `${row.previous_spec} -> ${row.spec}`;
+      return [row.target, labelText(row.labels), result, shown, row.ok ? '' : failureCells(row)[1]];
+    }),
+  );
+}
+
+/** The human table for a fleet command, with a closing tally. */
+export function fleetText(command: Command, rows: readonly FleetRow[]): string {
+  let lines: string[];
+  switch (command.kind) {
+    case 'health':
+      lines = healthTable(rows);
+      break;
+    case 'version':
+      lines = versionLines(rows);
+      break;
+    case 'logspec-get':
+      lines = specGroups(rows);
+      break;
+    case 'logspec-set':
+      lines = setTable(rows, command.spec);
+      if (rows.some((row) => row.rolled_back)) lines.push('', `rolled back: ${plural(rows.filter((row) => row.rolled_back).length, 'target')} restored to their previous spec because a target failed`);
+      break;
+    default:
+      lines = [];
+  }
+  lines.push('', tally(rows));
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { mapLimited, type FleetRow } from './fleet.ts';
+import { fleetJson, fleetText } from './fleet-output.ts';
+
+describe('mapLimited', () => {
+  it('never runs more than the limit at once and keeps the order', async () => {
+    let running = 0;
+    let most = 0;
+    const results = await mapLimited([5, 1, 4, 2, 3, 0], 2, new AbortController().signal, async (n) => {
+      running++;
+      most = Math.max(most, running);
+      await new Promise((resolve) => setTimeout(resolve, n));
+      running--;
+      return n * 10;
+    }, () => -1);
+    expect(results).toEqual([50, 10, 40, 20, 30, 0]);
+    expect(most).toBe(2);
+  });
+
+  it('answers for the items not started once the signal aborts', async () => {
+    const stop = new AbortController();
+    const results = await mapLimited([1, 2, 3], 1, stop.signal, async (n) => {
+      stop.abort();
+      return n;
+    }, (n) => -n);
+    expect(results).toEqual([1, -2, -3]);
+  });
+});
+
+const row = (target: string, fields: Partial<FleetRow>): FleetRow => ({ target, labels: {}, ok: true, latency_ms: 5, ...fields });
+
+describe('fleet output', () => {
+  it('prints JSON rows with identity first and failure fields last', () => {
+    const text = fleetJson([row('a:1', { ok: false, error: 'connection refused', reason: 'connection-refused', latency_ms: 1 }), row('b:2', { spec: 'info' })]);
+    expect(text).toBe('[{"target":"a:1","labels":{},"ok":false,"error":"connection refused","reason":"connection-refused","latency_ms":1},{"target":"b:2","labels":{},"ok":true,"spec":"info","latency_ms":5}]\n');
+  });
+
+  it('summarises version drift under the table', () => {
+    const rows = [
+      row('a:1', { Version: '2.5.0', CommitSHA: 'abc', labels: { org: 'org1' } }),
+      row('b:2', { Version: '2.5.0', CommitSHA: 'abc' }),
+      row('c:3', { Version: '2.4.9', CommitSHA: 'def' }),
+      row('d:4', { ok: false, error: 'no answer within 5s', reason: 'timeout' }),
+    ];
+    expect(fleetText({ kind: 'version' }, rows)).toBe(
+      [
+        'TARGET  LABELS    VERSION  COMMIT  DETAIL',
+        'a:1     org=org1  2.5.0    abc',
+        'b:2               2.5.0    abc',
+        'c:3               2.4.9    def',
+        'd:4               FAILED           timeout: no answer within 5s',
+        '',
+        'versions: drift, 2 builds in the fleet',
+        '  VERSION  COMMIT  NODES',
+        '  2.5.0    abc     2',
+        '  2.4.9    def     1',
+        '',
+        '4 targets: 3 ok, 1 failed',
+        '',
+      ].join('\n'),
+    );
+    expect(fleetText({ kind: 'version' }, rows.slice(0, 2))).toContain('versions: no drift, every answering node runs 2.5.0 (abc)');
+  });
+
+  it('groups logspec get by spec, failures last', () => {
+    const rows = [row('a:1', { spec: 'info' }), row('b:2', { spec: 'gossip=debug:info' }), row('c:3', { spec: 'info' }), row('d:4', { ok: false, error: '401', reason: 'unauthorized' })];
+    expect(fleetText({ kind: 'logspec-get' }, rows)).toBe(
+      ['info  (2 targets)', '  a:1', '  c:3', 'gossip=debug:info  (1 target)', '  b:2', 'FAILED  (1 target)', '  d:4  unauthorized: 401', '', '4 targets: 3 ok, 1 failed', ''].join('\n'),
+    );
+  });
+
+  it('shows each logspec change, dry run and rollback', () => {
+    const spec = 'gossip=debug:info';
+    const text = fleetText({ kind: 'logspec-set', spec }, [
+      row('a:1', { previous_spec: 'info', spec, changed: true }),
+      row('b:2', { previous_spec: 'info', spec: 'info', changed: false, rolled_back: true }),
+      row('c:3', { previous_spec: 'info', spec: 'info', changed: false, dry_run: true }),
+      row('d:4', { ok: false, error: 'connection refused', reason: 'connection-refused' }),
+    ]);
+    expect(text).toContain('a:1     changed       info -> gossip=debug:info\n');
+    expect(text).toContain('b:2     rolled back   info\n');
+    expect(text).toContain('c:3     would change  info -> gossip=debug:info\n');
+    expect(text).toContain('d:4     FAILED                                   connection-refused: connection refused\n');
+    expect(text).toContain('rolled back: 1 target restored to their previous spec because a target failed');
+  });
+});

@@ -1,0 +1,229 @@
+import { readFile } from 'node:fs/promises';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { parseHostPort } from './address.ts';
+import { OpsctlError } from './errors.ts';
+
+/** A credential set chosen by a target's labels instead of --cacert/--cert/--key. */
+export interface TargetCredentials {
+  readonly caFile?: string;
+  readonly certFile?: string;
+  readonly keyFile?: string;
+  readonly serverName?: string;
+}
+
+/** One operations server of the fleet. */
+export interface FleetTarget {
+  /** `host:port`; an IPv6 literal is bracketed. */
+  readonly address: string;
+  readonly host: string;
+  readonly port: number;
+  /** From `__scheme__` or Prometheus's scrape URL; undefined follows the TLS options. */
+  readonly scheme?: 'http' | 'https';
+  /** The labels shown in the rows: none starting with `__`, none naming credentials. */
+  readonly labels: Readonly<Record<string, string>>;
+  readonly credentials?: TargetCredentials;
+}
+
+/**
+ * Label names that select a credential set per target. The `__` forms survive file_sd and
+ * Prometheus's target API (as discovered labels) but are dropped before Prometheus stores a
+ * series, so file paths never become labels of every metric; the plain forms work as well.
+ */
+export const CREDENTIAL_LABELS = {
+  caFile: ['__opsctl_cacert', 'opsctl_cacert'],
+  certFile: ['__opsctl_cert', 'opsctl_cert'],
+  keyFile: ['__opsctl_key', 'opsctl_key'],
+  serverName: ['__opsctl_server_name', 'opsctl_server_name'],
+} as const satisfies Record<keyof TargetCredentials, readonly string[]>;
+
+const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+const CREDENTIAL_LABEL_NAMES: ReadonlySet<string> = new Set(Object.values(CREDENTIAL_LABELS).flat());
+
+function visibleLabels(labels: Readonly<Record<string, string>>): Record<string, string> {
+  const shown: Record<string, string> = {};
+  for (const name of Object.keys(labels).sort()) {
+    if (name.startsWith('__') || CREDENTIAL_LABEL_NAMES.has(name)) continue;
+    shown[name] = labels[name]!;
+  }
+  return shown;
+}
+
+/** Reads the credential labels; relative file paths resolve against `baseDir`. */
+function credentialsFrom(labels: Readonly<Record<string, string>>, baseDir: string): TargetCredentials | undefined {
+  const found: Record<string, string> = {};
+  for (const [field, names] of Object.entries(CREDENTIAL_LABELS)) {
+    const value = names.map((name) => labels[name]).find((v) => v !== undefined && v !== '');
+    if (value === undefined) continue;
+    found[field] = field === 'serverName' || isAbsolute(value) ? value : resolve(baseDir, value);
+  }
+  return Object.keys(found).length > 0 ? (found as TargetCredentials) : undefined;
+}
+
+function schemeFrom(value: string | undefined, where: string): 'http' | 'https' | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'http' || value === 'https') return value;
+  throw new OpsctlError('USAGE', `${where}: __scheme__ must be http or https, got '${value}'`);
+}
+
+function makeTarget(address: string, where: string, labels: Readonly<Record<string, string>>, baseDir: string, scheme?: 'http' | 'https'): FleetTarget {
+  const parsed = parseHostPort(address, where);
+  const credentials = credentialsFrom(labels, baseDir);
+  return {
+    address: parsed.address,
+    host: parsed.host,
+    port: parsed.port,
+    ...(scheme !== undefined ? { scheme } : {}),
+    labels: visibleLabels(labels),
+    ...(credentials !== undefined ? { credentials } : {}),
+  };
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * Parses a Prometheus file_sd document (JSON or YAML): a list of `{targets: [...], labels: {...}}`.
+ * `source` names the file in messages; relative credential paths resolve against `baseDir`.
+ */
+export function parseFileSd(text: string, source: string, baseDir: string): FleetTarget[] {
+  let document: unknown;
+  try {
+    document = parseYaml(text);
+  } catch (error) {
+    throw new OpsctlError('USAGE', `${source}: not a file_sd file (JSON or YAML): ${(error as Error).message.split('\n')[0]}`);
+  }
+  // An empty file is an empty list to Prometheus too.
+  if (document === null || document === undefined) return [];
+  if (!Array.isArray(document)) throw new OpsctlError('USAGE', `${source}: expected a list of {targets: [...], labels: {...}} groups`);
+  const targets: FleetTarget[] = [];
+  document.forEach((group: unknown, index) => {
+    const where = `${source}: group ${index + 1}`;
+    if (!isRecord(group)) throw new OpsctlError('USAGE', `${where}: expected {targets: [...], labels: {...}}`);
+    for (const key of Object.keys(group)) {
+      if (key !== 'targets' && key !== 'labels') throw new OpsctlError('USAGE', `${where}: unknown key '${key}'; a group has targets and labels`);
+    }
+    const list = group['targets'] ?? [];
+    if (!Array.isArray(list)) throw new OpsctlError('USAGE', `${where}: targets must be a list of "host:port"`);
+    const labels: Record<string, string> = {};
+    const rawLabels = group['labels'] ?? {};
+    if (!isRecord(rawLabels)) throw new OpsctlError('USAGE', `${where}: labels must be a map of name: value`);
+    for (const [name, value] of Object.entries(rawLabels)) {
+      if (!LABEL_NAME.test(name)) throw new OpsctlError('USAGE', `${where}: bad label name '${name}'`);
+      if (typeof value !== 'string') throw new OpsctlError('USAGE', `${where}: label ${name} must be a string`);
+      labels[name] = value;
+    }
+    const scheme = schemeFrom(labels['__scheme__'], where);
+    list.forEach((entry: unknown, position) => {
+      if (typeof entry !== 'string') throw new OpsctlError('USAGE', `${where}: targets[${position}] must be a "host:port" string`);
+      targets.push(makeTarget(entry, `${where}: targets[${position}]`, labels, baseDir, scheme));
+    });
+  });
+  return targets;
+}
+
+/** Reads one --targets file. An unreadable or malformed file is a usage error. */
+export async function readFileSd(file: string): Promise<FleetTarget[]> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'is a directory' : (error as Error).message;
+    throw new OpsctlError('USAGE', `cannot read --targets file ${file}: ${why}`);
+  }
+  return parseFileSd(text, file, dirname(resolve(file)));
+}
+
+/** A plain `--address` given more than once. */
+export function addressTarget(address: string): FleetTarget {
+  return makeTarget(address, '--address', {}, process.cwd());
+}
+
+interface ActiveTarget {
+  readonly discoveredLabels?: Record<string, string>;
+  readonly labels?: Record<string, string>;
+  readonly scrapePool?: string;
+  readonly scrapeUrl?: string;
+}
+
+/**
+ * The targets of Prometheus's `/api/v1/targets` answer: address and scheme from each scrape
+ * URL, the labels Prometheus attaches (without `instance` when it is just the address), and the
+ * credential labels from the discovered labels. `job` keeps only that scrape pool.
+ */
+export function targetsFromPrometheus(body: unknown, source: string, job?: string): FleetTarget[] {
+  const active = isRecord(body) && isRecord(body['data']) ? body['data']['activeTargets'] : undefined;
+  if (!Array.isArray(active)) throw new OpsctlError('UNEXPECTED_RESPONSE', `${source}: the answer has no data.activeTargets list`);
+  const targets: FleetTarget[] = [];
+  for (const entry of active as ActiveTarget[]) {
+    const labels = entry.labels ?? {};
+    if (job !== undefined && entry.scrapePool !== job && labels['job'] !== job) continue;
+    let url: URL;
+    try {
+      url = new URL(entry.scrapeUrl ?? '');
+    } catch {
+      throw new OpsctlError('UNEXPECTED_RESPONSE', `${source}: a target has no valid scrapeUrl (${JSON.stringify(entry.scrapeUrl)})`);
+    }
+    const scheme = url.protocol === 'https:' ? 'https' : url.protocol === 'http:' ? 'http' : undefined;
+    if (scheme === undefined) continue;
+    const port = url.port === '' ? (scheme === 'https' ? '443' : '80') : url.port;
+    const address = `${url.hostname}:${port}`;
+    const shown: Record<string, string> = { ...labels };
+    if (shown['instance'] === address || shown['instance'] === url.host) delete shown['instance'];
+    const discovered = entry.discoveredLabels ?? {};
+    const filePath = discovered['__meta_filepath'];
+    const baseDir = filePath !== undefined && isAbsolute(filePath) ? dirname(filePath) : process.cwd();
+    const credentialSource: Record<string, string> = {};
+    for (const name of CREDENTIAL_LABEL_NAMES) {
+      const value = discovered[name] ?? labels[name];
+      if (value !== undefined) credentialSource[name] = value;
+    }
+    targets.push(makeTarget(address, `${source}: scrapeUrl ${entry.scrapeUrl}`, { ...shown, ...credentialSource }, baseDir, scheme));
+  }
+  return targets;
+}
+
+/** Checks a --prometheus value: the base URL of a Prometheus server. */
+export function checkPrometheusUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new OpsctlError('USAGE', `--prometheus: expected the server's URL, e.g. http://prometheus:9090, got '${text}'`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OpsctlError('USAGE', `--prometheus: expected an http or https URL, got '${text}'`);
+  return text.replace(/\/+$/, '');
+}
+
+/** Asks a running Prometheus for the targets it scrapes. */
+export async function fetchPrometheusTargets(baseUrl: string, job: string | undefined, timeoutMs: number): Promise<FleetTarget[]> {
+  const source = `--prometheus ${baseUrl}`;
+  let response: Response;
+  try {
+    response = await fetch(`${baseUrl}/api/v1/targets?state=active`, { signal: AbortSignal.timeout(timeoutMs) });
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    const why = (error as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs / 1000}s` : cause?.code === 'ECONNREFUSED' ? 'connection refused' : (cause?.message ?? (error as Error).message);
+    throw new OpsctlError('UNREACHABLE', `${source}: ${why}`, { cause: error });
+  }
+  const text = await response.text();
+  if (response.status !== 200) throw new OpsctlError('UNEXPECTED_RESPONSE', `${source}/api/v1/targets: unexpected status ${response.status}`);
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new OpsctlError('UNEXPECTED_RESPONSE', `${source}/api/v1/targets: the answer is not JSON`);
+  }
+  return targetsFromPrometheus(body, source, job);
+}
+
+/** One list, each address once (first wins), ordered by host then port. */
+export function mergeTargets(lists: readonly (readonly FleetTarget[])[]): FleetTarget[] {
+  const seen = new Map<string, FleetTarget>();
+  for (const list of lists) {
+    for (const target of list) {
+      if (!seen.has(target.address)) seen.set(target.address, target);
+    }
+  }
+  return [...seen.values()].sort((a, b) => (a.host < b.host ? -1 : a.host > b.host ? 1 : a.port - b.port));
+}
