@@ -94,15 +94,18 @@ describe('/healthz (Fabric shape)', () => {
     expect(JSON.parse(reply.body).failed_checks).toEqual([{ component: 'hung', reason: 'health check timed out after 100ms' }]);
   });
 
-  it('serves a human-readable list with ?verbose, marked no-store', async () => {
+  it.each(['/healthz?verbose', '/healthz?verbose=1', '/healthz?foo=bar&verbose'])('answers %s exactly as plain /healthz: Fabric ignores the query', async (target) => {
     const { port, registry } = await serve();
     registry.register('b', async () => Promise.reject(new Error('b down')));
     registry.register('a', async () => {});
-    const reply = await get(port, '/healthz?verbose');
+    const plain = await get(port, '/healthz');
+    const reply = await get(port, target);
     expect(reply.status).toBe(503);
-    expect(reply.headers['content-type']).toBe('text/plain; charset=utf-8');
-    expect(reply.headers['cache-control']).toBe('no-store');
-    expect(reply.body).toMatch(/^\[\+\]a ok \([\d.]+[µnm]?s\)\n\[-\]b failed: b down \([\d.]+[µnm]?s\)\nhealthz check failed\n$/);
+    expect(reply.headers['content-type']).toBe('application/json');
+    expect(reply.headers['cache-control']).toBeUndefined();
+    const withoutTime = (body: string) => body.replace(/"time":"[^"]+"/, '"time":""');
+    expect(withoutTime(reply.body)).toBe(withoutTime(plain.body));
+    expect(Object.keys(reply.headers).sort()).toEqual(Object.keys(plain.headers).sort());
   });
 
   it('ignores other query strings as Fabric does', async () => {
@@ -154,6 +157,16 @@ describe('/healthz/<component>', () => {
     const head = await get(port, '/healthz/other', 'HEAD');
     expect(head.status).toBe(200);
     expect(head.body).toBe('');
+  });
+
+  it('keeps ?verbose: one line per check as text, marked no-store', async () => {
+    const { port, registry } = await serve();
+    registry.register('docker', async () => Promise.reject(new Error('daemon down')));
+    const reply = await get(port, '/healthz/docker?verbose');
+    expect(reply.status).toBe(503);
+    expect(reply.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(reply.headers['cache-control']).toBe('no-store');
+    expect(reply.body).toMatch(/^\[-\]docker failed: daemon down \([\d.]+[µnm]?s\)\nhealthz\/docker check failed\n$/);
   });
 
   it('answers Go 404s for /healthz/ itself and unknown components, 405 for other methods', async () => {

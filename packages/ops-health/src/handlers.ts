@@ -105,7 +105,8 @@ export function createHealthEndpoints(registry: HealthRegistry): HealthEndpoints
       writeEmpty(res, 405);
       return;
     }
-    await answer(res, registry.run(), 'healthz', wantsVerbose(req), false);
+    // Fabric's handler never reads the query: `?verbose` lives on the additive paths only.
+    await answer(res, registry.run(), 'healthz', false, false);
   };
 
   const additiveMethodOk = (req: IncomingMessage, res: ServerResponse): boolean => {
