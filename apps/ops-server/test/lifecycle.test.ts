@@ -111,8 +111,9 @@ describe('stop() for embedders: the not-ready delay and shutdown hooks', () => {
   });
 
   it('refuses bad lifecycle options and hooks with one OpsServerError', () => {
-    const base = { listenAddress: '127.0.0.1:0', version: { version: '1' } };
-    for (const bad of [{ shutdownDelayMs: -1 }, { shutdownDelayMs: Number.NaN }, { shutdownHookTimeoutMs: '5s' as unknown as number }]) {
+    const base: OperationsSystemOptions = { listenAddress: '127.0.0.1:0', version: { version: '1', commitSha: '' } };
+    const bads: Partial<OperationsSystemOptions>[] = [{ shutdownDelayMs: -1 }, { shutdownDelayMs: Number.NaN }, { shutdownHookTimeoutMs: '5s' as unknown as number }];
+    for (const bad of bads) {
       let thrown: unknown;
       try {
         createOperationsSystem({ ...base, ...bad });
