@@ -6,7 +6,7 @@ import { createLogging } from '@fabric-ops/ops-logspec';
 import { createDisabledProvider } from '@fabric-ops/ops-metrics';
 
 function fakeSystem(stop: () => Promise<void>): OperationsSystem {
-  return { start: async () => {}, stop, address: () => '', addRoute: () => {}, isShuttingDown: () => false, reloadCredentials: () => {}, registerChecker: () => {}, deregisterChecker: () => {}, logging: createLogging({ destination: { write() {} } }), metrics: createDisabledProvider() };
+  return { start: async () => {}, stop, address: () => '', addRoute: () => {}, isShuttingDown: () => false, reloadCredentials: () => {}, registerChecker: () => {}, deregisterChecker: () => {}, readiness: { signalReady() {}, signalNotReady() {}, createBlockingTask: () => ({ resolve() {}, reject() {} }), isReady: () => true }, addShutdownHook: () => {}, logging: createLogging({ destination: { write() {} } }), metrics: createDisabledProvider() };
 }
 
 describe('runUntilSignalled', () => {

@@ -4,8 +4,9 @@ import { createRouter, DEFAULT_SERVER_LIMITS, serverOptionsFor, type Route, type
 import { OpsServerError } from './errors.ts';
 import { formatAddress, listenError, parseListenAddress } from './listen-address.ts';
 import type { SystemPart } from './part.ts';
-import type { Checker, HealthOptions, RegisterOptions } from '@fabric-ops/ops-health';
+import type { Checker, HealthOptions, Readiness, RegisterOptions } from '@fabric-ops/ops-health';
 import { createHealthPart } from './health.ts';
+import { createShutdownHooks, lifecycleMs, sleep, type ShutdownHook } from './shutdown.ts';
 import { createOperationsTls } from './tls.ts';
 import type { AnyMetricsProvider, MetricsSettings } from '@fabric-ops/ops-metrics';
 import { createMetricsPart } from './metrics.ts';
@@ -38,7 +39,16 @@ export interface OperationsSystemOptions {
   readonly limits?: Partial<ServerLimits>;
   /** How long stop() lets in-flight requests run before closing their connections. Default 5 s. */
   readonly shutdownTimeoutMs?: number;
-  /** Health check timeouts, overall deadline and result cache (see @fabric-ops/ops-health). */
+  /**
+   * How long stop() keeps the listener open after /readyz turns 503, so load balancers see
+   * "not ready" and stop sending traffic before connections are refused. Default 0 (Fabric's timing).
+   */
+  readonly shutdownDelayMs?: number;
+  /** How long each shutdown hook may run before stop() moves on to the next. Default 5 s. */
+  readonly shutdownHookTimeoutMs?: number;
+  /** /readyz answers 503 until `readiness.signalReady()` is called. Default false: ready once the checks pass. */
+  readonly requireReadySignal?: boolean;
+  /** Health check timeouts, overall deadline, result cache and background interval (see @fabric-ops/ops-health). */
   readonly health?: HealthOptions;
   /** Operations TLS (ops-config's `operations.tls`); when enabled, HTTPS with Fabric's client-certificate rules. */
   readonly tls?: TlsSettings;
@@ -53,7 +63,11 @@ export interface OperationsSystemOptions {
 export interface OperationsSystem {
   /** Opens the listener. Rejects with an OpsServerError whose message is one readable line. */
   start(): Promise<void>;
-  /** Stops accepting, lets in-flight requests finish (up to the shutdown timeout), then resolves. */
+  /**
+   * Turns /readyz to 503, waits `shutdownDelayMs` with the listener still open, runs the shutdown
+   * hooks in registration order, then stops accepting, lets in-flight requests finish (up to the
+   * shutdown timeout) and resolves. Calls made while stopping share the same promise.
+   */
   stop(): Promise<void>;
   /** The bound `host:port` once started (the real port when 0 was asked for); '' before. */
   address(): string;
@@ -65,6 +79,15 @@ export interface OperationsSystem {
   registerChecker(component: string, checker: Checker, options?: RegisterOptions): void;
   /** Removes a /healthz checker; an unknown name is ignored. */
   deregisterChecker(component: string): void;
+  /** Readiness the embedding program controls: signalReady/signalNotReady and blocking start-up tasks (/readyz only). */
+  readonly readiness: Readiness;
+  /**
+   * Work stop() runs after the not-ready delay and before the operations listener closes (so /livez
+   * and /metrics still answer meanwhile): one hook at a time, in registration order. A hook that
+   * throws is logged and the next one runs; one past `shutdownHookTimeoutMs` has its signal aborted
+   * and is left behind.
+   */
+  addShutdownHook(name: string, hook: ShutdownHook): void;
   /**
    * Re-reads the TLS certificate, key and client CA files (as SIGHUP and file changes do).
    * Throws a TlsAuthError, keeping the old credentials, when they are bad; no-op with TLS off.
@@ -83,10 +106,13 @@ export function createOperationsSystem(options: OperationsSystemOptions): Operat
   const logger: OperationsLogger = options.logger ?? logging.getLogger(options.loggerName ?? DEFAULT_OPERATIONS_LOGGER_NAME);
   const limits: ServerLimits = { ...DEFAULT_SERVER_LIMITS, ...options.limits };
   const shutdownTimeoutMs = options.shutdownTimeoutMs ?? 5_000;
+  const shutdownDelayMs = lifecycleMs('shutdownDelayMs', options.shutdownDelayMs, 0);
+  const shutdownHookTimeoutMs = lifecycleMs('shutdownHookTimeoutMs', options.shutdownHookTimeoutMs, 5_000);
+  const shutdownHooks = createShutdownHooks();
   // Parse now so that a bad address fails before anything else happens.
   const target = parseListenAddress(options.listenAddress);
 
-  const health = createHealthPart(options.health);
+  const health = createHealthPart({ health: options.health, requireReadySignal: options.requireReadySignal });
   const metrics = createMetricsPart({ settings: options.metrics, version: options.version.version, logger, logging, health: health.registry });
   const parts: SystemPart[] = [
     health,
@@ -151,11 +177,20 @@ export function createOperationsSystem(options: OperationsSystemOptions): Operat
     }
   };
 
-  const stop = async (): Promise<void> => {
-    if (state !== 'running' || server === undefined) return;
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    if (stopping !== undefined) return stopping;
+    if (state !== 'running' || server === undefined) return Promise.resolve();
+    stopping = stopRunning(server);
+    return stopping;
+  };
+
+  const stopRunning = async (httpServer: Server): Promise<void> => {
     state = 'stopping';
     for (const part of parts) part.beginShutdown?.();
-    const httpServer = server;
+    // Skipped entirely when unused, so the bins close the listener in the same tick as today.
+    if (shutdownDelayMs > 0) await sleep(shutdownDelayMs);
+    if (shutdownHooks.size > 0) await shutdownHooks.run(shutdownHookTimeoutMs, logger);
     const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
     httpServer.closeIdleConnections();
     // Requests that arrived before stop() must not leave their connection open once answered.
@@ -179,6 +214,8 @@ export function createOperationsSystem(options: OperationsSystemOptions): Operat
     isShuttingDown: () => state === 'stopping' || state === 'stopped',
     registerChecker: (component, checker, checkerOptions) => health.registry.register(component, checker, checkerOptions),
     deregisterChecker: (component) => health.registry.deregister(component),
+    readiness: health.readiness,
+    addShutdownHook: (name, hook) => shutdownHooks.add(name, hook),
     reloadCredentials: () => tls?.reloadCredentials(),
     logging,
     metrics: metrics.provider,

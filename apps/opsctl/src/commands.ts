@@ -56,8 +56,15 @@ async function health(client: OpsClient, command: Extract<Command, { kind: 'heal
   }
   if (res.status !== 200 && res.status !== 503) throw unexpected(client, base, res);
   const exitCode = res.status === 200 ? 0 : 1;
-  if (command.verbose && !json) return { exitCode, stdout: res.body.endsWith('\n') ? res.body : `${res.body}\n` };
+  const text = !String(res.headers['content-type'] ?? '').startsWith('application/json');
+  if (command.verbose && !json && text) return { exitCode, stdout: res.body.endsWith('\n') ? res.body : `${res.body}\n` };
   const body = parseJson<HealthBody>(client, base, res);
+  if (command.verbose && !json) {
+    // /healthz answers Fabric's JSON whatever the query (so does a real Fabric peer): it names only the failures.
+    const lines = (body.failed_checks ?? []).map((failed) => `[-]${failed.component} failed: ${failed.reason}`);
+    lines.push(`${base.slice(1)} check ${exitCode === 0 ? 'passed' : 'failed'}`);
+    return { exitCode, stdout: `${lines.join('\n')}\n` };
+  }
   if (json) return { exitCode, stdout: jsonLine(body) };
   const lines = [`${body.status ?? (exitCode === 0 ? 'OK' : 'Service Unavailable')}${body.time ? ` (${body.time})` : ''}`];
   for (const failed of body.failed_checks ?? []) lines.push(`  ${failed.component}: ${failed.reason}`);

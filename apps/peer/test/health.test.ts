@@ -146,9 +146,14 @@ describe('peer /healthz against a real container runtime (podman Docker API)', (
       expect(reply.body).toMatch(OK_BODY);
       expect(reply.headers['cache-control']).toBe('no-store');
     }
+    // Fabric's /healthz ignores the query: ?verbose changes nothing there.
     const verbose = await send(app.address, '/healthz?verbose');
     expect(verbose.status).toBe(200);
-    expect(verbose.body).toMatch(/^\[\+\]docker ok \([\d.]+(ns|µs|ms|s)\)\nhealthz check passed\n$/);
+    expect(verbose.body).toMatch(OK_BODY);
+    expect(verbose.headers['content-type']).toBe('application/json');
+    expect(verbose.headers['cache-control']).toBeUndefined();
+    const ready = await send(app.address, '/readyz?verbose');
+    expect(ready.body).toMatch(/^\[\+\]docker ok \([\d.]+(ns|µs|ms|s)\)\nreadyz check passed\n$/);
     const one = await send(app.address, '/healthz/docker?verbose');
     expect(one.body).toMatch(/^\[\+\]docker ok \(.+\)\nhealthz\/docker check passed\n$/);
     expect((await send(app.address, '/healthz/couchdb')).status).toBe(404);
@@ -157,7 +162,7 @@ describe('peer /healthz against a real container runtime (podman Docker API)', (
   it('registers no checker when vm.endpoint is empty', async () => {
     const app = await peerWith('');
     expect((await send(app.address, '/healthz/docker')).status).toBe(404);
-    expect((await send(app.address, '/healthz?verbose')).body).toBe('healthz check passed\n');
+    expect((await send(app.address, '/readyz?verbose')).body).toBe('readyz check passed\n');
   }, 60_000);
 
   it('refuses a malformed vm.endpoint at start-up with one line', async () => {

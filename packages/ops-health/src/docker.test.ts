@@ -4,7 +4,8 @@ import { createServer as createNetServer, type Server as NetServer, type Socket 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { describePingError, dockerChecker, parseDockerEndpoint } from './docker.ts';
+import { dockerChecker, parseDockerEndpoint } from './docker.ts';
+import { describePingError } from './internal/ping-error.ts';
 import { isHealthError } from './errors.ts';
 
 const cleanups: (() => void | Promise<void>)[] = [];
@@ -78,6 +79,33 @@ describe('dockerChecker', () => {
     const server = await listen(createHttpServer((_, res) => res.end('OK')), 0);
     const port = (server.address() as { port: number }).port;
     await expect(dockerChecker(`tcp://127.0.0.1:${port}`)(new AbortController().signal)).resolves.toBeUndefined();
+  });
+
+  it('takes an endpoint already parsed (by ops-config) as well as the text', async () => {
+    const server = await listen(createHttpServer((_, res) => res.end('OK')), 0);
+    const port = (server.address() as { port: number }).port;
+    await expect(dockerChecker({ kind: 'tcp', host: '127.0.0.1', port })(new AbortController().signal)).resolves.toBeUndefined();
+    const socketPath = join(tempDir(), 'missing.sock');
+    expect(await failureOf(dockerChecker({ kind: 'unix', socketPath })(new AbortController().signal))).toBe(
+      `failed to ping to Docker daemon: Get "http://unix.sock/_ping": dial unix ${socketPath}: connect: no such file or directory`,
+    );
+  });
+
+  it.each([
+    [{ kind: 'unix', socketPath: 'docker.sock' }, 'socketPath must be an absolute path'],
+    [{ kind: 'tcp', host: '', port: 2375 }, 'host must be a non-empty string'],
+    [{ kind: 'tcp', host: 'localhost', port: 0 }, 'port must be a whole number from 1 to 65535'],
+    [{ kind: 'tcp', host: 'localhost', port: 2375.5 }, 'port must be a whole number from 1 to 65535'],
+    [{ kind: 'npipe', path: 'x' }, "kind must be 'unix' or 'tcp'"],
+  ])('refuses a malformed endpoint object %j with one HealthError', (endpoint, why) => {
+    let thrown: unknown;
+    try {
+      dockerChecker(endpoint as never);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(isHealthError(thrown) && thrown.code).toBe('INVALID_ENDPOINT');
+    expect((thrown as Error).message).toContain(why);
   });
 
   it('fails with Go-like wording when the socket file does not exist', async () => {

@@ -1,6 +1,6 @@
 import { request, type IncomingMessage } from 'node:http';
-import { getSystemErrorMap } from 'node:util';
 import { HealthError, isHealthError } from './errors.ts';
+import { describeAddress, describePingError } from './internal/ping-error.ts';
 import type { Checker } from './registry.ts';
 
 /** Where the Docker Engine API listens, from Fabric's `vm.endpoint`. */
@@ -47,47 +47,35 @@ export function parseDockerEndpoint(endpoint: string): DockerEndpoint {
   throw invalid(scheme === undefined ? 'no scheme' : `unsupported scheme '${scheme}'`);
 }
 
-function describeAddress(endpoint: DockerEndpoint): { network: string; address: string; url: string } {
-  if (endpoint.kind === 'unix') return { network: 'unix', address: endpoint.socketPath, url: 'http://unix.sock/_ping' };
-  const host = endpoint.host.includes(':') ? `[${endpoint.host}]` : endpoint.host;
-  return { network: 'tcp', address: `${host}:${endpoint.port}`, url: `http://${host}:${endpoint.port}/_ping` };
-}
-
-function systemText(error: NodeJS.ErrnoException): string | undefined {
-  return typeof error.errno === 'number' ? getSystemErrorMap().get(error.errno)?.[1] : undefined;
-}
-
-/**
- * Node's network error as a line in the shape Go's HTTP client writes it, which is what
- * Fabric operators grep for: `Get "http://unix.sock/_ping": dial unix /var/run/docker.sock:
- * connect: no such file or directory`.
- */
-export function describePingError(endpoint: DockerEndpoint, error: unknown): string {
-  const { network, address, url } = describeAddress(endpoint);
-  const err = error as NodeJS.ErrnoException & { hostname?: string };
-  const text = systemText(err) ?? err.message;
-  let cause: string;
-  if (err.syscall === 'connect') cause = `dial ${network} ${address}: connect: ${text}`;
-  else if (err.syscall === 'getaddrinfo') cause = `dial ${network}: lookup ${err.hostname ?? address}: no such host`;
-  else if (err.syscall !== undefined) cause = `${err.syscall} ${network} ${address}: ${text}`;
-  else if (err.code === 'ECONNRESET') cause = 'connection closed before a response arrived';
-  else cause = err.message || String(error);
-  return `Get "${url}": ${cause}`;
-}
-
 function abortText(signal: AbortSignal): string {
   const reason: unknown = signal.reason;
   if (isHealthError(reason)) return reason.message;
   return reason instanceof Error && reason.message !== '' ? reason.message : 'request aborted';
 }
 
+/** An endpoint object from a caller that parsed the setting itself (ops-config), checked for shape only. */
+function checkedEndpoint(endpoint: DockerEndpoint): DockerEndpoint {
+  const invalid = (why: string) => new HealthError('INVALID_ENDPOINT', `invalid Docker endpoint ${JSON.stringify(endpoint)}: ${why}`);
+  if (endpoint.kind === 'unix') {
+    if (typeof endpoint.socketPath !== 'string' || !endpoint.socketPath.startsWith('/')) throw invalid('socketPath must be an absolute path');
+    return { kind: 'unix', socketPath: endpoint.socketPath };
+  }
+  if (endpoint.kind === 'tcp') {
+    if (typeof endpoint.host !== 'string' || endpoint.host === '') throw invalid('host must be a non-empty string');
+    if (!Number.isInteger(endpoint.port) || endpoint.port < 1 || endpoint.port > 65_535) throw invalid('port must be a whole number from 1 to 65535');
+    return { kind: 'tcp', host: endpoint.host.replace(/^\[|\]$/g, ''), port: endpoint.port };
+  }
+  throw invalid("kind must be 'unix' or 'tcp'");
+}
+
 /**
  * The `docker` health checker: `GET /_ping` on the Docker Engine API (podman's
  * compatible service answers too). Anything but a 200 fails with
  * `failed to ping to Docker daemon: <cause>`; the request dies with the signal.
+ * `endpoint` is Fabric's `vm.endpoint` text, or the object `parseDockerEndpoint` (or ops-config) made of it.
  */
-export function dockerChecker(endpoint: string, options: DockerCheckerOptions = {}): Checker {
-  const target = parseDockerEndpoint(endpoint);
+export function dockerChecker(endpoint: string | DockerEndpoint, options: DockerCheckerOptions = {}): Checker {
+  const target = typeof endpoint === 'string' ? parseDockerEndpoint(endpoint) : checkedEndpoint(endpoint);
   const { url } = describeAddress(target);
   const limit = options.maxResponseBytes ?? DEFAULT_MAX_PING_RESPONSE_BYTES;
   if (!Number.isInteger(limit) || limit < 0) {

@@ -1,8 +1,8 @@
-import { createServer, request, type Server } from 'node:http';
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRouter } from '@fabric-ops/ops-http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHealthEndpoints, type HealthEndpoints } from './handlers.ts';
+import { createHealthEndpoints, type HealthEndpoints, type HealthEndpointsOptions } from './handlers.ts';
 import { createHealthRegistry, type HealthOptions, type HealthRegistry } from './registry.ts';
 
 interface Reply {
@@ -16,9 +16,9 @@ afterEach(async () => {
   for (const server of servers.splice(0)) await new Promise((r) => server.close(r));
 });
 
-async function serve(options: HealthOptions = {}): Promise<{ registry: HealthRegistry; endpoints: HealthEndpoints; port: number }> {
+async function serve(options: HealthOptions = {}, endpointOptions: HealthEndpointsOptions = {}): Promise<{ registry: HealthRegistry; endpoints: HealthEndpoints; port: number }> {
   const registry = createHealthRegistry(options);
-  const endpoints = createHealthEndpoints(registry);
+  const endpoints = createHealthEndpoints(registry, endpointOptions);
   const router = createRouter({ routes: endpoints.routes });
   const server = createServer(router.handle);
   servers.push(server);
@@ -94,15 +94,18 @@ describe('/healthz (Fabric shape)', () => {
     expect(JSON.parse(reply.body).failed_checks).toEqual([{ component: 'hung', reason: 'health check timed out after 100ms' }]);
   });
 
-  it('serves a human-readable list with ?verbose, marked no-store', async () => {
+  it.each(['/healthz?verbose', '/healthz?verbose=1', '/healthz?foo=bar&verbose'])('answers %s exactly as plain /healthz: Fabric ignores the query', async (target) => {
     const { port, registry } = await serve();
     registry.register('b', async () => Promise.reject(new Error('b down')));
     registry.register('a', async () => {});
-    const reply = await get(port, '/healthz?verbose');
+    const plain = await get(port, '/healthz');
+    const reply = await get(port, target);
     expect(reply.status).toBe(503);
-    expect(reply.headers['content-type']).toBe('text/plain; charset=utf-8');
-    expect(reply.headers['cache-control']).toBe('no-store');
-    expect(reply.body).toMatch(/^\[\+\]a ok \([\d.]+[µnm]?s\)\n\[-\]b failed: b down \([\d.]+[µnm]?s\)\nhealthz check failed\n$/);
+    expect(reply.headers['content-type']).toBe('application/json');
+    expect(reply.headers['cache-control']).toBeUndefined();
+    const withoutTime = (body: string) => body.replace(/"time":"[^"]+"/, '"time":""');
+    expect(withoutTime(reply.body)).toBe(withoutTime(plain.body));
+    expect(Object.keys(reply.headers).sort()).toEqual(Object.keys(plain.headers).sort());
   });
 
   it('ignores other query strings as Fabric does', async () => {
@@ -154,6 +157,16 @@ describe('/healthz/<component>', () => {
     const head = await get(port, '/healthz/other', 'HEAD');
     expect(head.status).toBe(200);
     expect(head.body).toBe('');
+  });
+
+  it('keeps ?verbose: one line per check as text, marked no-store', async () => {
+    const { port, registry } = await serve();
+    registry.register('docker', async () => Promise.reject(new Error('daemon down')));
+    const reply = await get(port, '/healthz/docker?verbose');
+    expect(reply.status).toBe(503);
+    expect(reply.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(reply.headers['cache-control']).toBe('no-store');
+    expect(reply.body).toMatch(/^\[-\]docker failed: daemon down \([\d.]+[µnm]?s\)\nhealthz\/docker check failed\n$/);
   });
 
   it('answers Go 404s for /healthz/ itself and unknown components, 405 for other methods', async () => {
@@ -228,5 +241,90 @@ describe('/livez and /readyz', () => {
     const reply = await get(port, '/readyz?verbose');
     expect(reply.status).toBe(503);
     expect(reply.body).toMatch(/^\[-\]down failed: down \(.+\)\nreadyz check failed\n$/);
+  });
+});
+
+describe('healthzComponent under other mount points', () => {
+  type Listener = (req: IncomingMessage, res: ServerResponse) => void;
+  // How each framework hands a request to a handler mounted below `/ops/healthz`.
+  const shapes: Record<string, (handler: HealthEndpoints['healthzComponent']) => Listener> = {
+    'node:http at /ops/healthz/': (handler) => (req, res) => void handler(req, res),
+    // Fastify: `fastify.get('/ops/healthz/*', (request, reply) => handler(request.raw, reply.raw))`; the raw url is untouched.
+    'Fastify request.raw': (handler) => (req, res) => void handler(req, res),
+    // Express `app.get('/ops/healthz/:component', handler)`: url untouched, params added.
+    'Express route with params': (handler) => (req, res) => {
+      Object.assign(req, { params: { component: 'ignored' }, originalUrl: req.url, baseUrl: '' });
+      void handler(req, res);
+    },
+    // Express `app.use('/ops/healthz', handler)`: the mount path is cut from req.url.
+    "Express app.use('/ops/healthz')": (handler) => (req, res) => {
+      const originalUrl = req.url ?? '/';
+      Object.assign(req, { originalUrl, baseUrl: '/ops/healthz', url: originalUrl.slice('/ops/healthz'.length) || '/' });
+      void handler(req, res);
+    },
+  };
+
+  for (const [shape, mount] of Object.entries(shapes)) {
+    it(`finds the component as ${shape}`, async () => {
+      const registry = createHealthRegistry();
+      registry.register('docker', async () => Promise.reject(new Error('daemon down')));
+      registry.register('ledger', async () => {});
+      const endpoints = createHealthEndpoints(registry);
+      const server = createServer(mount(endpoints.healthzComponent));
+      servers.push(server);
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      const port = (server.address() as AddressInfo).port;
+
+      const failing = await get(port, '/ops/healthz/docker');
+      expect(failing.status).toBe(503);
+      expect(JSON.parse(failing.body).failed_checks).toEqual([{ component: 'docker', reason: 'daemon down' }]);
+      expect((await get(port, '/ops/healthz/ledger')).status).toBe(200);
+      expect((await get(port, '/ops/healthz/ledger?verbose')).body).toMatch(/^\[\+\]ledger ok \(.+\)\nhealthz\/ledger check passed\n$/);
+      expect((await get(port, '/ops/healthz/nope')).status).toBe(404);
+      expect((await get(port, '/ops/healthz/')).status).toBe(404);
+    });
+  }
+
+  it('behind the package routes, answers 404 for paths deeper than one component', async () => {
+    const { port, registry } = await serve();
+    registry.register('docker', async () => {});
+    expect((await get(port, '/healthz/docker')).status).toBe(200);
+    expect((await get(port, '/healthz/x/docker')).status).toBe(404);
+  });
+});
+
+describe('readiness the application controls', () => {
+  it('with requireReadySignal, /readyz is 503 until signalReady(); /healthz keeps Fabric\'s answer throughout', async () => {
+    const { port, registry, endpoints } = await serve({}, { requireReadySignal: true });
+    let checked = 0;
+    registry.register('fine', async () => {
+      checked++;
+    });
+    const waiting = await get(port, '/readyz');
+    expect(waiting.status).toBe(503);
+    expect(JSON.parse(waiting.body)).toMatchObject({ status: 'Service Unavailable', failed_checks: [{ component: 'ready-signal', reason: 'the application has not signalled ready yet' }] });
+    expect(checked).toBe(0);
+    expect((await get(port, '/healthz')).status).toBe(200);
+    expect((await get(port, '/livez')).status).toBe(200);
+    endpoints.readiness.signalReady();
+    expect((await get(port, '/readyz')).status).toBe(200);
+    endpoints.readiness.signalNotReady('draining the queue');
+    const verbose = await get(port, '/readyz?verbose');
+    expect(verbose.status).toBe(503);
+    expect(verbose.body).toBe('[-]ready-signal failed: draining the queue\nreadyz check failed\n');
+  });
+
+  it('holds /readyz at 503 while a blocking task runs, then answers from the checks', async () => {
+    const { port, registry, endpoints } = await serve();
+    registry.register('down', async () => Promise.reject(new Error('down')));
+    const task = endpoints.readiness.createBlockingTask('migrations');
+    const waiting = await get(port, '/readyz');
+    expect(JSON.parse(waiting.body).failed_checks).toEqual([{ component: 'startup', reason: "waiting for start-up task 'migrations'" }]);
+    expect(endpoints.readiness.isReady()).toBe(false);
+    task.resolve();
+    expect(endpoints.readiness.isReady()).toBe(true);
+    const checked = await get(port, '/readyz');
+    expect(checked.status).toBe(503);
+    expect(JSON.parse(checked.body).failed_checks).toEqual([{ component: 'down', reason: 'down' }]);
   });
 });

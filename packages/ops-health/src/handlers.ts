@@ -1,24 +1,29 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseRequestTarget, writeEmpty, writeJson, writeText, type Handler, type Route } from '@fabric-ops/ops-http';
-import { nowRfc3339Nano } from './go-format.ts';
+import { nowRfc3339Nano } from './internal/go-format.ts';
+import { createReadinessState, type Readiness, type ReadinessOptions } from './internal/readiness.ts';
+import { fabricHealthResponse, verboseText, type FailedCheck } from './internal/report.ts';
 import type { HealthRegistry, HealthReport } from './registry.ts';
-import { fabricHealthResponse, verboseText } from './report.ts';
 
-/** Component name /readyz reports while the process shuts down. */
-export const SHUTDOWN_COMPONENT = 'shutdown';
-export const SHUTDOWN_REASON = 'the process is shutting down';
+export type HealthEndpointsOptions = ReadinessOptions;
 
 export interface HealthEndpoints {
   /** `/healthz`, `/healthz/` (per-component), `/livez`, `/readyz`; none is secure. */
   readonly routes: readonly Route[];
   /** Fabric's /healthz: every check, 200/503 JSON, 405 for any method but GET, 408 past the deadline. */
   readonly healthz: Handler;
-  /** `/healthz/<component>`: that one check; 404 for an unknown component. */
+  /**
+   * `/healthz/<component>`: that one check; 404 for an unknown component. The component is the
+   * last segment of the request path, so the handler works under any mount point
+   * (`/healthz/docker`, `/ops/healthz/docker`, or `/docker` inside Express's `app.use('/ops/healthz', …)`).
+   */
   readonly healthzComponent: Handler;
   /** Liveness: 200 while the process serves; runs no dependency checks. */
   readonly livez: Handler;
-  /** Readiness: every check, and 503 from the moment shutdown begins. */
+  /** Readiness: the application's own readiness gates, then every check; 503 from the moment shutdown begins. */
   readonly readyz: Handler;
+  /** Readiness the application controls: signalReady/signalNotReady and blocking start-up tasks. */
+  readonly readiness: Readiness;
   /** Turns readiness off for good; call it when shutdown starts, before connections drain. */
   beginShutdown(): void;
   isShuttingDown(): boolean;
@@ -51,6 +56,12 @@ function gone(res: ServerResponse): boolean {
   return res.destroyed || res.writableEnded;
 }
 
+/** The decoded last segment of the request path: the component, wherever the handler is mounted. */
+function componentOf(req: IncomingMessage): string {
+  const { path } = parseRequestTarget(req.url ?? '/');
+  return path.slice(path.lastIndexOf('/') + 1);
+}
+
 /** Go's ServeMux 404, for `/healthz/` itself and unknown components. */
 function notFound(res: ServerResponse): void {
   res.removeHeader('X-Request-Id');
@@ -62,17 +73,17 @@ function notFound(res: ServerResponse): void {
  * headers); the additive endpoints and `?verbose` forms carry `Cache-Control: no-store`
  * and also answer HEAD.
  */
-export function createHealthEndpoints(registry: HealthRegistry): HealthEndpoints {
-  let shuttingDown = false;
+export function createHealthEndpoints(registry: HealthRegistry, options: HealthEndpointsOptions = {}): HealthEndpoints {
+  const readiness = createReadinessState(options);
   const { deadlineMs } = registry.settings;
 
-  const notReady = (res: ServerResponse, verbose: boolean): void => {
+  const notReady = (res: ServerResponse, verbose: boolean, blockers: readonly FailedCheck[]): void => {
     if (verbose) {
-      writeText(res, 503, verboseText('readyz', [], [`${SHUTDOWN_COMPONENT} failed: ${SHUTDOWN_REASON}`]), NO_STORE);
+      const lines = blockers.map(({ component, reason }) => `${component} failed: ${reason}`);
+      writeText(res, 503, verboseText('readyz', [], lines), NO_STORE);
       return;
     }
-    const failed_checks = [{ component: SHUTDOWN_COMPONENT, reason: SHUTDOWN_REASON }];
-    writeJson(res, 503, { status: 'Service Unavailable', time: nowRfc3339Nano(), failed_checks }, { headers: NO_STORE });
+    writeJson(res, 503, { status: 'Service Unavailable', time: nowRfc3339Nano(), failed_checks: blockers }, { headers: NO_STORE });
   };
 
   const answer = async (
@@ -81,13 +92,14 @@ export function createHealthEndpoints(registry: HealthRegistry): HealthEndpoints
     endpoint: string,
     verbose: boolean,
     additive: boolean,
-    stoppedMeanwhile: () => boolean = () => false,
+    gates: () => readonly FailedCheck[] = () => [],
   ): Promise<void> => {
     const outcome = await withDeadline(running, deadlineMs);
     if (gone(res)) return;
-    // Shutdown began while the checks ran: the answer must already say "not ready".
-    if (stoppedMeanwhile()) {
-      notReady(res, verbose);
+    // A gate closed while the checks ran (shutdown began): the answer must already say "not ready".
+    const blockers = gates();
+    if (blockers.length > 0) {
+      notReady(res, verbose, blockers);
       return;
     }
     const headers = additive || verbose ? NO_STORE : {};
@@ -105,7 +117,8 @@ export function createHealthEndpoints(registry: HealthRegistry): HealthEndpoints
       writeEmpty(res, 405);
       return;
     }
-    await answer(res, registry.run(), 'healthz', wantsVerbose(req), false);
+    // Fabric's handler never reads the query: `?verbose` lives on the additive paths only.
+    await answer(res, registry.run(), 'healthz', false, false);
   };
 
   const additiveMethodOk = (req: IncomingMessage, res: ServerResponse): boolean => {
@@ -115,8 +128,7 @@ export function createHealthEndpoints(registry: HealthRegistry): HealthEndpoints
   };
 
   const healthzComponent: Handler = async (req, res) => {
-    const { path } = parseRequestTarget(req.url ?? '/');
-    const component = path.slice('/healthz/'.length);
+    const component = componentOf(req);
     if (component === '') {
       notFound(res);
       return;
@@ -130,6 +142,16 @@ export function createHealthEndpoints(registry: HealthRegistry): HealthEndpoints
     await answer(res, running, `healthz/${component}`, wantsVerbose(req), true);
   };
 
+  // Behind our own router the subtree `/healthz/` matches any depth; only `/healthz/<one segment>` names a component.
+  const healthzComponentRoute: Handler = (req, res) => {
+    const { path } = parseRequestTarget(req.url ?? '/');
+    if (path.indexOf('/', '/healthz/'.length) !== -1) {
+      notFound(res);
+      return;
+    }
+    return healthzComponent(req, res);
+  };
+
   const livez: Handler = (req, res) => {
     if (!additiveMethodOk(req, res)) return;
     if (wantsVerbose(req)) writeText(res, 200, '[+]ping ok\nlivez check passed\n', NO_STORE);
@@ -139,17 +161,18 @@ export function createHealthEndpoints(registry: HealthRegistry): HealthEndpoints
   const readyz: Handler = async (req, res) => {
     if (!additiveMethodOk(req, res)) return;
     const verbose = wantsVerbose(req);
-    if (shuttingDown) {
-      notReady(res, verbose);
+    const blockers = readiness.blockers();
+    if (blockers.length > 0) {
+      notReady(res, verbose, blockers);
       return;
     }
-    await answer(res, registry.run(), 'readyz', verbose, true, () => shuttingDown);
+    await answer(res, registry.run(), 'readyz', verbose, true, readiness.blockers);
   };
 
   return {
     routes: [
       { path: '/healthz', secure: false, handler: healthz },
-      { path: '/healthz/', secure: false, handler: healthzComponent },
+      { path: '/healthz/', secure: false, handler: healthzComponentRoute },
       { path: '/livez', secure: false, handler: livez },
       { path: '/readyz', secure: false, handler: readyz },
     ],
@@ -157,9 +180,13 @@ export function createHealthEndpoints(registry: HealthRegistry): HealthEndpoints
     healthzComponent,
     livez,
     readyz,
-    beginShutdown: () => {
-      shuttingDown = true;
+    readiness: {
+      signalReady: readiness.signalReady,
+      signalNotReady: readiness.signalNotReady,
+      createBlockingTask: readiness.createBlockingTask,
+      isReady: readiness.isReady,
     },
-    isShuttingDown: () => shuttingDown,
+    beginShutdown: readiness.beginShutdown,
+    isShuttingDown: readiness.isShuttingDown,
   };
 }

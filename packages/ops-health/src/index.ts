@@ -1,11 +1,9 @@
-export { createHealthRegistry, resolveHealthSettings, reasonOf, timeoutReason, DEFAULT_CHECK_TIMEOUT_MS, DEFAULT_DEADLINE_MS, MAX_REASON_LENGTH } from './registry.ts';
-export type { Checker, CheckResult, HealthObserver, HealthOptions, HealthRegistry, HealthReport, HealthSettings, RegisterOptions } from './registry.ts';
-export { createHealthEndpoints, SHUTDOWN_COMPONENT, SHUTDOWN_REASON } from './handlers.ts';
+export { createHealthRegistry } from './registry.ts';
+export type { Checker, HealthOptions, HealthRegistry, HealthReport, RegisterOptions } from './registry.ts';
+export { createHealthEndpoints } from './handlers.ts';
 export type { HealthEndpoints } from './handlers.ts';
-export { fabricHealthResponse, verboseText } from './report.ts';
-export type { FailedCheck, HealthStatusBody } from './report.ts';
-export { dockerChecker, parseDockerEndpoint, describePingError, DOCKER_COMPONENT, DEFAULT_MAX_PING_RESPONSE_BYTES } from './docker.ts';
-export type { DockerCheckerOptions, DockerEndpoint } from './docker.ts';
-export { goDuration, rfc3339Nano, nowRfc3339Nano } from './go-format.ts';
+export type { Readiness } from './internal/readiness.ts';
+export { dockerChecker, parseDockerEndpoint, DOCKER_COMPONENT } from './docker.ts';
+export type { DockerEndpoint } from './docker.ts';
 export { HealthError, isHealthError } from './errors.ts';
 export type { HealthErrorCode } from './errors.ts';

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { HealthError, isHealthError } from './errors.ts';
-import { createHealthRegistry, MAX_REASON_LENGTH, type Checker } from './registry.ts';
+import { MAX_REASON_LENGTH } from './internal/reason.ts';
+import { createHealthRegistry, type Checker } from './registry.ts';
 
 interface Deferred {
   readonly promise: Promise<void>;
@@ -69,7 +70,26 @@ describe('register / deregister', () => {
   });
 
   it('fills in defaults', () => {
-    expect(createHealthRegistry().settings).toEqual({ checkTimeoutMs: 5_000, deadlineMs: 30_000, cacheTtlMs: 0 });
+    expect(createHealthRegistry().settings).toEqual({ checkTimeoutMs: 5_000, deadlineMs: 30_000, cacheTtlMs: 0, backgroundIntervalMs: 0 });
+  });
+
+  it.each([
+    ['checkTimeoutMs', '5s', 'expected milliseconds between 1 and 2147483647, got "5s"'],
+    ['checkTimeoutMs', 0, 'expected milliseconds between 1 and 2147483647, got 0'],
+    ['deadlineMs', 3_000_000_000, 'expected milliseconds between 1 and 2147483647, got 3000000000'],
+    ['cacheTtlMs', '1000', 'expected 0 (off) or a number of milliseconds up to 2147483647, got "1000"'],
+    ['backgroundIntervalMs', -1, 'expected 0 (off) or a number of milliseconds up to 2147483647, got -1'],
+    ['backgroundIntervalMs', Number.POSITIVE_INFINITY, 'expected 0 (off) or a number of milliseconds up to 2147483647, got Infinity'],
+  ])('refuses %s = %j with one HealthError naming the option and the value', (option, value, text) => {
+    let thrown: unknown;
+    try {
+      createHealthRegistry({ [option]: value } as never);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(isHealthError(thrown)).toBe(true);
+    expect((thrown as HealthError).code).toBe('INVALID_OPTION');
+    expect((thrown as HealthError).message).toBe(`invalid health option ${option}: ${text}`);
   });
 });
 
@@ -296,5 +316,68 @@ describe('HealthError', () => {
     expect(isHealthError(foreign)).toBe(true);
     expect(isHealthError(new Error('x'))).toBe(false);
     expect(new HealthError('INVALID_OPTION', 'm').code).toBe('INVALID_OPTION');
+  });
+});
+
+describe('background checks', () => {
+  it('run every check at once and again each interval after a run ends, feeding the observer, until stopped', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const registry = createHealthRegistry({ backgroundIntervalMs: 1_000 });
+      const seen: string[] = [];
+      registry.setObserver({ onResult: (component, healthy) => seen.push(`${component}:${healthy}`) });
+      let healthy = true;
+      registry.register('db', async () => {
+        if (!healthy) throw new Error('down');
+      });
+      registry.startBackgroundChecks();
+      registry.startBackgroundChecks(); // a second start must not start a second loop
+      await vi.advanceTimersByTimeAsync(0);
+      expect(seen).toEqual(['db:true']);
+      healthy = false;
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(seen).toEqual(['db:true', 'db:false']);
+      await vi.advanceTimersByTimeAsync(2_000);
+      expect(seen).toHaveLength(4);
+      registry.stopBackgroundChecks();
+      await vi.advanceTimersByTimeAsync(5_000);
+      expect(seen).toHaveLength(4);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('never overlap: a slow run delays the next one instead of piling up', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const registry = createHealthRegistry({ backgroundIntervalMs: 100, checkTimeoutMs: 10_000 });
+      let started = 0;
+      let release: (() => void) | undefined;
+      registry.register('slow', () => {
+        started++;
+        return new Promise<void>((r) => (release = r));
+      });
+      registry.startBackgroundChecks();
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(started).toBe(1);
+      release?.();
+      await vi.advanceTimersByTimeAsync(100);
+      expect(started).toBe(2);
+      registry.stopBackgroundChecks();
+      release?.();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('are off by default: startBackgroundChecks() runs nothing', async () => {
+    const registry = createHealthRegistry();
+    let ran = false;
+    registry.register('db', async () => {
+      ran = true;
+    });
+    registry.startBackgroundChecks();
+    await new Promise((r) => setImmediate(r));
+    expect(ran).toBe(false);
   });
 });

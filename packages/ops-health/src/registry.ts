@@ -1,5 +1,7 @@
 import { HealthError } from './errors.ts';
-import { goDuration, nowRfc3339Nano } from './go-format.ts';
+import { nowRfc3339Nano } from './internal/go-format.ts';
+import { reasonOf, timeoutReason } from './internal/reason.ts';
+import { optionalMs, positiveMs, resolveHealthSettings, type HealthSettings } from './internal/settings.ts';
 
 /**
  * One health check. It resolves when the component is healthy and rejects (or throws)
@@ -43,6 +45,11 @@ export interface HealthOptions {
   readonly deadlineMs?: number;
   /** Default per-check result cache lifetime; 0 (the default) runs every check on every request. */
   readonly cacheTtlMs?: number;
+  /**
+   * Runs every check this often on an unref'd timer once `startBackgroundChecks()` is called, so
+   * results (and the metrics fed from them) stay fresh when nothing probes. 0 (the default): off.
+   */
+  readonly backgroundIntervalMs?: number;
 }
 
 export interface RegisterOptions {
@@ -50,12 +57,6 @@ export interface RegisterOptions {
   readonly timeoutMs?: number;
   /** This checker's result cache lifetime, instead of the registry's `cacheTtlMs`. */
   readonly cacheTtlMs?: number;
-}
-
-export interface HealthSettings {
-  readonly checkTimeoutMs: number;
-  readonly deadlineMs: number;
-  readonly cacheTtlMs: number;
 }
 
 export interface HealthRegistry {
@@ -74,14 +75,14 @@ export interface HealthRegistry {
   runOne(component: string): Promise<HealthReport> | undefined;
   /** Replaces the observer (undefined removes it). */
   setObserver(observer: HealthObserver | undefined): void;
+  /**
+   * With `backgroundIntervalMs` set: runs every check now and then again that long after each run
+   * finishes (never two runs at once), on a timer that does not keep the process alive. No-op otherwise.
+   */
+  startBackgroundChecks(): void;
+  /** Stops the background runs; a run in progress finishes on its own. */
+  stopBackgroundChecks(): void;
 }
-
-export const DEFAULT_CHECK_TIMEOUT_MS = 5_000;
-export const DEFAULT_DEADLINE_MS = 30_000;
-/** Longest reason kept from a checker, so one misbehaving checker cannot bloat every response. */
-export const MAX_REASON_LENGTH = 4_096;
-// setTimeout's largest delay; anything longer fires at once.
-const MAX_TIMER_MS = 2_147_483_647;
 
 interface Entry {
   readonly component: string;
@@ -94,47 +95,6 @@ interface Entry {
   cache: { readonly result: CheckResult; readonly expiresAt: number } | undefined;
   /** A timed-out attempt that ignored its abort and has not settled yet. */
   lingering: boolean;
-}
-
-function positiveMs(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > MAX_TIMER_MS) {
-    throw new HealthError('INVALID_OPTION', `invalid health option ${name}: expected milliseconds between 1 and ${MAX_TIMER_MS}, got ${String(value)}`);
-  }
-  return value;
-}
-
-function ttlMs(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    throw new HealthError('INVALID_OPTION', `invalid health option ${name}: expected 0 (off) or a positive number of milliseconds, got ${String(value)}`);
-  }
-  return value;
-}
-
-/** Validates and fills in defaults; exported for the handlers and ops-server. */
-export function resolveHealthSettings(options: HealthOptions = {}): HealthSettings {
-  return {
-    checkTimeoutMs: positiveMs('checkTimeoutMs', options.checkTimeoutMs, DEFAULT_CHECK_TIMEOUT_MS),
-    deadlineMs: positiveMs('deadlineMs', options.deadlineMs, DEFAULT_DEADLINE_MS),
-    cacheTtlMs: ttlMs('cacheTtlMs', options.cacheTtlMs, 0),
-  };
-}
-
-/** The readable text of whatever a checker rejected with, without stack traces. */
-export function reasonOf(error: unknown): string {
-  let text: string;
-  if (error instanceof Error) text = error.message || error.name;
-  else if (typeof error === 'string') text = error;
-  else if (typeof error === 'object' && error !== null && typeof (error as { message?: unknown }).message === 'string') {
-    text = (error as { message: string }).message;
-  } else text = String(error);
-  if (text === '') text = 'health check failed';
-  return text.length > MAX_REASON_LENGTH ? `${text.slice(0, MAX_REASON_LENGTH)}…` : text;
-}
-
-export function timeoutReason(timeoutMs: number): string {
-  return `health check timed out after ${goDuration(timeoutMs)}`;
 }
 
 function buildReport(results: readonly (CheckResult | undefined)[]): HealthReport {
@@ -238,7 +198,7 @@ export function createHealthRegistry(options: HealthOptions = {}): HealthRegistr
       component,
       checker,
       timeoutMs: positiveMs('timeoutMs', registerOptions.timeoutMs, settings.checkTimeoutMs),
-      cacheTtlMs: ttlMs('cacheTtlMs', registerOptions.cacheTtlMs, settings.cacheTtlMs),
+      cacheTtlMs: optionalMs('cacheTtlMs', registerOptions.cacheTtlMs, settings.cacheTtlMs),
       removed: false,
       inflight: undefined,
       controller: undefined,
@@ -256,13 +216,38 @@ export function createHealthRegistry(options: HealthOptions = {}): HealthRegistr
     entry.controller?.abort(new HealthError('CHECK_DEREGISTERED', `'${component}' was deregistered`));
   };
 
+  const run = async (): Promise<HealthReport> => buildReport(await Promise.all([...entries.values()].map(check)));
+
+  let background: { timer: NodeJS.Timeout | undefined } | undefined;
+  const backgroundRun = (): void => {
+    const current = background;
+    if (current === undefined) return;
+    current.timer = undefined;
+    const next = (): void => {
+      // Stopped (or stopped and started again) while this run was going: that loop is over.
+      if (background !== current) return;
+      current.timer = setTimeout(backgroundRun, settings.backgroundIntervalMs);
+      current.timer.unref();
+    };
+    run().then(next, next);
+  };
+
   return {
     settings,
     register,
     deregister,
     has: (component) => entries.has(component),
     components: () => [...entries.keys()].sort(),
-    run: async () => buildReport(await Promise.all([...entries.values()].map(check))),
+    run,
+    startBackgroundChecks: () => {
+      if (settings.backgroundIntervalMs === 0 || background !== undefined) return;
+      background = { timer: undefined };
+      backgroundRun();
+    },
+    stopBackgroundChecks: () => {
+      if (background?.timer !== undefined) clearTimeout(background.timer);
+      background = undefined;
+    },
     runOne: (component) => {
       const entry = entries.get(component);
       if (entry === undefined) return undefined;

@@ -1,5 +1,5 @@
 import { goDuration } from './go-format.ts';
-import type { CheckResult, HealthReport } from './registry.ts';
+import type { CheckResult, HealthReport } from '../registry.ts';
 
 /** One entry of Fabric's `failed_checks`. */
 export interface FailedCheck {

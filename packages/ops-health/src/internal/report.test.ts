@@ -1,6 +1,6 @@
 import { goJson } from '@fabric-ops/ops-http';
 import { describe, expect, it } from 'vitest';
-import type { CheckResult } from './registry.ts';
+import type { CheckResult } from '../registry.ts';
 import { fabricHealthResponse, verboseText } from './report.ts';
 
 const ok = (component: string, durationMs = 1.5): CheckResult => ({ component, healthy: true, durationMs, cached: false });

@@ -1,0 +1,30 @@
+import { getSystemErrorMap } from 'node:util';
+import type { DockerEndpoint } from '../docker.ts';
+
+export function describeAddress(endpoint: DockerEndpoint): { network: string; address: string; url: string } {
+  if (endpoint.kind === 'unix') return { network: 'unix', address: endpoint.socketPath, url: 'http://unix.sock/_ping' };
+  const host = endpoint.host.includes(':') ? `[${endpoint.host}]` : endpoint.host;
+  return { network: 'tcp', address: `${host}:${endpoint.port}`, url: `http://${host}:${endpoint.port}/_ping` };
+}
+
+function systemText(error: NodeJS.ErrnoException): string | undefined {
+  return typeof error.errno === 'number' ? getSystemErrorMap().get(error.errno)?.[1] : undefined;
+}
+
+/**
+ * Node's network error as a line in the shape Go's HTTP client writes it, which is what
+ * Fabric operators grep for: `Get "http://unix.sock/_ping": dial unix /var/run/docker.sock:
+ * connect: no such file or directory`.
+ */
+export function describePingError(endpoint: DockerEndpoint, error: unknown): string {
+  const { network, address, url } = describeAddress(endpoint);
+  const err = error as NodeJS.ErrnoException & { hostname?: string };
+  const text = systemText(err) ?? err.message;
+  let cause: string;
+  if (err.syscall === 'connect') cause = `dial ${network} ${address}: connect: ${text}`;
+  else if (err.syscall === 'getaddrinfo') cause = `dial ${network}: lookup ${err.hostname ?? address}: no such host`;
+  else if (err.syscall !== undefined) cause = `${err.syscall} ${network} ${address}: ${text}`;
+  else if (err.code === 'ECONNRESET') cause = 'connection closed before a response arrived';
+  else cause = err.message || String(error);
+  return `Get "${url}": ${cause}`;
+}
