@@ -11,12 +11,22 @@ import { createTlsServer, PLAIN_HTTP_ANSWER, type TlsServer, type TlsServerOptio
 let pki: TestPki;
 let fromIntermediate: PemPair;
 let anyEku: PemPair;
+let anyEkuChain: PemPair;
+let serverOnlyChain: PemPair;
 beforeAll(async () => {
   pki = await createTestPki();
-  [fromIntermediate, anyEku] = await Promise.all([
+  const serverOnly = await pki.ca.issueIntermediate('s-server-only-ca', { extendedKeyUsage: ['serverAuth'] });
+  let anyEkuUnderIntermediate: PemPair;
+  let underServerOnly: PemPair;
+  [fromIntermediate, anyEku, anyEkuUnderIntermediate, underServerOnly] = await Promise.all([
     pki.intermediateCa.issue('s-from-intermediate', { subject: { O: 'Org1', CN: 'intermediate-client' }, extendedKeyUsage: ['clientAuth'] }),
     pki.ca.issue('s-any-eku', { subject: { O: 'Org1', CN: 'any-eku' }, extendedKeyUsage: ['anyExtendedKeyUsage'] }),
+    pki.intermediateCa.issue('s-any-eku-chain', { subject: { O: 'Org1', CN: 'any-eku-chain' }, extendedKeyUsage: ['anyExtendedKeyUsage'] }),
+    serverOnly.issue('s-under-server-only', { subject: { O: 'Org1', CN: 'under-server-only' }, extendedKeyUsage: ['clientAuth'] }),
   ]);
+  // The client sends its chain: leaf, then the intermediate.
+  anyEkuChain = { ...anyEkuUnderIntermediate, cert: anyEkuUnderIntermediate.cert + pki.intermediateCa.cert };
+  serverOnlyChain = { ...underServerOnly, cert: underServerOnly.cert + serverOnly.cert };
 }, 60_000);
 afterAll(() => pki?.cleanup());
 
@@ -137,6 +147,14 @@ describe('createTlsServer: client certificates as Go judges them', () => {
     const target = await start();
     expect(await get(target, anyEku)).toBe('CN=any-eku,O=Org1');
     await expect(get(target, pki.clients.serverAuthOnly)).rejects.toThrow();
+    await expect.poll(() => target.lines.length).toBe(1);
+    expect(target.lines[0]!.message).toMatch(/incompatible key usage$/);
+  });
+
+  it('uses the chain the client sends: admits anyEKU under a sent intermediate, refuses a leaf under a sent serverAuth-only CA', async () => {
+    const target = await start();
+    expect(await get(target, anyEkuChain)).toBe('CN=any-eku-chain,O=Org1');
+    await expect(get(target, serverOnlyChain)).rejects.toThrow();
     await expect.poll(() => target.lines.length).toBe(1);
     expect(target.lines[0]!.message).toMatch(/incompatible key usage$/);
   });

@@ -55,18 +55,24 @@ function connectionKey(socket: Socket): string {
   return `${socket.remoteAddress ?? ''}|${socket.remotePort ?? 0}`;
 }
 
-function offeredCertificates(socket: TLSSocket): X509Certificate[] {
+/**
+ * The leaf and every other certificate the client sent (Node appends issuers it found in the
+ * CA store; harmless, they are pool certificates). Read with `getPeerCertificate(true)` before
+ * anything else touches the peer certificate: on Node 20, calling `getPeerX509Certificate()`
+ * first leaves `issuerCertificate` unset.
+ */
+function presentedCertificates(socket: TLSSocket): { leaf: X509Certificate; offered: X509Certificate[] } | undefined {
+  const detailed = socket.getPeerCertificate(true) as DetailedPeerCertificate | Record<string, never>;
+  if (detailed.raw === undefined) return undefined;
   const offered: X509Certificate[] = [];
-  const seen = new Set<DetailedPeerCertificate>();
-  let current: DetailedPeerCertificate | undefined = socket.getPeerCertificate(true);
-  seen.add(current);
-  current = current.issuerCertificate;
+  const seen = new Set<DetailedPeerCertificate>([detailed as DetailedPeerCertificate]);
+  let current: DetailedPeerCertificate | undefined = (detailed as DetailedPeerCertificate).issuerCertificate;
   while (current !== undefined && !seen.has(current) && offered.length < MAX_OFFERED_CERTIFICATES) {
     seen.add(current);
     if (current.raw !== undefined) offered.push(new X509Certificate(current.raw));
     current = current.issuerCertificate;
   }
-  return offered;
+  return { leaf: new X509Certificate(detailed.raw), offered };
 }
 
 function errorReason(error: Error & { reason?: unknown; code?: unknown }): string {
@@ -159,13 +165,14 @@ export function createTlsServer(options: TlsServerOptions, onRequest?: RequestLi
   });
 
   const refusalOf = (socket: TLSSocket): string | undefined => {
-    const leaf = socket.getPeerX509Certificate();
-    if (leaf === undefined) return clientAuthRequired ? "tls: client didn't provide a certificate" : undefined;
+    // OpenSSL's "yes" stands without parsing anything (it is stricter than Go's wherever they
+    // differ, so Go would say yes too); only its "no" is judged again, by Go's rules.
     if (!socket.authorized) {
-      // OpenSSL's "yes" is kept (it is stricter than Go's wherever they differ); its "no" is re-judged.
       let verdict;
       try {
-        verdict = verifyClientCertificate(leaf, offeredCertificates(socket), pool);
+        const presented = presentedCertificates(socket);
+        if (presented === undefined) return clientAuthRequired ? "tls: client didn't provide a certificate" : undefined;
+        verdict = verifyClientCertificate(presented.leaf, presented.offered, pool);
       } catch {
         verdict = { accept: false as const, reason: 'x509: malformed certificate' };
       }
