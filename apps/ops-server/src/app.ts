@@ -1,6 +1,7 @@
 import { createLoggingFromEnv, isLogspecError } from '@fabric-ops/ops-logspec';
 import type { MetricsSettings } from '@fabric-ops/ops-metrics';
-import type { TlsKeyNames, TlsSettings } from '@fabric-ops/ops-tls-auth';
+import type { TlsSettings } from '@fabric-ops/ops-tls-auth';
+import type { TlsKeyNames } from './tls.ts';
 import { runUntilSignalled } from './run.ts';
 import { createOperationsSystem, type OperationsSystem } from './system.ts';
 import { resolveCommitSha } from './version.ts';

@@ -12,7 +12,8 @@ import type { AnyMetricsProvider, MetricsSettings } from '@fabric-ops/ops-metric
 import { createMetricsPart } from './metrics.ts';
 import type { Logging } from '@fabric-ops/ops-logspec';
 import { createLogspecPart, DEFAULT_OPERATIONS_LOGGER_NAME, resolveLogging } from './logspec.ts';
-import type { RouteAllowList, TlsKeyNames, TlsSettings } from '@fabric-ops/ops-tls-auth';
+import type { RouteAllowList, TlsSettings } from '@fabric-ops/ops-tls-auth';
+import type { TlsKeyNames } from './tls.ts';
 import { versionHandler, type VersionInfo } from './version.ts';
 
 /** The subset of a pino logger the system writes to. */
@@ -123,7 +124,7 @@ export function createOperationsSystem(options: OperationsSystemOptions): Operat
 
   const tls =
     options.tls?.enabled === true
-      ? createOperationsTls({ settings: options.tls, keyNames: options.tlsKeyNames, allowList: options.tlsAllowList, logger, authLogger: options.logger ?? logging.getLogger('middleware') })
+      ? createOperationsTls({ settings: options.tls, keyNames: options.tlsKeyNames, allowList: options.tlsAllowList, handshakeTimeoutMs: limits.requestTimeoutMs, logger, authLogger: options.logger ?? logging.getLogger('middleware') })
       : undefined;
   if (tls !== undefined) parts.push(tls.part);
 

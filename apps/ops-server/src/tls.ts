@@ -1,22 +1,36 @@
 import type { IncomingMessage, RequestListener, Server, ServerOptions, ServerResponse } from 'node:http';
-import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { Authorize } from '@fabric-ops/ops-http';
 import {
   createAuthorizer,
   createCredentialReloader,
-  guardClientCertificates,
+  createTlsServer,
   loadTlsCredentials,
-  PEER_TLS_KEY_NAMES,
-  secureContextOptions,
-  tlsServerOptions,
   validateAllowList,
   type CredentialReloader,
   type RouteAllowList,
   type TlsCredentials,
-  type TlsKeyNames,
+  type TlsFileLabels,
+  type TlsServer,
   type TlsSettings,
 } from '@fabric-ops/ops-tls-auth';
 import type { SystemPart } from './part.ts';
+
+/** How TLS error lines name the files (see ops-tls-auth's TlsFileLabels). */
+export type TlsKeyNames = TlsFileLabels;
+
+/** The peer's `core.yaml` keys. The default. */
+export const PEER_TLS_KEY_NAMES: TlsKeyNames = {
+  certFile: 'operations.tls.cert.file',
+  keyFile: 'operations.tls.key.file',
+  clientRootCAs: 'operations.tls.clientRootCAs.files',
+};
+
+/** The orderer's `orderer.yaml` keys. */
+export const ORDERER_TLS_KEY_NAMES: TlsKeyNames = {
+  certFile: 'Operations.TLS.Certificate',
+  keyFile: 'Operations.TLS.PrivateKey',
+  clientRootCAs: 'Operations.TLS.ClientRootCAs',
+};
 
 /** The subset of the system logger TLS writes to. */
 interface TlsLogger {
@@ -26,10 +40,12 @@ interface TlsLogger {
 
 export interface OperationsTlsOptions {
   readonly settings: TlsSettings;
-  /** Config key names for error lines; the peer's by default. */
+  /** How error lines name the files; the peer's config keys by default. */
   readonly keyNames?: TlsKeyNames | undefined;
   /** Opt-in per-route subject rules (see ops-tls-auth's RouteAllowList). */
   readonly allowList?: RouteAllowList | undefined;
+  /** Deadline for a TLS handshake, from the TCP accept (Go uses its ReadTimeout). Default 10 s. */
+  readonly handshakeTimeoutMs?: number | undefined;
   /** Reload credentials when their files change on disk. Default true. */
   readonly watchFiles?: boolean | undefined;
   /** Reload credentials on SIGHUP. Default true. */
@@ -41,7 +57,7 @@ export interface OperationsTlsOptions {
 
 /** The TLS concern of the operations system: credentials, the https server, the secure-route check. */
 export interface OperationsTls {
-  /** Loads the credentials (start-up fails on bad files) and, on stop, ends watching. */
+  /** Loads the credentials (start-up fails on bad files); ends unfinished handshakes when stopping; on stop, ends watching. */
   readonly part: SystemPart;
   readonly authorize: Authorize;
   /** An https server serving `onRequest`; only after `part.start()` has loaded the credentials. */
@@ -51,17 +67,22 @@ export interface OperationsTls {
 }
 
 export function createOperationsTls(options: OperationsTlsOptions): OperationsTls {
-  const keyNames = options.keyNames ?? PEER_TLS_KEY_NAMES;
+  const loadOptions = { labels: options.keyNames ?? PEER_TLS_KEY_NAMES };
   const allowList = options.allowList === undefined ? undefined : validateAllowList(options.allowList, 'tls.allowList');
   const { logger } = options;
   let credentials: TlsCredentials | undefined;
-  let server: HttpsServer | undefined;
+  let secure: TlsServer | undefined;
   let reloader: CredentialReloader | undefined;
-  let stopGuard: (() => void) | undefined;
+
+  const warnAbout = (loaded: TlsCredentials): void => {
+    // Go serves such a certificate without a word; clients will refuse it, so say so.
+    for (const warning of loaded.warnings ?? []) logger.warn({ certFile: options.settings.certFile }, `operations TLS: ${warning}`);
+  };
 
   const apply = (next: TlsCredentials): void => {
+    warnAbout(next);
     // New handshakes use the new context; established connections keep theirs.
-    server?.setSecureContext(secureContextOptions(next));
+    secure?.setCredentials(next);
     credentials = next;
   };
 
@@ -71,23 +92,32 @@ export function createOperationsTls(options: OperationsTlsOptions): OperationsTl
     authorize: (req, route) => authorize(req, route),
     part: {
       start() {
-        credentials = loadTlsCredentials(options.settings, keyNames);
+        credentials = loadTlsCredentials(options.settings, loadOptions);
+        warnAbout(credentials);
+      },
+      beginShutdown() {
+        // Connections still in the handshake would otherwise hold the listener open until their deadline.
+        secure?.endPendingHandshakes();
       },
       stop() {
         reloader?.close();
-        stopGuard?.();
       },
     },
     createServer(serverOptions, onRequest) {
       if (credentials === undefined) throw new Error('TLS credentials are not loaded yet');
-      const httpsServer = createHttpsServer({ ...serverOptions, ...tlsServerOptions(credentials, options.settings.clientAuthRequired) }, onRequest);
-      stopGuard = guardClientCertificates(httpsServer, ({ remoteAddress, reason }) =>
-        logger.warn({ RemoteAddr: remoteAddress, reason }, 'TLS connection refused: the client certificate failed verification'),
+      secure = createTlsServer(
+        {
+          credentials,
+          clientAuthRequired: options.settings.clientAuthRequired,
+          handshakeTimeoutMs: options.handshakeTimeoutMs,
+          serverOptions,
+          logger,
+        },
+        onRequest,
       );
-      server = httpsServer;
       reloader = createCredentialReloader({
         settings: options.settings,
-        keyNames,
+        labels: loadOptions.labels,
         apply,
         watchFiles: options.watchFiles ?? true,
         reloadOnSighup: options.reloadOnSighup ?? true,
@@ -95,12 +125,12 @@ export function createOperationsTls(options: OperationsTlsOptions): OperationsTl
         onReloadFailed: (error, trigger) =>
           logger.warn({ trigger, reason: error.message }, 'operations TLS credentials not reloaded; the previous ones stay in use'),
       });
-      return httpsServer;
+      return secure.server;
     },
     reloadCredentials() {
       if (reloader === undefined) {
         // Not serving yet: a check that the files load, so the caller hears about bad ones now.
-        credentials = loadTlsCredentials(options.settings, keyNames);
+        credentials = loadTlsCredentials(options.settings, loadOptions);
         return;
       }
       reloader.reload();

@@ -5,7 +5,7 @@ export type { Reply, SendOptions } from './http-client.ts';
 export { configDir, describeAppContract } from './app-contract.ts';
 export type { AppContract } from './app-contract.ts';
 export { createTestPki } from './pki.ts';
-export type { IssueOptions, PemPair, TestCa, TestPki } from './pki.ts';
+export type { IntermediateOptions, IssueOptions, PemPair, TestCa, TestPki } from './pki.ts';
 export {
   ACTIVATE_CASES,
   DECODE_CASES,

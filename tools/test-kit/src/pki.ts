@@ -17,8 +17,10 @@ export interface PemPair {
 export interface IssueOptions {
   /** Subject written in RFC 2253 order of the DN, most significant first: `{ O: 'Org1', CN: 'operator' }`. */
   readonly subject: Readonly<Record<string, string>>;
-  /** `serverAuth`, `clientAuth` or both. */
-  readonly extendedKeyUsage: readonly ('serverAuth' | 'clientAuth')[];
+  /** `serverAuth`, `clientAuth`, both, or `anyExtendedKeyUsage`; an empty list leaves the extension out. */
+  readonly extendedKeyUsage: readonly ('serverAuth' | 'clientAuth' | 'anyExtendedKeyUsage')[];
+  /** KeyUsage bits (OpenSSL names); default `digitalSignature, keyEncipherment`. */
+  readonly keyUsage?: readonly string[];
   readonly dnsNames?: readonly string[];
   readonly ipAddresses?: readonly string[];
   /** UTC validity window; defaults to one hour ago until one day ahead. */
@@ -31,6 +33,18 @@ export interface TestCa {
   readonly cert: string;
   /** Issues a leaf certificate signed by this CA. `name` must be unique within the PKI. */
   issue(name: string, options: IssueOptions): Promise<PemPair>;
+  /** Issues a subordinate CA (CA:TRUE unless `ca: false`), which can issue in turn. `name` must be unique within the PKI. */
+  issueIntermediate(name: string, options?: IntermediateOptions): Promise<TestCa>;
+}
+
+/** Shapes of a subordinate CA certificate, for chain-verification tests. */
+export interface IntermediateOptions {
+  /** Restricts the CA's extended key usage; none by default. */
+  readonly extendedKeyUsage?: readonly ('serverAuth' | 'clientAuth' | 'anyExtendedKeyUsage')[];
+  /** basicConstraints pathlen. */
+  readonly pathLength?: number;
+  /** false writes CA:FALSE (with keyCertSign still set): a certificate that signs without being a CA. */
+  readonly ca?: boolean;
 }
 
 /**
@@ -96,17 +110,31 @@ async function newKeyAndCsr(dir: string, name: string, subject: Readonly<Record<
   return { keyFile, csrFile };
 }
 
-function extensionSection(options: IssueOptions | 'ca'): string {
-  if (options === 'ca') {
-    return ['basicConstraints = critical, CA:TRUE', 'keyUsage = critical, keyCertSign, cRLSign, digitalSignature', 'subjectKeyIdentifier = hash', 'authorityKeyIdentifier = keyid'].join('\n');
+type CaShape = 'ca' | { readonly intermediate: IntermediateOptions };
+
+function isCaShape(options: IssueOptions | CaShape): options is CaShape {
+  return options === 'ca' || 'intermediate' in options;
+}
+
+function extensionSection(options: IssueOptions | CaShape): string {
+  if (isCaShape(options)) {
+    const shape = options === 'ca' ? {} : options.intermediate;
+    const lines = [
+      `basicConstraints = critical, CA:${shape.ca === false ? 'FALSE' : 'TRUE'}${shape.pathLength === undefined ? '' : `, pathlen:${shape.pathLength}`}`,
+      'keyUsage = critical, keyCertSign, cRLSign, digitalSignature',
+      'subjectKeyIdentifier = hash',
+      'authorityKeyIdentifier = keyid',
+    ];
+    if (shape.extendedKeyUsage !== undefined) lines.push(`extendedKeyUsage = ${shape.extendedKeyUsage.join(', ')}`);
+    return lines.join('\n');
   }
   const lines = [
     'basicConstraints = critical, CA:FALSE',
-    'keyUsage = critical, digitalSignature, keyEncipherment',
-    `extendedKeyUsage = ${options.extendedKeyUsage.join(', ')}`,
+    `keyUsage = critical, ${(options.keyUsage ?? ['digitalSignature', 'keyEncipherment']).join(', ')}`,
     'subjectKeyIdentifier = hash',
     'authorityKeyIdentifier = keyid',
   ];
+  if (options.extendedKeyUsage.length > 0) lines.push(`extendedKeyUsage = ${options.extendedKeyUsage.join(', ')}`);
   const sans = [...(options.dnsNames ?? []).map((d) => `DNS:${d}`), ...(options.ipAddresses ?? []).map((ip) => `IP:${ip}`)];
   if (sans.length > 0) lines.push(`subjectAltName = ${sans.join(', ')}`);
   return lines.join('\n');
@@ -115,7 +143,7 @@ function extensionSection(options: IssueOptions | 'ca'): string {
 interface CaState extends TestCa {
   readonly keyFile: string;
   readonly configFile: string;
-  issueCa(name: string): Promise<PemPair>;
+  issueCa(name: string, shape?: CaShape): Promise<PemPair>;
 }
 
 /** `openssl ca` (not `x509 -req`) because only it takes explicit start and end dates on OpenSSL 3.0. */
@@ -161,27 +189,39 @@ function randomSerial(): string {
 function makeCa(dir: string, certFile: string, keyFile: string, configFile: string, cert: string): CaState {
   // `openssl ca` rewrites its database, so issuing from one CA is serialised.
   let queue: Promise<unknown> = Promise.resolve();
-  const issue = (leafName: string, options: IssueOptions | 'ca'): Promise<PemPair> => {
+  const issue = (leafName: string, options: IssueOptions | CaShape): Promise<PemPair> => {
     const next = queue.then(() => signWith(dir, { certFile, keyFile, configFile }, leafName, options));
     queue = next.catch(() => undefined);
     return next;
   };
-  return { certFile, cert, keyFile, configFile, issue: (leafName, options) => issue(leafName, options), issueCa: (leafName) => issue(leafName, 'ca') };
+  return {
+    certFile,
+    cert,
+    keyFile,
+    configFile,
+    issue: (leafName, options) => issue(leafName, options),
+    issueCa: (leafName, shape = 'ca') => issue(leafName, shape),
+    async issueIntermediate(caName, options = {}) {
+      const pair = await issue(caName, { intermediate: options });
+      const config = await caConfig(dir, caName, pair.certFile, pair.keyFile);
+      return makeCa(dir, pair.certFile, pair.keyFile, config, pair.cert);
+    },
+  };
 }
 
 async function signWith(
   dir: string,
   signer: { certFile: string; keyFile: string; configFile: string },
   name: string,
-  options: IssueOptions | 'ca',
+  options: IssueOptions | CaShape,
 ): Promise<PemPair> {
-  const subject = options === 'ca' ? { O: 'Operations Test', CN: name } : options.subject;
+  const subject = isCaShape(options) ? { O: 'Operations Test', CN: name } : options.subject;
   const { keyFile, csrFile } = await newKeyAndCsr(dir, name, subject);
   const extFile = join(dir, `${name}.ext.cnf`);
   await writeFile(extFile, `[leaf]\n${extensionSection(options)}\n`);
   const now = Date.now();
-  const notBefore = options === 'ca' ? new Date(now - HOUR) : (options.notBefore ?? new Date(now - HOUR));
-  const notAfter = options === 'ca' ? new Date(now + 30 * 24 * HOUR) : (options.notAfter ?? new Date(now + 24 * HOUR));
+  const notBefore = isCaShape(options) ? new Date(now - HOUR) : (options.notBefore ?? new Date(now - HOUR));
+  const notAfter = isCaShape(options) ? new Date(now + 30 * 24 * HOUR) : (options.notAfter ?? new Date(now + 24 * HOUR));
   const certFile = join(dir, `${name}.cert.pem`);
   await openssl(
     ['ca', '-batch', '-notext', '-config', signer.configFile, '-in', csrFile, '-out', certFile, '-extfile', extFile, '-extensions', 'leaf',

@@ -21,7 +21,7 @@ describe('createCredentialReloader', () => {
     const failed: { message: string; trigger: ReloadTrigger }[] = [];
     const reloaded: ReloadTrigger[] = [];
     const reloader = createCredentialReloader({
-      settings: { enabled: true, certFile, keyFile, clientAuthRequired: false, clientRootCAs: [pki.ca.certFile] },
+      settings: { certFile, keyFile, clientRootCAs: [pki.ca.certFile] },
       apply: (c) => applied.push(c),
       onReloaded: (t) => reloaded.push(t),
       onReloadFailed: (e, t) => failed.push({ message: e.message, trigger: t }),
@@ -55,7 +55,7 @@ describe('createCredentialReloader', () => {
     const applied: TlsCredentials[] = [];
     const before = process.listenerCount('SIGHUP');
     const reloader = createCredentialReloader({
-      settings: { enabled: true, certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientAuthRequired: false, clientRootCAs: [] },
+      settings: { certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientRootCAs: [] },
       apply: (c) => applied.push(c),
       watchFiles: false,
     });

@@ -4,7 +4,9 @@ import { createTestPki, type TestPki } from '@fabric-ops/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadTlsCredentials } from './credentials.ts';
 import { isTlsAuthError } from './errors.ts';
-import { ORDERER_TLS_KEY_NAMES, type TlsSettings } from './settings.ts';
+import type { TlsSettings } from './settings.ts';
+
+const ORDERER_LABELS = { labels: { certFile: 'Operations.TLS.Certificate', keyFile: 'Operations.TLS.PrivateKey', clientRootCAs: 'Operations.TLS.ClientRootCAs' } };
 
 let pki: TestPki;
 beforeAll(async () => {
@@ -54,12 +56,39 @@ describe('loadTlsCredentials', () => {
       code: 'FILE_UNREADABLE',
       message: 'operations.tls.cert.file: open /x/y.pem: no such file or directory',
     });
-    expect(failure(() => loadTlsCredentials(settings({ keyFile: '' }), ORDERER_TLS_KEY_NAMES)).message).toBe(
+    expect(failure(() => loadTlsCredentials(settings({ keyFile: '' }), ORDERER_LABELS)).message).toBe(
       'Operations.TLS.PrivateKey: open : no such file or directory',
     );
-    expect(failure(() => loadTlsCredentials(settings({ clientRootCAs: [pki.ca.certFile, '/nope/ca.pem'] }), ORDERER_TLS_KEY_NAMES)).message).toBe(
+    expect(failure(() => loadTlsCredentials(settings({ clientRootCAs: [pki.ca.certFile, '/nope/ca.pem'] }), ORDERER_LABELS)).message).toBe(
       'Operations.TLS.ClientRootCAs[1]: open /nope/ca.pem: no such file or directory',
     );
+  });
+
+  it('uses the caller\'s label for each file, e.g. the environment variable the user set', () => {
+    expect(failure(() => loadTlsCredentials(settings({ certFile: '/x/y.pem' }), { labels: { certFile: 'CORE_OPERATIONS_TLS_CERT_FILE' } })).message).toBe(
+      'CORE_OPERATIONS_TLS_CERT_FILE: open /x/y.pem: no such file or directory',
+    );
+    const perFile = { labels: { clientRootCAs: ['ops.yaml clientRootCAs first', 'CORE_OPERATIONS_TLS_CLIENTROOTCAS_FILES'] } };
+    expect(failure(() => loadTlsCredentials(settings({ clientRootCAs: [pki.ca.certFile, '/nope/ca.pem'] }), perFile)).message).toBe(
+      'CORE_OPERATIONS_TLS_CLIENTROOTCAS_FILES: open /nope/ca.pem: no such file or directory',
+    );
+  });
+
+  it('loads a server certificate a client would refuse, with a warning per problem', async () => {
+    const now = Date.now();
+    const shapes = [
+      { name: 'expired', options: { notBefore: new Date(now - 72 * 3_600_000), notAfter: new Date(now - 24 * 3_600_000) }, warning: /expired at/ },
+      { name: 'not-yet-valid', options: { notBefore: new Date(now + 24 * 3_600_000), notAfter: new Date(now + 72 * 3_600_000) }, warning: /not valid before/ },
+      { name: 'client-only', options: { extendedKeyUsage: ['clientAuth'] as const }, warning: /does not include serverAuth/ },
+    ];
+    for (const shape of shapes) {
+      const pair = await pki.ca.issue(`server-warning-${shape.name}`, { subject: { CN: 'localhost' }, extendedKeyUsage: ['serverAuth'], ...shape.options });
+      const credentials = loadTlsCredentials(settings({ certFile: pair.certFile, keyFile: pair.keyFile }));
+      expect(credentials.cert).toBe(pair.cert);
+      expect(credentials.warnings, shape.name).toHaveLength(1);
+      expect(credentials.warnings![0], shape.name).toMatch(shape.warning);
+    }
+    expect(loadTlsCredentials(settings()).warnings).toBeUndefined();
   });
 
   it('reports a directory and an unreadable file', () => {
@@ -67,7 +96,7 @@ describe('loadTlsCredentials', () => {
     const denied = () => {
       throw Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' });
     };
-    expect(failure(() => loadTlsCredentials(settings(), undefined, denied)).message).toBe(`operations.tls.cert.file: open ${pki.server.certFile}: permission denied`);
+    expect(failure(() => loadTlsCredentials(settings(), { read: denied })).message).toBe(`operations.tls.cert.file: open ${pki.server.certFile}: permission denied`);
   });
 
   it('refuses files without PEM, and a PEM block that does not parse', () => {

@@ -2,6 +2,7 @@ import type { X509Certificate } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
+import { formatRemoteAddress } from './handshake-log.ts';
 
 /** The verified client certificate's names, as the allow-list and audit lines use them. */
 export interface ClientIdentity {
@@ -82,13 +83,29 @@ export function identityOfCertificate(certificate: Pick<X509Certificate, 'subjec
 
 const identities = new WeakMap<Socket, ClientIdentity | null>();
 
+// A registered symbol rather than a module-level WeakMap, so a duplicate copy of this package
+// (two versions in one node_modules) still sees what the server's copy decided.
+const VERIFIED_CLIENT = Symbol.for('@fabric-ops/ops-tls-auth.verified-client');
+
+/** Records that the TLS layer admitted this connection's client certificate (Go's rules). */
+export function markVerifiedClient(socket: TLSSocket): void {
+  (socket as unknown as Record<symbol, boolean>)[VERIFIED_CLIENT] = true;
+}
+
+function isVerifiedClient(socket: TLSSocket): boolean {
+  // `authorized` is OpenSSL's verdict; it is stricter than Go's wherever the two differ, so it
+  // is enough on its own, and covers servers set up without createTlsServer.
+  return socket.authorized || (socket as unknown as Record<symbol, boolean | undefined>)[VERIFIED_CLIENT] === true;
+}
+
 function isTlsSocket(socket: Socket): socket is TLSSocket {
   return (socket as Partial<TLSSocket>).encrypted === true;
 }
 
 /**
  * The identity of the connection's client certificate when it was presented AND verified
- * against the client root CAs; undefined on plain HTTP or without a verified certificate.
+ * against the client root CAs (by `createTlsServer`, or by OpenSSL); undefined on plain HTTP or
+ * without a verified certificate.
  * Computed once per connection.
  */
 export function clientIdentityOf(req: IncomingMessage): ClientIdentity | undefined {
@@ -96,7 +113,7 @@ export function clientIdentityOf(req: IncomingMessage): ClientIdentity | undefin
   const known = identities.get(socket);
   if (known !== undefined) return known ?? undefined;
   let identity: ClientIdentity | null = null;
-  if (isTlsSocket(socket) && socket.authorized) {
+  if (isTlsSocket(socket) && isVerifiedClient(socket)) {
     const certificate = socket.getPeerX509Certificate();
     if (certificate !== undefined) identity = identityOfCertificate(certificate);
   }
@@ -111,6 +128,5 @@ export function clientSubjectOf(req: IncomingMessage): string | undefined {
 
 /** `ip:port`, with brackets for IPv6, as Go prints a RemoteAddr. */
 export function remoteAddressOf(req: IncomingMessage): string {
-  const { remoteAddress = '', remotePort = 0 } = req.socket;
-  return remoteAddress.includes(':') ? `[${remoteAddress}]:${remotePort}` : `${remoteAddress}:${remotePort}`;
+  return formatRemoteAddress(req.socket.remoteAddress, req.socket.remotePort);
 }

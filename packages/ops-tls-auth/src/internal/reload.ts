@@ -1,10 +1,11 @@
 import { unwatchFile, watchFile, type Stats } from 'node:fs';
 import { loadTlsCredentials, type TlsCredentials } from './credentials.ts';
-import { PEER_TLS_KEY_NAMES, type TlsKeyNames, type TlsSettings } from './settings.ts';
+import type { TlsFileLabels, TlsFiles } from './settings.ts';
 
 export interface CredentialReloaderOptions {
-  readonly settings: TlsSettings;
-  readonly keyNames?: TlsKeyNames;
+  readonly settings: TlsFiles;
+  /** How error lines name each file (see `loadTlsCredentials`). */
+  readonly labels?: Partial<TlsFileLabels> | undefined;
   /** Installs freshly loaded credentials, e.g. `server.setSecureContext(secureContextOptions(c))`. */
   readonly apply: (credentials: TlsCredentials) => void;
   readonly onReloaded?: (trigger: ReloadTrigger) => void;
@@ -34,13 +35,12 @@ export interface CredentialReloader {
  * than `fs.watch` because rotation tools replace files by rename, which inode watches miss.
  */
 export function createCredentialReloader(options: CredentialReloaderOptions): CredentialReloader {
-  const keyNames = options.keyNames ?? PEER_TLS_KEY_NAMES;
   const debounceMs = options.debounceMs ?? 300;
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
 
   const reload = (): void => {
-    options.apply(loadTlsCredentials(options.settings, keyNames));
+    options.apply(loadTlsCredentials(options.settings, options.labels === undefined ? {} : { labels: options.labels }));
   };
 
   const attempt = (trigger: ReloadTrigger): void => {

@@ -5,7 +5,7 @@ const credentials = { cert: 'CERT', key: 'KEY', ca: ['CA1', 'CA2'] };
 
 describe('tlsServerOptions', () => {
   it('is TLS 1.2+ with Go\'s TLS 1.3 suites and Fabric\'s six GCM suites in Fabric\'s order', () => {
-    const options = tlsServerOptions(credentials, false);
+    const options = tlsServerOptions(credentials, 10_000);
     expect(options.minVersion).toBe('TLSv1.2');
     expect(options.maxVersion).toBeUndefined();
     expect(options.ciphers).toBe(
@@ -16,9 +16,8 @@ describe('tlsServerOptions', () => {
     expect(options.honorCipherOrder).toBe(true);
   });
 
-  it('offers only http/1.1, always asks for a client certificate, demands it only when required', () => {
-    expect(tlsServerOptions(credentials, false)).toMatchObject({ ALPNProtocols: ['http/1.1'], requestCert: true, rejectUnauthorized: false });
-    expect(tlsServerOptions(credentials, true)).toMatchObject({ requestCert: true, rejectUnauthorized: true });
+  it('offers only http/1.1, always asks for a client certificate, leaves the verdict to JavaScript, bounds the handshake', () => {
+    expect(tlsServerOptions(credentials, 7_000)).toMatchObject({ ALPNProtocols: ['http/1.1'], requestCert: true, rejectUnauthorized: false, handshakeTimeout: 7_000 });
   });
 
   it('passes the credentials, and an empty CA list as a list (never the public roots)', () => {

@@ -34,16 +34,17 @@ export function secureContextOptions(credentials: TlsCredentials): SecureContext
 }
 
 /**
- * Options for `https.createServer`. A client certificate is always requested (so one that
- * is sent gets verified); only `clientAuthRequired` makes the handshake demand one. Node
- * still completes handshakes whose certificate failed verification when it is not
- * required: pair these options with `guardClientCertificates`.
+ * Options for `https.createServer`. A client certificate is always requested, and OpenSSL never
+ * refuses one by itself: the decision is Go's, made by `createTlsServer` once the handshake is
+ * done (OpenSSL's own checks disagree with Go's; see verify-client.ts). Never use these
+ * options without that check.
  */
-export function tlsServerOptions(credentials: TlsCredentials, clientAuthRequired: boolean): TlsOptions {
+export function tlsServerOptions(credentials: TlsCredentials, handshakeTimeoutMs: number): TlsOptions {
   return {
     ...secureContextOptions(credentials),
     ALPNProtocols: ['http/1.1'],
     requestCert: true,
-    rejectUnauthorized: clientAuthRequired,
+    rejectUnauthorized: false,
+    handshakeTimeout: handshakeTimeoutMs,
   };
 }

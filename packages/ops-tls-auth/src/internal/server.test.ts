@@ -1,0 +1,184 @@
+import { once } from 'node:events';
+import { request } from 'node:https';
+import { connect as connectTcp, type AddressInfo, type Socket } from 'node:net';
+import { createTestPki, type PemPair, type TestPki } from '@fabric-ops/test-kit';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { loadTlsCredentials } from './credentials.ts';
+import { createHandshakeLog } from './handshake-log.ts';
+import { clientSubjectOf } from './identity.ts';
+import { createTlsServer, PLAIN_HTTP_ANSWER, type TlsServer, type TlsServerOptions } from './server.ts';
+
+let pki: TestPki;
+let fromIntermediate: PemPair;
+let anyEku: PemPair;
+let anyEkuChain: PemPair;
+let serverOnlyChain: PemPair;
+beforeAll(async () => {
+  pki = await createTestPki();
+  const serverOnly = await pki.ca.issueIntermediate('s-server-only-ca', { extendedKeyUsage: ['serverAuth'] });
+  let anyEkuUnderIntermediate: PemPair;
+  let underServerOnly: PemPair;
+  [fromIntermediate, anyEku, anyEkuUnderIntermediate, underServerOnly] = await Promise.all([
+    pki.intermediateCa.issue('s-from-intermediate', { subject: { O: 'Org1', CN: 'intermediate-client' }, extendedKeyUsage: ['clientAuth'] }),
+    pki.ca.issue('s-any-eku', { subject: { O: 'Org1', CN: 'any-eku' }, extendedKeyUsage: ['anyExtendedKeyUsage'] }),
+    pki.intermediateCa.issue('s-any-eku-chain', { subject: { O: 'Org1', CN: 'any-eku-chain' }, extendedKeyUsage: ['anyExtendedKeyUsage'] }),
+    serverOnly.issue('s-under-server-only', { subject: { O: 'Org1', CN: 'under-server-only' }, extendedKeyUsage: ['clientAuth'] }),
+  ]);
+  // The client sends its chain: leaf, then the intermediate.
+  anyEkuChain = { ...anyEkuUnderIntermediate, cert: anyEkuUnderIntermediate.cert + pki.intermediateCa.cert };
+  serverOnlyChain = { ...underServerOnly, cert: underServerOnly.cert + serverOnly.cert };
+}, 60_000);
+afterAll(() => pki?.cleanup());
+
+interface Started {
+  readonly tls: TlsServer;
+  readonly port: number;
+  readonly host: string;
+  readonly lines: { fields: Record<string, unknown>; message: string }[];
+}
+const servers: TlsServer[] = [];
+afterEach(async () => {
+  for (const { server, endPendingHandshakes } of servers.splice(0)) {
+    endPendingHandshakes();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+async function start(over: Partial<TlsServerOptions> & { clientRootCAs?: string[] } = {}, host = '127.0.0.1'): Promise<Started> {
+  const lines: Started['lines'] = [];
+  const credentials = loadTlsCredentials({ certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientRootCAs: over.clientRootCAs ?? [pki.ca.certFile] });
+  const tls = createTlsServer(
+    { credentials, logger: { warn: (fields, message) => lines.push({ fields: fields as Record<string, unknown>, message: message ?? '' }) }, ...over },
+    (req, res) => res.end(clientSubjectOf(req) ?? 'anonymous'),
+  );
+  servers.push(tls);
+  tls.server.listen(0, host);
+  await once(tls.server, 'listening');
+  return { tls, port: (tls.server.address() as AddressInfo).port, host, lines };
+}
+
+function get(target: Started, client?: PemPair): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: target.host, port: target.port, path: '/', ca: pki.ca.cert, agent: false, ...(client === undefined ? {} : { cert: client.cert, key: client.key }) },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8').on('data', (c: string) => (body += c));
+        res.on('end', () => resolve(body));
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+async function rawConnection(port: number, host = '127.0.0.1'): Promise<{ socket: Socket; closed: Promise<string> }> {
+  const socket = connectTcp(port, host);
+  socket.on('error', () => {});
+  const chunks: Buffer[] = [];
+  socket.on('data', (c: Buffer) => chunks.push(c));
+  const closed = once(socket, 'close').then(() => Buffer.concat(chunks).toString('latin1'));
+  await once(socket, 'connect');
+  return { socket, closed };
+}
+
+describe('createTlsServer: connection deadlines', () => {
+  it('closes a silent connection and a half-sent ClientHello at the handshake deadline, and logs each', async () => {
+    const target = await start({ handshakeTimeoutMs: 400 });
+    const silent = await rawConnection(target.port);
+    const half = await rawConnection(target.port);
+    // A TLS record header announcing 512 bytes of handshake, then only a few of them.
+    half.socket.write(Buffer.from([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03]));
+    await Promise.all([silent.closed, half.closed]);
+    await expect.poll(() => target.lines.length).toBe(2);
+    for (const line of target.lines) expect(line.message).toMatch(/^http: TLS handshake error from 127\.0\.0\.1:\d+: read tcp 127\.0\.0\.1:\d+->127\.0\.0\.1:\d+: i\/o timeout$/);
+    expect(await get(target, pki.clients.good)).toBe('CN=operator,O=Org1');
+  });
+
+  it('ends unfinished handshakes on request, so close() completes', async () => {
+    const target = await start({ handshakeTimeoutMs: 60_000 });
+    const silent = await rawConnection(target.port);
+    const half = await rawConnection(target.port);
+    half.socket.write(Buffer.from([0x16, 0x03, 0x01, 0x02, 0x00, 0x01]));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const closed = new Promise((resolve) => target.tls.server.close(resolve));
+    expect(target.tls.endPendingHandshakes()).toBe(2);
+    await Promise.all([silent.closed, half.closed, closed]);
+    servers.splice(servers.indexOf(target.tls), 1);
+  });
+});
+
+describe('createTlsServer: plain HTTP on the TLS port', () => {
+  it('answers Go\'s 400 text byte for byte, logs nothing, and keeps serving TLS', async () => {
+    const target = await start();
+    const { socket, closed } = await rawConnection(target.port);
+    socket.write('GET /version HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect(await closed).toBe(PLAIN_HTTP_ANSWER);
+    expect(PLAIN_HTTP_ANSWER).toBe('HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n');
+    expect(target.lines).toEqual([]);
+    expect(await get(target)).toBe('anonymous');
+  });
+
+  it('treats other bytes as a failed handshake, logged with OpenSSL\'s reason', async () => {
+    const target = await start();
+    const { socket, closed } = await rawConnection(target.port);
+    socket.write('DELETE /logspec HTTP/1.1\r\n\r\n');
+    expect(await closed).not.toContain('400');
+    await expect.poll(() => target.lines.length).toBe(1);
+    expect(target.lines[0]!.message).toMatch(/^http: TLS handshake error from 127\.0\.0\.1:\d+: tls: /);
+    expect(target.lines[0]!.message).not.toMatch(/UNSPECIFIED/);
+  });
+});
+
+describe('createTlsServer: client certificates as Go judges them', () => {
+  it('with clientAuthRequired and only an intermediate in the pool, admits its clients and refuses the rest, logging why', async () => {
+    const target = await start({ clientAuthRequired: true, clientRootCAs: [pki.intermediateCa.certFile] });
+    expect(await get(target, fromIntermediate)).toBe('CN=intermediate-client,O=Org1');
+    await expect(get(target, pki.clients.good)).rejects.toThrow();
+    await expect(get(target)).rejects.toThrow();
+    await expect.poll(() => target.lines.length).toBe(2);
+    expect(target.lines[0]!.message).toMatch(/: tls: failed to verify client certificate: x509: certificate signed by unknown authority$/);
+    expect(target.lines[1]!.message).toMatch(/: tls: client didn't provide a certificate$/);
+    expect(target.lines[0]!.fields).toMatchObject({ RemoteAddr: expect.stringMatching(/^127\.0\.0\.1:\d+$/), reason: expect.stringContaining('unknown authority') });
+  });
+
+  it('admits an anyExtendedKeyUsage-only leaf, and refuses a serverAuth-only one without clientAuthRequired', async () => {
+    const target = await start();
+    expect(await get(target, anyEku)).toBe('CN=any-eku,O=Org1');
+    await expect(get(target, pki.clients.serverAuthOnly)).rejects.toThrow();
+    await expect.poll(() => target.lines.length).toBe(1);
+    expect(target.lines[0]!.message).toMatch(/incompatible key usage$/);
+  });
+
+  it('uses the chain the client sends: admits anyEKU under a sent intermediate, refuses a leaf under a sent serverAuth-only CA', async () => {
+    const target = await start();
+    expect(await get(target, anyEkuChain)).toBe('CN=any-eku-chain,O=Org1');
+    await expect(get(target, serverOnlyChain)).rejects.toThrow();
+    await expect.poll(() => target.lines.length).toBe(1);
+    expect(target.lines[0]!.message).toMatch(/incompatible key usage$/);
+  });
+
+  it('logs an IPv6 client in brackets', async () => {
+    const target = await start({}, '::1');
+    await expect(get(target, pki.clients.expired)).rejects.toThrow();
+    await expect.poll(() => target.lines.length).toBe(1);
+    expect(target.lines[0]!.message).toMatch(/^http: TLS handshake error from \[::1\]:\d+: tls: failed to verify client certificate: x509: certificate has expired/);
+  });
+});
+
+describe('createHandshakeLog', () => {
+  it('writes at most N lines a second and reports the suppressed count on the next line', () => {
+    const lines: { fields: object; message: string }[] = [];
+    let now = 0;
+    const log = createHandshakeLog({ warn: (fields, message) => lines.push({ fields, message: message ?? '' }) }, 3, () => now);
+    for (let i = 0; i < 10; i++) log('127.0.0.1:1', 'EOF');
+    expect(lines).toHaveLength(3);
+    now = 1_000;
+    log('[::1]:2', 'EOF');
+    expect(lines).toHaveLength(4);
+    expect(lines[3]).toEqual({ fields: { RemoteAddr: '[::1]:2', reason: 'EOF', suppressed: 7 }, message: 'http: TLS handshake error from [::1]:2: EOF (7 more handshake errors not logged)' });
+    log('127.0.0.1:3', 'EOF');
+    expect(lines[4]!.fields).toEqual({ RemoteAddr: '127.0.0.1:3', reason: 'EOF' });
+  });
+});

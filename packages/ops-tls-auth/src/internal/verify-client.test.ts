@@ -1,0 +1,97 @@
+import { X509Certificate } from 'node:crypto';
+import { createTestPki, type PemPair, type TestCa, type TestPki } from '@fabric-ops/test-kit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTrustPool, verifyClientCertificate } from './verify-client.ts';
+
+// Go's crypto/x509 verdicts (VerifyOptions{Roots: ClientCAs, Intermediates: what the client
+// sent, KeyUsages: [clientAuth]}) for certificates built for this run.
+
+let pki: TestPki;
+const operator = { O: 'Org1', CN: 'operator' };
+const shapes: Record<string, PemPair> = {};
+const cas: Record<string, TestCa> = {};
+
+beforeAll(async () => {
+  pki = await createTestPki();
+  cas.serverOnly = await pki.ca.issueIntermediate('server-only-ca', { extendedKeyUsage: ['serverAuth'] });
+  cas.pathZero = await pki.ca.issueIntermediate('path-zero-ca', { pathLength: 0 });
+  cas.underPathZero = await cas.pathZero.issueIntermediate('under-path-zero-ca');
+  cas.notCa = await pki.ca.issueIntermediate('not-a-ca', { ca: false });
+  const [fromIntermediate, anyEku, noEku, keyEnciphermentOnly, fromServerOnly, tooDeep, fromNotCa] = await Promise.all([
+    pki.intermediateCa.issue('v-from-intermediate', { subject: operator, extendedKeyUsage: ['clientAuth'] }),
+    pki.ca.issue('v-any-eku', { subject: operator, extendedKeyUsage: ['anyExtendedKeyUsage'] }),
+    pki.ca.issue('v-no-eku', { subject: operator, extendedKeyUsage: [] }),
+    pki.ca.issue('v-key-encipherment-only', { subject: operator, extendedKeyUsage: ['clientAuth'], keyUsage: ['keyEncipherment'] }),
+    cas.serverOnly.issue('v-from-server-only', { subject: operator, extendedKeyUsage: ['clientAuth'] }),
+    cas.underPathZero.issue('v-too-deep', { subject: operator, extendedKeyUsage: ['clientAuth'] }),
+    cas.notCa.issue('v-from-not-ca', { subject: operator, extendedKeyUsage: ['clientAuth'] }),
+  ]);
+  Object.assign(shapes, { fromIntermediate, anyEku, noEku, keyEnciphermentOnly, fromServerOnly, tooDeep, fromNotCa });
+}, 60_000);
+afterAll(() => pki?.cleanup());
+
+const x509 = (pem: string): X509Certificate => new X509Certificate(pem);
+
+interface Case {
+  readonly name: string;
+  readonly leaf: () => string;
+  readonly offered?: () => readonly string[];
+  readonly pool: () => readonly string[];
+  /** undefined: accepted; otherwise the reason must match. */
+  readonly refused?: RegExp;
+}
+
+const UNKNOWN = /^x509: certificate signed by unknown authority/;
+const USAGE = /^x509: certificate specifies an incompatible key usage$/;
+
+const CASES: readonly Case[] = [
+  { name: 'a leaf from a root in the pool', leaf: () => pki.clients.good.cert, pool: () => [pki.ca.cert] },
+  { name: 'an intermediate listed alone is an anchor (no root, no chain sent)', leaf: () => shapes.fromIntermediate!.cert, pool: () => [pki.intermediateCa.cert] },
+  { name: 'a chain sent up to a root in the pool', leaf: () => shapes.fromIntermediate!.cert, offered: () => [pki.intermediateCa.cert], pool: () => [pki.ca.cert] },
+  { name: 'no way from the leaf to the pool', leaf: () => shapes.fromIntermediate!.cert, pool: () => [pki.ca.cert], refused: UNKNOWN },
+  { name: 'a leaf from a CA outside the pool', leaf: () => pki.clients.rogueCa.cert, pool: () => [pki.ca.cert], refused: UNKNOWN },
+  { name: 'an empty pool', leaf: () => pki.clients.good.cert, pool: () => [], refused: UNKNOWN },
+  { name: 'the leaf itself in the pool', leaf: () => pki.clients.good.cert, pool: () => [pki.clients.good.cert] },
+  { name: 'anyExtendedKeyUsage as the only EKU', leaf: () => shapes.anyEku!.cert, pool: () => [pki.ca.cert] },
+  { name: 'no EKU extension at all', leaf: () => shapes.noEku!.cert, pool: () => [pki.ca.cert] },
+  { name: 'KeyUsage without digitalSignature (ignored, as Go does)', leaf: () => shapes.keyEnciphermentOnly!.cert, pool: () => [pki.ca.cert] },
+  { name: 'serverAuth as the only EKU', leaf: () => pki.clients.serverAuthOnly.cert, pool: () => [pki.ca.cert], refused: USAGE },
+  { name: 'an intermediate restricted to serverAuth, sent by the client', leaf: () => shapes.fromServerOnly!.cert, offered: () => [cas.serverOnly!.cert], pool: () => [pki.ca.cert], refused: USAGE },
+  { name: 'an anchor restricted to serverAuth', leaf: () => shapes.fromServerOnly!.cert, pool: () => [cas.serverOnly!.cert], refused: USAGE },
+  { name: 'expired', leaf: () => pki.clients.expired.cert, pool: () => [pki.ca.cert], refused: /^x509: certificate has expired or is not yet valid: current time \S+Z is after \S+Z$/ },
+  { name: 'not yet valid', leaf: () => pki.clients.notYetValid.cert, pool: () => [pki.ca.cert], refused: /^x509: certificate has expired or is not yet valid: current time \S+Z is before \S+Z$/ },
+  {
+    name: 'more intermediates than an intermediate\'s path length allows',
+    leaf: () => shapes.tooDeep!.cert,
+    offered: () => [cas.underPathZero!.cert, cas.pathZero!.cert],
+    pool: () => [pki.ca.cert],
+    refused: /^x509: too many intermediates for path length constraint$/,
+  },
+  { name: 'an anchor\'s path length counts too', leaf: () => shapes.tooDeep!.cert, offered: () => [cas.underPathZero!.cert], pool: () => [cas.pathZero!.cert], refused: /too many intermediates/ },
+  { name: 'a path within the length', leaf: () => shapes.tooDeep!.cert, pool: () => [cas.underPathZero!.cert] },
+  { name: 'an issuer that is not a CA, sent by the client', leaf: () => shapes.fromNotCa!.cert, offered: () => [cas.notCa!.cert], pool: () => [pki.ca.cert], refused: /unknown authority.*cannot sign/ },
+  { name: 'an issuer that is not a CA, in the pool', leaf: () => shapes.fromNotCa!.cert, pool: () => [cas.notCa!.cert], refused: UNKNOWN },
+  { name: 'certificates offered that are not the issuer', leaf: () => pki.clients.good.cert, offered: () => [pki.rogueCa.cert, pki.clients.rogueCa.cert], pool: () => [pki.ca.cert] },
+];
+
+describe('verifyClientCertificate (Go crypto/x509 rules)', () => {
+  for (const testCase of CASES) {
+    it(`${testCase.refused === undefined ? 'accepts' : 'refuses'} ${testCase.name}`, () => {
+      const verdict = verifyClientCertificate(x509(testCase.leaf()), (testCase.offered?.() ?? []).map(x509), createTrustPool(testCase.pool()));
+      if (testCase.refused === undefined) {
+        expect(verdict).toEqual({ accept: true });
+      } else {
+        expect(verdict.accept).toBe(false);
+        expect(verdict.accept ? '' : verdict.reason).toMatch(testCase.refused);
+      }
+    });
+  }
+
+  it('judges dates against the clock it is given', () => {
+    const pool = createTrustPool([pki.ca.cert]);
+    const leaf = x509(pki.clients.notYetValid.cert);
+    expect(verifyClientCertificate(leaf, [], pool, new Date(Date.now() + 48 * 3_600_000))).toEqual({ accept: true });
+    // The anchor's own dates count too: the root was issued an hour ago.
+    expect(verifyClientCertificate(x509(pki.clients.expired.cert), [], pool, new Date(Date.now() - 48 * 3_600_000))).toMatchObject({ accept: false });
+  });
+});
