@@ -51,10 +51,10 @@ function tcpListener(port = 0): Promise<{ server: Server; port: number; lines: s
   );
 }
 
-function provider(network: string, port: number, extra: Partial<Parameters<typeof createStatsdProvider>[1]> = {}, prefix = '') {
+function provider(network: 'udp' | 'tcp', port: number, extra: Partial<Parameters<typeof createStatsdProvider>[1]> = {}, prefix = '') {
   const warnings: string[] = [];
   const created: StatsdProvider = createStatsdProvider(
-    { network, address: `127.0.0.1:${port}`, writeIntervalMs: 100, prefix },
+    { network, host: '127.0.0.1', port, writeIntervalMs: 100, prefix },
     { runtimeMetrics: false, logger: { warn: (m) => warnings.push(m) }, ...extra },
   );
   cleanups.push(() => created.stop());
@@ -144,9 +144,9 @@ describe('StatsD provider', () => {
 
   it('never throws when the daemon host does not resolve', async () => {
     const warnings: string[] = [];
-    for (const network of ['udp', 'tcp']) {
+    for (const network of ['udp', 'tcp'] as const) {
       const created = createStatsdProvider(
-        { network, address: 'no-such-host.invalid:8125', writeIntervalMs: 50, prefix: '' },
+        { network, host: 'no-such-host.invalid', port: 8125, writeIntervalMs: 50, prefix: '' },
         { runtimeMetrics: false, initialBackoffMs: 50, logger: { warn: (m) => warnings.push(m) } },
       );
       cleanups.push(() => created.stop());

@@ -1,4 +1,5 @@
 import type { ExpositionFormat } from './negotiate.ts';
+import type { AppMetric } from './types.ts';
 
 /** Prometheus sample values: `+Inf`, `-Inf`, `NaN`, otherwise the shortest round-trip form. */
 export function formatSampleValue(value: number): string {
@@ -52,21 +53,9 @@ export function* headerLines(name: string, help: string, type: string, format: E
   yield `# TYPE ${name} ${openMetrics && type === 'untyped' ? 'unknown' : type}`;
 }
 
-/** The shape prom-client's `metric.get()` resolves to. */
-export interface ForeignMetricData {
-  readonly name: string;
-  readonly help: string;
-  readonly type: unknown;
-  readonly values?: readonly {
-    readonly value: number;
-    readonly labels?: Readonly<Record<string, string | number | undefined>>;
-    readonly metricName?: string;
-  }[];
-}
-
-/** Exposition lines for a metric that lives in prom-client (default collectors, user metrics). */
-export function* foreignLines(data: ForeignMetricData, format: ExpositionFormat): Generator<string> {
-  const values = data.values ?? [];
+/** Exposition lines for a metric of an application's own prom-client registry. */
+export function* appMetricLines(data: AppMetric, format: ExpositionFormat): Generator<string> {
+  const values = data.values;
   if (values.length === 0) return;
   const type = String(data.type);
   const openMetrics = format.kind === 'openmetrics';
@@ -84,12 +73,6 @@ export function* foreignLines(data: ForeignMetricData, format: ExpositionFormat)
     }
     yield `${name}${labels === '' ? '' : `{${labels}}`} ${formatSampleValue(sample.value)}`;
   }
-}
-
-/** Something that can describe itself in exposition lines without building objects per series. */
-export interface LineSource {
-  readonly name: string;
-  lines(format: ExpositionFormat): Generator<string>;
 }
 
 export interface RenderOptions {
