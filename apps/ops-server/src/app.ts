@@ -1,5 +1,5 @@
 import { createLoggingFromEnv, isLogspecError } from '@fabric-ops/ops-logspec';
-import type { MetricsSettings } from '@fabric-ops/ops-metrics';
+import type { MetricsSettings } from './metrics.ts';
 import type { TlsKeyNames, TlsSettings } from '@fabric-ops/ops-tls-auth';
 import { runUntilSignalled } from './run.ts';
 import { createOperationsSystem, type OperationsSystem } from './system.ts';
