@@ -113,7 +113,6 @@ describe('Prometheus exposition', () => {
     const types = text.split('\n').filter((l) => l.startsWith('# TYPE '));
     expect(new Set(types).size).toBe(types.length);
     expect(types).toContain('# TYPE process_cpu_seconds_total counter');
-    expect(types).toContain('# TYPE nodejs_gc_duration_seconds histogram');
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toContain('process_cpu_seconds_total');
     await renderBody(provider, TEXT_FORMAT);

@@ -99,14 +99,13 @@ export function createPrometheusProvider(options: PrometheusProviderOptions = {}
     return kept.sort(byName);
   };
 
-  async function* sources(format: ExpositionFormat): AsyncGenerator<Iterable<string>> {
+  function* sources(format: ExpositionFormat, app: readonly AppMetric[]): Generator<Iterable<string>> {
     runtime?.beforeScrape();
     if (!sorted) {
       families.sort(byName);
       sorted = true;
     }
     const own = families.slice();
-    const app = await appMetrics();
     // Both lists are sorted: merge them so the whole answer is in name order, as client_golang's is.
     let j = 0;
     for (const family of own) {
@@ -116,8 +115,11 @@ export function createPrometheusProvider(options: PrometheusProviderOptions = {}
     while (j < app.length) yield appMetricLines(app[j++]!, format);
   }
 
-  const render = async (format: ExpositionFormat, signal: AbortSignal): Promise<Buffer> =>
-    Buffer.concat(await renderLines(sources(format), { format, signal, ...(options.sliceMs === undefined ? {} : { sliceMs: options.sliceMs }) }));
+  const render = async (format: ExpositionFormat, signal: AbortSignal): Promise<Buffer> => {
+    const app = options.registry === undefined ? [] : await appMetrics();
+    const chunks = await renderLines(sources(format, app), { format, signal, ...(options.sliceMs === undefined ? {} : { sliceMs: options.sliceMs }) });
+    return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+  };
 
   const handler = createMetricsHandler({
     render,
