@@ -10,7 +10,7 @@ export interface MetricsProvider extends MetricsFactory {
   readonly kind: ProviderKind;
   /** Routes to serve: `/metrics` (secure) with Prometheus, none otherwise. */
   readonly routes: readonly Route[];
-  /** Starts pushing (StatsD); an unreachable daemon is not an error (only a missing hot-shots is). */
+  /** Starts pushing (StatsD) or the runtime sampler (Prometheus); an unreachable daemon is not an error. */
   start(): Promise<void>;
   /** Stops timers and sockets; idempotent. */
   stop(): Promise<void>;
