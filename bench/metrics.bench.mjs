@@ -4,7 +4,7 @@
 import { createServer, request } from 'node:http';
 import { availableParallelism, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { createPrometheusProvider, createStatsdProvider } from '@fabric-ops/ops-metrics';
+import { createMetricsProvider } from '@fabric-ops/ops-metrics';
 import { createRequire } from 'node:module';
 
 // The prom-client ops-metrics itself resolves (a dev/peer dependency of that package).
@@ -94,9 +94,9 @@ async function scrapeBench() {
   console.log('stall = longest event-loop gap during the scrape (worst of 5)');
   console.log('series   | ours: time   cpu      bytes      gzip      stall  | prom-client metrics(): time  cpu      stall | time ratio');
   for (const series of [1_000, 10_000, 100_000]) {
-    const provider = createPrometheusProvider({ defaultMetrics: false, maxSeriesPerMetric: 1_000_000 });
+    const provider = createMetricsProvider({ provider: 'prometheus', runtimeMetrics: false, maxSeriesPerMetric: 1_000_000 });
     fill(ours(provider), series);
-    const server = createServer((req, res) => void provider.routes[0].handler(req, res));
+    const server = createServer((req, res) => void provider.handler(req, res));
     await new Promise((r) => server.listen(0, '127.0.0.1', r));
     const port = server.address().port;
     await get(port); // warm-up
@@ -125,7 +125,7 @@ async function histogramBench() {
   console.log('\nhistograms: 11 buckets + +Inf + sum + count = 14 lines per series (HTTP, text 0.0.4), median of 5');
   console.log('series   | ours: time   bytes      stall  | prom-client metrics(): time  stall | time ratio');
   for (const series of [1_000, 10_000]) {
-    const provider = createPrometheusProvider({ defaultMetrics: false, maxSeriesPerMetric: 1_000_000 });
+    const provider = createMetricsProvider({ provider: 'prometheus', runtimeMetrics: false, maxSeriesPerMetric: 1_000_000 });
     const ourHistogram = provider.newHistogram({ name: 'bench_latency_seconds', help: 'bench histogram', labelNames: ['channel', 'op'] });
     const registry = new Registry();
     const rawHistogram = new Histogram({ name: 'bench_latency_seconds', help: 'bench histogram', labelNames: ['channel', 'op'], registers: [registry] });
@@ -133,7 +133,7 @@ async function histogramBench() {
       ourHistogram.with('channel', `channel${i % 100}`, 'op', `op${i}`).observe((i % 50) / 10);
       rawHistogram.observe({ channel: `channel${i % 100}`, op: `op${i}` }, (i % 50) / 10);
     }
-    const server = createServer((req, res) => void provider.routes[0].handler(req, res));
+    const server = createServer((req, res) => void provider.handler(req, res));
     await new Promise((r) => server.listen(0, '127.0.0.1', r));
     const port = server.address().port;
     await get(port);
@@ -168,8 +168,8 @@ function hotPathBench() {
 
   const registry = new Registry();
   const rawCounter = new Counter({ name: 'bench_calls', help: 'h', labelNames: ['channel', 'type'], registers: [registry] });
-  const prometheus = createPrometheusProvider({ defaultMetrics: false }).newCounter(opts);
-  const statsd = createStatsdProvider({ network: 'udp', address: '127.0.0.1:9', writeIntervalMs: 10_000, prefix: '' }, { runtimeMetrics: false }).newCounter(opts);
+  const prometheus = createMetricsProvider({ provider: 'prometheus', runtimeMetrics: false }).newCounter(opts);
+  const statsd = createMetricsProvider({ provider: 'statsd', statsd: { network: 'udp', host: '127.0.0.1', port: 9, writeIntervalMs: 10_000, prefix: '' }, runtimeMetrics: false }).newCounter(opts);
   const cachedProm = prometheus.with('channel', 'channel0', 'type', 'type0');
   const cachedRaw = rawCounter.labels('channel0', 'type0');
 

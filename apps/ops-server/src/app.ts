@@ -1,5 +1,5 @@
 import { createLoggingFromEnv, isLogspecError } from '@fabric-ops/ops-logspec';
-import type { MetricsSettings } from '@fabric-ops/ops-metrics';
+import type { MetricsSettings } from './metrics.ts';
 import type { TlsSettings } from '@fabric-ops/ops-tls-auth';
 import type { TlsKeyNames } from './tls.ts';
 import { runUntilSignalled } from './run.ts';

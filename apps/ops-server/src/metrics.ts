@@ -2,14 +2,57 @@ import type { HealthRegistry } from '@fabric-ops/ops-health';
 import type { Logging } from '@fabric-ops/ops-logspec';
 import {
   createMetricsProvider,
-  DEFAULT_METRICS_SETTINGS,
+  MetricsError,
   type AnyMetricsProvider,
   type Counter,
   type Gauge,
   type Histogram,
-  type MetricsSettings,
+  type MetricsOptions,
 } from '@fabric-ops/ops-metrics';
+import { parseListenAddress } from './listen-address.ts';
 import type { SystemPart } from './part.ts';
+
+/** ops-config's `metrics` section as it reads it today (Fabric's keys, values as written). */
+export interface MetricsSettings {
+  /** `prometheus`, `statsd` or `disabled`; ops-config has already warned about anything else. */
+  readonly provider: string;
+  readonly statsd: {
+    readonly network: string;
+    /** `host:port` of the daemon. */
+    readonly address: string;
+    readonly writeIntervalMs: number;
+    readonly prefix: string;
+  };
+}
+
+/**
+ * ops-config's `MetricsSettings` as ops-metrics' typed options. The one place that
+ * translates between the two until ops-config hands over the typed values itself:
+ * an unknown provider disables metrics silently (ops-config's warning was the one
+ * the user saw), and only the section the provider uses is converted, so a bad
+ * statsd address matters only with `provider: statsd`. ops-metrics checks the values
+ * (port range, interval) and throws its MetricsError.
+ */
+export function metricsOptionsFromSettings(settings: MetricsSettings | undefined): MetricsOptions {
+  switch (settings?.provider) {
+    case 'prometheus':
+      return { provider: 'prometheus' };
+    case 'statsd': {
+      const { network, address, writeIntervalMs, prefix } = settings.statsd;
+      if (network !== 'udp' && network !== 'tcp') throw new MetricsError('INVALID_SETTINGS', `statsd network must be "udp" or "tcp", got ${JSON.stringify(network)}`);
+      let target: { host: string; port: number };
+      try {
+        target = parseListenAddress(address);
+      } catch (error) {
+        throw new MetricsError('INVALID_SETTINGS', `statsd ${error instanceof Error ? error.message.replace(/^listen tcp: /, '') : String(error)}`, { cause: error });
+      }
+      // Go dials ":8125" on the local host.
+      return { provider: 'statsd', statsd: { network, host: target.host === '' ? '127.0.0.1' : target.host, port: target.port, writeIntervalMs, prefix } };
+    }
+    default:
+      return { provider: 'disabled' };
+  }
+}
 
 /** The metrics concern as a system part: the provider, and the families other concerns feed. */
 export interface MetricsPart extends SystemPart {
@@ -46,9 +89,8 @@ function perLabel<T extends { with(...pairs: string[]): T }>(metric: T, label: s
  * logging and health families, and connects ops-logspec's and ops-health's observers.
  */
 export function createMetricsPart(options: MetricsPartOptions): MetricsPart {
-  const provider = createMetricsProvider(options.settings ?? DEFAULT_METRICS_SETTINGS, {
-    logger: { warn: (message) => options.logger.warn(message) },
-  });
+  const typed = metricsOptionsFromSettings(options.settings);
+  const provider = createMetricsProvider(typed.provider === 'disabled' ? typed : { ...typed, logger: { warn: (message) => options.logger.warn(message) } });
   const fabricVersion: Gauge = provider.newGauge({
     name: 'fabric_version',
     help: 'The active version of Fabric.',

@@ -3,10 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { runUntilSignalled, type SignalSource } from './run.ts';
 import type { OperationsSystem } from './system.ts';
 import { createLogging } from '@fabric-ops/ops-logspec';
-import { createDisabledProvider } from '@fabric-ops/ops-metrics';
+import { createMetricsProvider } from '@fabric-ops/ops-metrics';
 
 function fakeSystem(stop: () => Promise<void>): OperationsSystem {
-  return { start: async () => {}, stop, address: () => '', addRoute: () => {}, isShuttingDown: () => false, reloadCredentials: () => {}, registerChecker: () => {}, deregisterChecker: () => {}, readiness: { signalReady() {}, signalNotReady() {}, createBlockingTask: () => ({ resolve() {}, reject() {} }), isReady: () => true }, addShutdownHook: () => {}, logging: createLogging({ destination: { write() {} } }), metrics: createDisabledProvider() };
+  return { start: async () => {}, stop, address: () => '', addRoute: () => {}, isShuttingDown: () => false, reloadCredentials: () => {}, registerChecker: () => {}, deregisterChecker: () => {}, readiness: { signalReady() {}, signalNotReady() {}, createBlockingTask: () => ({ resolve() {}, reject() {} }), isReady: () => true }, addShutdownHook: () => {}, logging: createLogging({ destination: { write() {} } }), metrics: createMetricsProvider() };
 }
 
 describe('runUntilSignalled', () => {

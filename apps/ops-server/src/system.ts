@@ -8,8 +8,8 @@ import type { Checker, HealthOptions, Readiness, RegisterOptions } from '@fabric
 import { createHealthPart } from './health.ts';
 import { createShutdownHooks, lifecycleMs, sleep, type ShutdownHook } from './shutdown.ts';
 import { createOperationsTls } from './tls.ts';
-import type { AnyMetricsProvider, MetricsSettings } from '@fabric-ops/ops-metrics';
-import { createMetricsPart } from './metrics.ts';
+import type { AnyMetricsProvider } from '@fabric-ops/ops-metrics';
+import { createMetricsPart, type MetricsSettings } from './metrics.ts';
 import type { Logging } from '@fabric-ops/ops-logspec';
 import { createLogspecPart, DEFAULT_OPERATIONS_LOGGER_NAME, resolveLogging } from './logspec.ts';
 import type { RouteAllowList, TlsSettings } from '@fabric-ops/ops-tls-auth';

@@ -1,7 +1,8 @@
 import { createSocket } from 'node:dgram';
 import { request } from 'node:http';
 import { createLogging } from '@fabric-ops/ops-logspec';
-import { isMetricsError, type MetricsSettings } from '@fabric-ops/ops-metrics';
+import { isMetricsError } from '@fabric-ops/ops-metrics';
+import type { MetricsSettings } from '../src/metrics.ts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createOperationsSystem, type OperationsSystem } from '../src/index.ts';
 
@@ -70,10 +71,30 @@ describe('metrics in the operations system', () => {
     expect(lines.join('')).not.toContain('Unknown provider type');
   });
 
-  it('warns as Fabric does for an unknown provider', async () => {
+  it('disables metrics for an unknown provider without a second warning (ops-config gives the one warning)', async () => {
     const { system: ops, lines } = system({ provider: 'Prometheus', statsd: STATSD_DEFAULTS });
     expect(ops.metrics.kind).toBe('disabled');
-    expect(lines.join('')).toContain('Unknown provider type: Prometheus; metrics disabled');
+    expect(lines.join('')).not.toMatch(/provider/i);
+  });
+
+  it('does not look at the statsd section unless the provider is statsd', () => {
+    const { system: ops } = system({ provider: 'prometheus', statsd: { network: 'carrier-pigeon', address: 'nowhere', writeIntervalMs: 0, prefix: '' } });
+    expect(ops.metrics.kind).toBe('prometheus');
+  });
+
+  it.each([
+    [{ address: '127.0.0.1' }, 'statsd address 127.0.0.1: missing port in address'],
+    [{ address: '127.0.0.1:0' }, 'statsd.port must be an integer from 1 to 65535, got 0'],
+    [{ network: 'http' }, 'statsd network must be "udp" or "tcp", got "http"'],
+  ])('turns ops-config statsd values %o into one MetricsError', (override, message) => {
+    let caught: unknown;
+    try {
+      system({ provider: 'statsd', statsd: { ...STATSD_DEFAULTS, ...override } });
+    } catch (error) {
+      caught = error;
+    }
+    expect(isMetricsError(caught) && caught.code).toBe('INVALID_SETTINGS');
+    expect((caught as Error).message).toBe(message);
   });
 
   it('refuses unusable StatsD settings when the system is created', () => {

@@ -1,4 +1,3 @@
-import { MetricsError } from './errors.ts';
 import type { Declaration } from './declare.ts';
 import { Family, type FamilyBackend, type SeriesSink } from './family.ts';
 import { formatStatsdBucket, normalizeStatsdPrefix } from './naming.ts';
@@ -6,60 +5,18 @@ import { Declarations, DEFAULT_MAX_SERIES_PER_METRIC, type MetricsProvider } fro
 import { createRuntimeGauges, type RuntimeGauges } from './runtime-gauges.ts';
 import { StatsdAggregate } from './statsd-aggregate.ts';
 import { StatsdTransport, type StatsdTransportStats } from './statsd-transport.ts';
-import type { Counter, Gauge, Histogram, HistogramOptions, MetricOptions, MetricsLogger, StatsdSettings } from './types.ts';
+import type { Counter, Gauge, Histogram, HistogramOptions, MetricOptions, MetricsLogger, StatsdOptions, StatsdTarget } from './types.ts';
 
-export interface StatsdProviderOptions {
+export interface StatsdProviderOptions extends StatsdOptions {
   readonly logger?: MetricsLogger;
-  /** Lines held while the daemon is unreachable. Default 10 000. */
-  readonly maxPendingLines?: number;
-  /** Push `nodejs.` runtime gauges (collected every writeInterval/2). Default true. */
-  readonly runtimeMetrics?: boolean;
-  readonly maxSeriesPerMetric?: number;
-  /** First TCP reconnect delay. Default 1 000 ms. */
-  readonly initialBackoffMs?: number;
-  readonly maxBackoffMs?: number;
 }
 
 export interface StatsdProvider extends MetricsProvider {
   readonly kind: 'statsd';
   /** Sends what the current interval holds now (the timer does this every writeInterval). */
   flush(): void;
+  /** Delivery counters: lines sent, queued, dropped; reconnects; whether a connection is up. */
   stats(): StatsdTransportStats;
-}
-
-export interface StatsdTarget {
-  readonly network: 'udp' | 'tcp';
-  readonly host: string;
-  readonly port: number;
-  readonly writeIntervalMs: number;
-  readonly prefix: string;
-}
-
-/** Checks the push settings; every problem is a MetricsError naming the key. */
-export function parseStatsdSettings(settings: StatsdSettings): StatsdTarget {
-  const network = settings.network;
-  if (network !== 'udp' && network !== 'tcp') {
-    throw new MetricsError('INVALID_SETTINGS', `statsd network must be "udp" or "tcp", got ${JSON.stringify(network)}`);
-  }
-  const interval = settings.writeIntervalMs;
-  if (typeof interval !== 'number' || !Number.isFinite(interval) || interval <= 0) {
-    throw new MetricsError('INVALID_SETTINGS', `statsd writeInterval must be a duration greater than 0, got ${String(interval)} ms`);
-  }
-  if (interval > 2_147_483_647) {
-    throw new MetricsError('INVALID_SETTINGS', `statsd writeInterval must be at most 24 days, got ${interval} ms`);
-  }
-  const address = settings.address ?? '';
-  const colon = address.lastIndexOf(':');
-  if (colon < 0) throw new MetricsError('INVALID_SETTINGS', `statsd address ${JSON.stringify(address)}: missing port in address`);
-  let host = address.slice(0, colon);
-  if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
-  else if (host.includes(':')) throw new MetricsError('INVALID_SETTINGS', `statsd address ${JSON.stringify(address)}: too many colons in address`);
-  const portText = address.slice(colon + 1);
-  const port = Number(portText);
-  if (!/^\d+$/.test(portText) || port < 1 || port > 65_535) {
-    throw new MetricsError('INVALID_SETTINGS', `statsd address ${JSON.stringify(address)}: invalid port ${JSON.stringify(portText)}`);
-  }
-  return { network, host: host === '' ? '127.0.0.1' : host, port, writeIntervalMs: interval, prefix: normalizeStatsdPrefix(settings.prefix ?? '') };
 }
 
 /** Series of one metric: each knows its bucket name and writes into the shared aggregate. */
@@ -89,8 +46,8 @@ class StatsdFamilyBackend implements FamilyBackend {
  * Fabric's push model: values aggregate in the process and go to the daemon every
  * writeInterval, in Fabric's line format (`%f` values, `|c`, `|g`, `|ms`).
  */
-export function createStatsdProvider(settings: StatsdSettings, options: StatsdProviderOptions = {}): StatsdProvider {
-  const target = parseStatsdSettings(settings);
+export function createStatsdProvider(statsd: StatsdTarget, options: StatsdProviderOptions = {}): StatsdProvider {
+  const target = { ...statsd, prefix: normalizeStatsdPrefix(statsd.prefix) };
   const aggregate = new StatsdAggregate();
   const maxSeries = options.maxSeriesPerMetric ?? DEFAULT_MAX_SERIES_PER_METRIC;
   const onSeriesLimit = (name: string, max: number) =>
@@ -111,6 +68,7 @@ export function createStatsdProvider(settings: StatsdSettings, options: StatsdPr
     port: target.port,
     ...(options.logger === undefined ? {} : { logger: options.logger }),
     ...(options.maxPendingLines === undefined ? {} : { maxPendingLines: options.maxPendingLines }),
+    ...(options.maxSocketBufferBytes === undefined ? {} : { maxSocketBufferBytes: options.maxSocketBufferBytes }),
     ...(options.initialBackoffMs === undefined ? {} : { initialBackoffMs: options.initialBackoffMs }),
     ...(options.maxBackoffMs === undefined ? {} : { maxBackoffMs: options.maxBackoffMs }),
   });
@@ -118,7 +76,7 @@ export function createStatsdProvider(settings: StatsdSettings, options: StatsdPr
     namespace: 'metrics',
     subsystem: 'statsd',
     name: 'lines_dropped',
-    help: 'StatsD lines dropped: queue full while the daemon was unreachable, or too many histogram observations in one interval.',
+    help: 'StatsD lines dropped: queue full while the daemon was unreachable or not reading, or too many histogram observations in one interval.',
   });
 
   let flushTimer: NodeJS.Timeout | undefined;
@@ -151,11 +109,6 @@ export function createStatsdProvider(settings: StatsdSettings, options: StatsdPr
       } catch (error) {
         running = false;
         throw error;
-      }
-      if (!running) {
-        // stop() ran while hot-shots was loading.
-        await transport.stop();
-        return;
       }
       if (options.runtimeMetrics ?? true) {
         runtime ??= createRuntimeGauges(declarations);

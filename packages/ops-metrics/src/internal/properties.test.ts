@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { Gauge as PromGauge, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { renderRegistry } from './metrics-handler.ts';
+
 import { compileStatsdFormat, formatStatsdBucket } from './naming.ts';
 import { acceptsGzip, negotiateFormat, TEXT_FORMAT } from './negotiate.ts';
-import { createPrometheusProvider } from './prometheus.ts';
+import { createPrometheusProvider, renderBody } from './prometheus.ts';
 
 describe('properties', () => {
   it('StatsD label values never carry the separators into a bucket name', () => {
@@ -34,7 +34,7 @@ describe('properties', () => {
         fc.uniqueArray(fc.tuple(fc.string({ unit: 'binary' }), fc.string()), { minLength: 1, maxLength: 5, selector: (t) => t.join('\u0000') }),
         fc.double({ noNaN: true }),
         async (labelSets, value) => {
-          const ours = createPrometheusProvider({ defaultMetrics: false });
+          const ours = createPrometheusProvider({ runtimeMetrics: false });
           const gauge = ours.newGauge({ name: 'prop_gauge', help: 'help with \\ and \n newline', labelNames: ['a', 'b'] });
           const registry = new Registry();
           const reference = new PromGauge({ name: 'prop_gauge', help: 'help with \\ and \n newline', labelNames: ['a', 'b'], registers: [registry] });
@@ -42,7 +42,7 @@ describe('properties', () => {
             gauge.with('a', a, 'b', b).set(value);
             reference.set({ a, b }, value);
           }
-          const mine = (await renderRegistry(ours.registry, TEXT_FORMAT)).toString().split('\n').filter((l) => l.startsWith('prop_gauge'));
+          const mine = (await renderBody(ours, TEXT_FORMAT)).toString().split('\n').filter((l) => l.startsWith('prop_gauge'));
           const theirs = (await registry.metrics()).split('\n').filter((l) => l.startsWith('prop_gauge'));
           expect(mine.sort()).toEqual(theirs.sort());
         },

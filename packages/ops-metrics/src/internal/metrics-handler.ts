@@ -1,11 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
-import type { Handler } from '@fabric-ops/ops-http';
-import type { Registry } from 'prom-client';
-import { foreignLines, renderLines, type ForeignMetricData } from './exposition.ts';
 import { acceptsGzip, contentTypeFor, negotiateFormat, type ExpositionFormat } from './negotiate.ts';
-import { isPrometheusFamily } from './prometheus-family.ts';
 import type { Counter, Gauge } from './types.ts';
 
 const gzipAsync = promisify(gzip);
@@ -13,32 +9,18 @@ const gzipAsync = promisify(gzip);
 export const DEFAULT_MAX_IN_FLIGHT = 4;
 export const DEFAULT_SCRAPE_TIMEOUT_MS = 10_000;
 
+/** Serialises everything the endpoint serves in one format; rejects with the signal's reason when aborted. */
+export type RenderBody = (format: ExpositionFormat, signal: AbortSignal) => Promise<Buffer>;
+
 export interface MetricsHandlerOptions {
-  readonly registry: Registry;
+  readonly render: RenderBody;
   readonly maxInFlight?: number;
   readonly timeoutMs?: number;
   readonly openMetrics?: boolean;
-  /** Longest serialising stretch before yielding to the event loop. Default 5 ms. */
-  readonly sliceMs?: number;
   /** Self-instrumentation: requests by status code, and scrapes in progress. */
   readonly requests?: Counter;
   readonly inFlight?: Gauge;
   readonly onError?: (error: unknown) => void;
-}
-
-/** Every metric in the registry as exposition lines, families sorted by name. */
-async function* familiesOf(registry: Registry, format: ExpositionFormat): AsyncGenerator<Iterable<string>> {
-  const metrics = [...registry.getMetricsAsArray()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  for (const metric of metrics as unknown[]) {
-    if (isPrometheusFamily(metric)) yield metric.lines(format);
-    else yield foreignLines(await (metric as { get(): Promise<ForeignMetricData> }).get(), format);
-  }
-}
-
-/** Serialises a registry in the given format, yielding to the event loop as it goes. */
-export async function renderRegistry(registry: Registry, format: ExpositionFormat, options: { sliceMs?: number; signal?: AbortSignal } = {}): Promise<Buffer> {
-  const chunks = await renderLines(familiesOf(registry, format), { format, ...options });
-  return Buffer.concat(chunks);
 }
 
 function plain(res: ServerResponse, status: number, text: string): void {
@@ -48,11 +30,12 @@ function plain(res: ServerResponse, status: number, text: string): void {
 }
 
 /**
- * The `/metrics` handler. Like promhttp it answers every method (HEAD gets headers
+ * The `/metrics` handler. It reads nothing but the request's headers, so it works under
+ * any mount path and behind any framework. Like promhttp it answers every method (HEAD gets headers
  * only); it negotiates text 0.0.4 / OpenMetrics and gzip, refuses scrapes beyond
  * `maxInFlight` with 503, and answers 503 when serialising outlasts `timeoutMs`.
  */
-export function createMetricsHandler(options: MetricsHandlerOptions): Handler {
+export function createMetricsHandler(options: MetricsHandlerOptions): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   const maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
   const timeoutMs = options.timeoutMs ?? DEFAULT_SCRAPE_TIMEOUT_MS;
   // Off by default, as in Fabric's promhttp: a Prometheus server prefers OpenMetrics, which would
@@ -77,10 +60,7 @@ export function createMetricsHandler(options: MetricsHandlerOptions): Handler {
     res.once('close', onClose);
     try {
       const format = negotiateFormat(headerOf(req, 'accept'), openMetrics);
-      const rendering = renderRegistry(options.registry, format, {
-        signal: abort.signal,
-        ...(options.sliceMs === undefined ? {} : { sliceMs: options.sliceMs }),
-      });
+      const rendering = options.render(format, abort.signal);
       // A collector that never settles must not hold the answer past the time limit.
       rendering.catch(() => {});
       let body = await Promise.race([rendering, aborted(abort.signal)]);

@@ -1,4 +1,5 @@
 import type { ExpositionFormat } from './negotiate.ts';
+import type { AppMetric } from './types.ts';
 
 /** Prometheus sample values: `+Inf`, `-Inf`, `NaN`, otherwise the shortest round-trip form. */
 export function formatSampleValue(value: number): string {
@@ -52,21 +53,9 @@ export function* headerLines(name: string, help: string, type: string, format: E
   yield `# TYPE ${name} ${openMetrics && type === 'untyped' ? 'unknown' : type}`;
 }
 
-/** The shape prom-client's `metric.get()` resolves to. */
-export interface ForeignMetricData {
-  readonly name: string;
-  readonly help: string;
-  readonly type: unknown;
-  readonly values?: readonly {
-    readonly value: number;
-    readonly labels?: Readonly<Record<string, string | number | undefined>>;
-    readonly metricName?: string;
-  }[];
-}
-
-/** Exposition lines for a metric that lives in prom-client (default collectors, user metrics). */
-export function* foreignLines(data: ForeignMetricData, format: ExpositionFormat): Generator<string> {
-  const values = data.values ?? [];
+/** Exposition lines for a metric of an application's own prom-client registry. */
+export function* appMetricLines(data: AppMetric, format: ExpositionFormat): Generator<string> {
+  const values = data.values;
   if (values.length === 0) return;
   const type = String(data.type);
   const openMetrics = format.kind === 'openmetrics';
@@ -86,12 +75,6 @@ export function* foreignLines(data: ForeignMetricData, format: ExpositionFormat)
   }
 }
 
-/** Something that can describe itself in exposition lines without building objects per series. */
-export interface LineSource {
-  readonly name: string;
-  lines(format: ExpositionFormat): Generator<string>;
-}
-
 export interface RenderOptions {
   readonly format: ExpositionFormat;
   /** Longest stretch of work before yielding to the event loop. Default 5 ms. */
@@ -104,30 +87,28 @@ const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmedi
 /**
  * Serialises a sequence of line generators into buffers, giving the event loop back
  * every few milliseconds so a large registry never stalls other requests. Rejects
- * with the signal's reason when aborted.
+ * with the signal's reason when aborted. Synchronous between slices: a small scrape
+ * is one stretch of work with no promise per family.
  */
-export async function renderLines(sources: AsyncIterable<Iterable<string>> | Iterable<Iterable<string>>, options: RenderOptions): Promise<Buffer[]> {
+export async function renderLines(sources: Iterable<Iterable<string>>, options: RenderOptions): Promise<Buffer[]> {
   const sliceMs = options.sliceMs ?? 5;
   const chunks: Buffer[] = [];
-  let pending: string[] = [];
+  let pending = '';
   let sliceStart = performance.now();
   let count = 0;
-  const flush = () => {
-    if (pending.length > 0) chunks.push(Buffer.from(`${pending.join('\n')}\n`, 'utf8'));
-    pending = [];
-  };
-  for await (const lines of sources) {
+  for (const lines of sources) {
     for (const line of lines) {
-      pending.push(line);
+      pending += `${line}\n`;
       if ((++count & 255) === 0 && performance.now() - sliceStart >= sliceMs) {
-        flush();
+        chunks.push(Buffer.from(pending, 'utf8'));
+        pending = '';
         await yieldToEventLoop();
         options.signal?.throwIfAborted();
         sliceStart = performance.now();
       }
     }
   }
-  if (options.format.kind === 'openmetrics') pending.push('# EOF');
-  flush();
+  if (options.format.kind === 'openmetrics') pending += '# EOF\n';
+  if (pending !== '') chunks.push(Buffer.from(pending, 'utf8'));
   return chunks;
 }

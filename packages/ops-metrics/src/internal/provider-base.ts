@@ -10,7 +10,7 @@ export interface MetricsProvider extends MetricsFactory {
   readonly kind: ProviderKind;
   /** Routes to serve: `/metrics` (secure) with Prometheus, none otherwise. */
   readonly routes: readonly Route[];
-  /** Starts pushing (StatsD); an unreachable daemon is not an error (only a missing hot-shots is). */
+  /** Starts pushing (StatsD) or the runtime sampler (Prometheus); an unreachable daemon is not an error. */
   start(): Promise<void>;
   /** Stops timers and sockets; idempotent. */
   stop(): Promise<void>;
@@ -27,7 +27,8 @@ export class Declarations implements MetricsFactory {
 
   constructor(private readonly build: (declaration: Declaration) => Instrument) {}
 
-  private get(kind: MetricKind, options: MetricOptions | HistogramOptions): Instrument {
+  /** The metric's root instrument; internal callers may use every method whatever the kind. */
+  instrument(kind: MetricKind, options: MetricOptions | HistogramOptions): Instrument {
     const declaration = declare(kind, options);
     const existing = this.byName.get(declaration.name);
     if (existing !== undefined) {
@@ -40,14 +41,14 @@ export class Declarations implements MetricsFactory {
   }
 
   newCounter(options: MetricOptions): Counter {
-    return this.get('counter', options);
+    return this.instrument('counter', options);
   }
 
   newGauge(options: MetricOptions): Gauge {
-    return this.get('gauge', options);
+    return this.instrument('gauge', options);
   }
 
   newHistogram(options: HistogramOptions): Histogram {
-    return this.get('histogram', options);
+    return this.instrument('histogram', options);
   }
 }

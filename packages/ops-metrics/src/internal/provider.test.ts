@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { isMetricsError, type MetricsErrorCode } from './errors.ts';
-import { createMetricsProvider, DEFAULT_METRICS_SETTINGS } from './provider.ts';
-import { createPrometheusProvider } from './prometheus.ts';
-import { renderRegistry } from './metrics-handler.ts';
+import { createMetricsProvider } from './provider.ts';
+import { createPrometheusProvider, renderBody } from './prometheus.ts';
 import { TEXT_FORMAT } from './negotiate.ts';
-import type { MetricsSettings } from './types.ts';
+import type { MetricsOptions, StatsdTarget } from './types.ts';
 
 function codeOf(action: () => unknown): MetricsErrorCode | undefined {
   try {
@@ -21,21 +20,35 @@ function recordingLogger() {
   return { warnings, logger: { warn: (message: string) => warnings.push(message) } };
 }
 
-const settings = (provider: string): MetricsSettings => ({ ...DEFAULT_METRICS_SETTINGS, provider });
+const TARGET: StatsdTarget = { network: 'udp', host: '127.0.0.1', port: 8125, writeIntervalMs: 10_000, prefix: '' };
+const settings = (provider: 'prometheus' | 'statsd' | 'disabled'): MetricsOptions =>
+  provider === 'statsd' ? { provider, statsd: TARGET } : provider === 'prometheus' ? { provider, runtimeMetrics: false } : { provider };
 
 describe('createMetricsProvider', () => {
   it.each(['prometheus', 'statsd', 'disabled'] as const)('%s is chosen silently', (provider) => {
     const { warnings, logger } = recordingLogger();
-    expect(createMetricsProvider(settings(provider), { logger }).kind).toBe(provider);
+    const options = settings(provider);
+    expect(createMetricsProvider(options.provider === 'disabled' ? options : { ...options, logger }).kind).toBe(provider);
     expect(warnings).toEqual([]);
   });
 
-  it.each(['', 'Prometheus', 'STATSD', 'Disabled', 'graphite', ' prometheus'])('%j disables metrics with Fabric\'s warning', (provider) => {
+  it('does not ask for a statsd block with the prometheus provider (a type-level check as much as a runtime one)', () => {
+    const provider = createMetricsProvider({ provider: 'prometheus', runtimeMetrics: false });
+    expect(typeof provider.handler).toBe('function');
+  });
+
+  it.each(['', 'Prometheus', 'STATSD', 'graphite'])('%j is one INVALID_SETTINGS error, never a warning', (provider) => {
     const { warnings, logger } = recordingLogger();
-    const created = createMetricsProvider(settings(provider), { logger });
-    expect(created.kind).toBe('disabled');
-    expect(created.routes).toEqual([]);
-    expect(warnings).toEqual([`Unknown provider type: ${provider}; metrics disabled`]);
+    let caught: unknown;
+    try {
+      // A JavaScript caller, or a TypeScript one with a string from elsewhere.
+      createMetricsProvider(JSON.parse(JSON.stringify({ provider, logger })) as MetricsOptions);
+    } catch (error) {
+      caught = error;
+    }
+    expect(isMetricsError(caught) && caught.code).toBe('INVALID_SETTINGS');
+    expect((caught as Error).message).toBe(`provider must be "prometheus", "statsd" or "disabled", got ${JSON.stringify(provider)}`);
+    expect(warnings).toEqual([]);
   });
 
   it('defaults to disabled', () => {
@@ -49,23 +62,29 @@ describe('createMetricsProvider', () => {
   });
 
   it.each([
-    [{ writeIntervalMs: 0 }, 'writeInterval must be a duration greater than 0, got 0 ms'],
-    [{ writeIntervalMs: -5 }, 'got -5 ms'],
-    [{ writeIntervalMs: NaN }, 'got NaN ms'],
-    [{ network: 'bob-the-network' }, 'statsd network must be "udp" or "tcp", got "bob-the-network"'],
-    [{ network: '' }, 'got ""'],
-    [{ address: '127.0.0.1' }, 'statsd address "127.0.0.1": missing port in address'],
-    [{ address: '127.0.0.1:99999' }, 'invalid port "99999"'],
-    [{ address: '127.0.0.1:abc' }, 'invalid port "abc"'],
-  ])('statsd settings %o are a typed config error', (override, message) => {
+    [{ writeIntervalMs: 0 }, 'statsd.writeIntervalMs must be a number from 1 to 2147483647, got 0'],
+    [{ writeIntervalMs: -5 }, 'got -5'],
+    [{ writeIntervalMs: NaN }, 'got NaN'],
+    [{ network: 'bob-the-network' }, 'statsd.network must be "udp" or "tcp", got "bob-the-network"'],
+    [{ host: '' }, 'statsd.host must be a host name or IP address, got ""'],
+    [{ host: '[::1]' }, 'without brackets'],
+    [{ port: 99_999 }, 'statsd.port must be an integer from 1 to 65535, got 99999'],
+    [{ port: 0 }, 'got 0'],
+    [{ port: 1.5 }, 'got 1.5'],
+  ])('statsd target %o is one MetricsError', (override, message) => {
     let caught: unknown;
     try {
-      createMetricsProvider({ provider: 'statsd', statsd: { ...DEFAULT_METRICS_SETTINGS.statsd, ...override } });
+      createMetricsProvider({ provider: 'statsd', statsd: { ...TARGET, ...override } as StatsdTarget });
     } catch (error) {
       caught = error;
     }
     expect(isMetricsError(caught) && caught.code).toBe('INVALID_SETTINGS');
     expect((caught as Error).message).toContain(message);
+  });
+
+  it('refuses scrape options that cannot work', () => {
+    expect(codeOf(() => createMetricsProvider({ provider: 'prometheus', maxInFlight: 0 }))).toBe('INVALID_SETTINGS');
+    expect(codeOf(() => createMetricsProvider({ provider: 'prometheus', runtimeSampleIntervalMs: -1 }))).toBe('INVALID_SETTINGS');
   });
 });
 
@@ -132,26 +151,26 @@ describe.each(['prometheus', 'statsd', 'disabled'] as const)('the %s provider AP
 
 describe('with() pairs', () => {
   it('gives an odd trailing key the value "unknown"', async () => {
-    const provider = createPrometheusProvider({ defaultMetrics: false });
+    const provider = createPrometheusProvider({ runtimeMetrics: false });
     provider.newCounter({ name: 'odd', help: 'h', labelNames: ['a', 'b'] }).with('a', '1', 'b').add(1);
-    const text = (await renderRegistry(provider.registry, TEXT_FORMAT)).toString();
+    const text = (await renderBody(provider, TEXT_FORMAT)).toString();
     expect(text).toContain('odd{a="1",b="unknown"} 1');
   });
 
   it('lets a later value for the same label win', async () => {
-    const provider = createPrometheusProvider({ defaultMetrics: false });
+    const provider = createPrometheusProvider({ runtimeMetrics: false });
     provider.newCounter({ name: 'later', help: 'h', labelNames: ['a'] }).with('a', '1').with('a', '2').add(1);
-    const text = (await renderRegistry(provider.registry, TEXT_FORMAT)).toString();
+    const text = (await renderBody(provider, TEXT_FORMAT)).toString();
     expect(text).toContain('later{a="2"} 1');
     expect(text).not.toContain('later{a="1"}');
   });
 
   it('bounds the series per metric and warns once', async () => {
     const { warnings, logger } = recordingLogger();
-    const provider = createPrometheusProvider({ defaultMetrics: false, maxSeriesPerMetric: 3, logger });
+    const provider = createPrometheusProvider({ runtimeMetrics: false, maxSeriesPerMetric: 3, logger });
     const counter = provider.newCounter({ name: 'capped', help: 'h', labelNames: ['i'] });
     for (let i = 0; i < 10; i++) counter.with('i', String(i)).add(1);
-    const text = (await renderRegistry(provider.registry, TEXT_FORMAT)).toString();
+    const text = (await renderBody(provider, TEXT_FORMAT)).toString();
     expect(text.split('\n').filter((l) => l.startsWith('capped{'))).toHaveLength(3);
     expect(warnings).toEqual(['metric capped reached 3 series; values for new label combinations are dropped']);
   });

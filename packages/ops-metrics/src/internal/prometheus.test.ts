@@ -1,49 +1,53 @@
-import { request, createServer, type Server } from 'node:http';
+import { request, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
-import { Counter as PromCounter, Gauge as PromGauge } from 'prom-client';
+import { collectDefaultMetrics, Counter as PromCounter, Gauge as PromGauge, Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createMetricsHandler, renderRegistry } from './metrics-handler.ts';
 import { TEXT_FORMAT } from './negotiate.ts';
-import { createPrometheusProvider } from './prometheus.ts';
+import { createPrometheusProvider, renderBody } from './prometheus.ts';
 
 const OPENMETRICS = { kind: 'openmetrics', version: '1.0.0' } as const;
 
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
 describe('Prometheus exposition', () => {
   it('renders fabric_version as Fabric does', async () => {
-    const provider = createPrometheusProvider({ defaultMetrics: false });
+    const provider = createPrometheusProvider({ runtimeMetrics: false });
     provider
       .newGauge({ name: 'fabric_version', help: 'The active version of Fabric.', labelNames: ['version'], statsdFormat: '%{#fqname}.%{version}' })
       .with('version', 'test-version')
       .set(1);
-    const text = (await renderRegistry(provider.registry, TEXT_FORMAT)).toString();
+    const text = (await renderBody(provider, TEXT_FORMAT)).toString();
     expect(text).toContain('# HELP fabric_version The active version of Fabric.\n# TYPE fabric_version gauge\nfabric_version{version="test-version"} 1\n');
   });
 
   it('leaves out families that have no series yet', async () => {
-    const provider = createPrometheusProvider({ defaultMetrics: false });
+    const provider = createPrometheusProvider({ runtimeMetrics: false });
     provider.newCounter({ name: 'silent', help: 'h', labelNames: ['a'] });
     provider.newCounter({ name: 'unlabelled', help: 'h' });
-    const text = (await renderRegistry(provider.registry, TEXT_FORMAT)).toString();
+    const text = (await renderBody(provider, TEXT_FORMAT)).toString();
     expect(text).not.toContain('silent');
     expect(text).not.toContain('unlabelled');
   });
 
   it('escapes label values and help text', async () => {
-    const provider = createPrometheusProvider({ defaultMetrics: false });
+    const provider = createPrometheusProvider({ runtimeMetrics: false });
     provider.newCounter({ name: 'esc', help: 'back\\slash\nnewline "quoted"', labelNames: ['v'] }).with('v', 'a"b\\c\nd').add(2);
-    const text = (await renderRegistry(provider.registry, TEXT_FORMAT)).toString();
+    const text = (await renderBody(provider, TEXT_FORMAT)).toString();
     expect(text).toContain('# HELP esc back\\\\slash\\nnewline "quoted"\n');
     expect(text).toContain('esc{v="a\\"b\\\\c\\nd"} 2\n');
-    const om = (await renderRegistry(provider.registry, OPENMETRICS)).toString();
+    const om = (await renderBody(provider, OPENMETRICS)).toString();
     expect(om).toContain('# HELP esc back\\\\slash\\nnewline \\"quoted\\"\n');
   });
 
   it('renders histograms with cumulative buckets, sum and count', async () => {
-    const provider = createPrometheusProvider({ defaultMetrics: false });
+    const provider = createPrometheusProvider({ runtimeMetrics: false });
     const histogram = provider.newHistogram({ namespace: 'ledger', name: 'commit_time', help: 'h', labelNames: ['channel'], buckets: [0.1, 1, 10] });
     for (const value of [0.05, 0.5, 0.5, 5, 50]) histogram.with('channel', 'ch').observe(value);
-    const text = (await renderRegistry(provider.registry, TEXT_FORMAT)).toString();
+    const text = (await renderBody(provider, TEXT_FORMAT)).toString();
     expect(text).toContain(
       [
         '# HELP ledger_commit_time h',
@@ -56,64 +60,72 @@ describe('Prometheus exposition', () => {
         'ledger_commit_time_count{channel="ch"} 5',
       ].join('\n'),
     );
-    const om = (await renderRegistry(provider.registry, OPENMETRICS)).toString();
+    const om = (await renderBody(provider, OPENMETRICS)).toString();
     expect(om).toContain('ledger_commit_time_bucket{channel="ch",le="1.0"} 3');
     expect(om).toContain('ledger_commit_time_bucket{channel="ch",le="0.1"} 1');
   });
 
   it('adds _total to counter samples in OpenMetrics and ends with # EOF', async () => {
-    const provider = createPrometheusProvider({ defaultMetrics: false });
+    const provider = createPrometheusProvider({ runtimeMetrics: false });
     provider.newCounter({ namespace: 'logging', name: 'entries_checked', help: 'h', labelNames: ['level'] }).with('level', 'info').add(3);
-    const om = (await renderRegistry(provider.registry, OPENMETRICS)).toString();
+    const om = (await renderBody(provider, OPENMETRICS)).toString();
     expect(om).toContain('# TYPE logging_entries_checked counter\nlogging_entries_checked_total{level="info"} 3\n');
     expect(om).toContain('# TYPE promhttp_metric_handler_requests counter\npromhttp_metric_handler_requests_total{code="200"} 0\n');
     expect(om.endsWith('# EOF\n')).toBe(true);
-    const text = (await renderRegistry(provider.registry, TEXT_FORMAT)).toString();
+    const text = (await renderBody(provider, TEXT_FORMAT)).toString();
     expect(text).toContain('logging_entries_checked{level="info"} 3\n');
     expect(text).not.toContain('# EOF');
   });
 
-  it('includes prom-client metrics registered on the provider registry, and the default collectors', async () => {
-    const provider = createPrometheusProvider();
-    new PromGauge({ name: 'embedder_gauge', help: 'from prom-client', labelNames: ['x'], registers: [provider.registry] }).set({ x: 'y' }, 7);
-    new PromCounter({ name: 'embedder_events_total', help: 'from prom-client', registers: [provider.registry] }).inc(2);
-    const text = (await renderRegistry(provider.registry, TEXT_FORMAT)).toString();
+  it("includes the metrics of the application's own prom-client registry, and the runtime series", async () => {
+    const registry = new Registry();
+    const provider = createPrometheusProvider({ registry });
+    cleanups.push(() => provider.stop());
+    new PromGauge({ name: 'embedder_gauge', help: 'from prom-client', labelNames: ['x'], registers: [registry] }).set({ x: 'y' }, 7);
+    new PromCounter({ name: 'embedder_events_total', help: 'from prom-client', registers: [registry] }).inc(2);
+    const text = (await renderBody(provider, TEXT_FORMAT)).toString();
     expect(text).toContain('embedder_gauge{x="y"} 7');
     expect(text).toContain('embedder_events_total 2');
     expect(text).toContain('# TYPE process_cpu_seconds_total counter');
     expect(text).toContain('# TYPE nodejs_heap_size_total_bytes gauge');
     expect(text).not.toContain('nodejs_active_handles_total');
-    const om = (await renderRegistry(provider.registry, OPENMETRICS)).toString();
+    const om = (await renderBody(provider, OPENMETRICS)).toString();
     expect(om).toContain('# TYPE embedder_events counter\nembedder_events_total 2');
   });
 
   it('keeps two providers apart and never touches the global registry', async () => {
     const { register } = await import('prom-client');
     const before = register.getMetricsAsArray().length;
-    const a = createPrometheusProvider();
-    const b = createPrometheusProvider();
+    const a = createPrometheusProvider({ runtimeMetrics: false });
+    const b = createPrometheusProvider({ runtimeMetrics: false });
     a.newCounter({ name: 'only_in_a', help: 'h' }).add(1);
-    expect((await renderRegistry(b.registry, TEXT_FORMAT)).toString()).not.toContain('only_in_a');
+    expect((await renderBody(b, TEXT_FORMAT)).toString()).not.toContain('only_in_a');
     expect(register.getMetricsAsArray().length).toBe(before);
   });
 
-  it('lets prom-client render the provider families too', async () => {
-    const provider = createPrometheusProvider({ defaultMetrics: false });
-    provider.newHistogram({ name: 'h', help: 'help', buckets: [1] }).observe(0.5);
-    provider.newGauge({ name: 'g', help: 'help', labelNames: ['l'] }).with('l', 'v').set(4);
-    const text = await provider.registry.metrics();
-    expect(text).toContain('h_bucket{le="1"} 1');
-    expect(text).toContain('h_bucket{le="+Inf"} 1');
-    expect(text).toContain('g{l="v"} 4');
+  it('serves a registry that already collects prom-client default metrics without throwing, one family per name', async () => {
+    const registry = new Registry();
+    collectDefaultMetrics({ register: registry });
+    const warnings: string[] = [];
+    const provider = createPrometheusProvider({ registry, logger: { warn: (m) => warnings.push(m) } });
+    cleanups.push(() => provider.stop());
+    const text = (await renderBody(provider, TEXT_FORMAT)).toString();
+    const types = text.split('\n').filter((l) => l.startsWith('# TYPE '));
+    expect(new Set(types).size).toBe(types.length);
+    expect(types).toContain('# TYPE process_cpu_seconds_total counter');
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain('process_cpu_seconds_total');
+    await renderBody(provider, TEXT_FORMAT);
+    expect(warnings).toHaveLength(1);
   });
 
   it('yields to the event loop while serialising a large registry', async () => {
-    const provider = createPrometheusProvider({ defaultMetrics: false, maxSeriesPerMetric: 1_000_000 });
+    const provider = createPrometheusProvider({ runtimeMetrics: false, maxSeriesPerMetric: 1_000_000, sliceMs: 1 });
     const counter = provider.newCounter({ name: 'big', help: 'h', labelNames: ['i'] });
     for (let i = 0; i < 100_000; i++) counter.with('i', String(i)).add(1);
     let ticks = 0;
     const ticker = setInterval(() => ticks++, 0);
-    const body = await renderRegistry(provider.registry, TEXT_FORMAT, { sliceMs: 1 });
+    const body = await renderBody(provider, TEXT_FORMAT);
     clearInterval(ticker);
     expect(body.toString().split('\n').filter((l) => l.startsWith('big{'))).toHaveLength(100_000);
     expect(ticks).toBeGreaterThan(1);
@@ -127,7 +139,7 @@ describe('/metrics handler', () => {
     server = undefined;
   });
 
-  async function serve(handler: ReturnType<typeof createMetricsHandler>): Promise<number> {
+  async function serve(handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>): Promise<number> {
     server = createServer((req, res) => void handler(req, res));
     await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
     return (server.address() as AddressInfo).port;
@@ -146,18 +158,18 @@ describe('/metrics handler', () => {
   }
 
   it('serves text 0.0.4 even to an OpenMetrics-preferring Prometheus unless OpenMetrics is switched on', async () => {
-    const provider = createPrometheusProvider({ defaultMetrics: false });
+    const provider = createPrometheusProvider({ runtimeMetrics: false });
     provider.newGauge({ name: 'fabric_version', help: 'The active version of Fabric.', labelNames: ['version'] }).with('version', '1.2.3').set(1);
-    const port = await serve(provider.routes[0]!.handler as ReturnType<typeof createMetricsHandler>);
+    const port = await serve(provider.handler);
     const reply = await get(port, { Accept: 'application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1' });
     expect(reply.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8; escaping=underscores');
     expect(reply.body.toString()).not.toContain('# EOF');
   });
 
   it('serves text 0.0.4 by default, OpenMetrics on request when enabled, gzip when allowed, and every method', async () => {
-    const provider = createPrometheusProvider({ defaultMetrics: false, openMetrics: true });
+    const provider = createPrometheusProvider({ runtimeMetrics: false, openMetrics: true });
     provider.newGauge({ name: 'fabric_version', help: 'The active version of Fabric.', labelNames: ['version'] }).with('version', '1.2.3').set(1);
-    const port = await serve(provider.routes[0]!.handler as ReturnType<typeof createMetricsHandler>);
+    const port = await serve(provider.handler);
 
     const plain = await get(port);
     expect(plain.status).toBe(200);
@@ -186,7 +198,8 @@ describe('/metrics handler', () => {
   });
 
   it('answers 503 beyond the in-flight limit and when a scrape outlasts its time limit', async () => {
-    const provider = createPrometheusProvider({ defaultMetrics: false });
+    const registry = new Registry();
+    const provider = createPrometheusProvider({ runtimeMetrics: false, registry, maxInFlight: 1, timeoutMs: 60_000 });
     let release: () => void = () => {};
     const gate = new Promise<void>((resolve) => (release = resolve));
     let entered: () => void = () => {};
@@ -194,15 +207,14 @@ describe('/metrics handler', () => {
     new PromGauge({
       name: 'slow_gauge',
       help: 'waits for the test',
-      registers: [provider.registry],
+      registers: [registry],
       async collect() {
         entered();
         await gate;
         this.set(1);
       },
     });
-    const handler = createMetricsHandler({ registry: provider.registry, maxInFlight: 1, timeoutMs: 60_000 });
-    const port = await serve(handler);
+    const port = await serve(provider.handler);
     const first = get(port);
     await collecting;
     const second = await get(port);
@@ -212,26 +224,28 @@ describe('/metrics handler', () => {
     expect((await first).status).toBe(200);
 
     const stuck = new Promise<void>(() => {});
-    const provider2 = createPrometheusProvider({ defaultMetrics: false });
-    new PromGauge({ name: 'stuck', help: 'never answers', registers: [provider2.registry], collect: () => stuck });
+    const registry2 = new Registry();
+    const provider2 = createPrometheusProvider({ runtimeMetrics: false, registry: registry2, timeoutMs: 200 });
+    new PromGauge({ name: 'stuck', help: 'never answers', registers: [registry2], collect: () => stuck });
     await new Promise<void>((resolve) => server!.close(() => resolve()));
-    const port2 = await serve(createMetricsHandler({ registry: provider2.registry, timeoutMs: 200 }));
+    const port2 = await serve(provider2.handler);
     const timedOut = await get(port2);
     expect(timedOut.status).toBe(503);
     expect(timedOut.body.toString()).toBe('collecting metrics took longer than 200 ms\n');
   });
 
   it('answers 500 with the message only when a collector fails', async () => {
-    const provider = createPrometheusProvider({ defaultMetrics: false });
+    const registry = new Registry();
+    const provider = createPrometheusProvider({ runtimeMetrics: false, registry });
     new PromGauge({
       name: 'broken',
       help: 'throws',
-      registers: [provider.registry],
+      registers: [registry],
       collect() {
         throw new Error('sensor offline');
       },
     });
-    const port = await serve(createMetricsHandler({ registry: provider.registry }));
+    const port = await serve(provider.handler);
     const reply = await get(port);
     expect(reply.status).toBe(500);
     expect(reply.body.toString()).toBe('error collecting metrics: sensor offline\n');

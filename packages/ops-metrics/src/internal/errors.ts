@@ -10,10 +10,8 @@ export type MetricsErrorCode =
   | 'INVALID_METRIC_OPTIONS'
   /** A metric of that name already exists with different options. */
   | 'DUPLICATE_METRIC'
-  /** Provider settings that cannot work (writeInterval ≤ 0, unknown network, bad address). */
-  | 'INVALID_SETTINGS'
-  /** An optional peer dependency (hot-shots for the statsd provider) is not installed. */
-  | 'DEPENDENCY_MISSING';
+  /** Provider options that cannot work (unknown provider, port 0, writeIntervalMs ≤ 0, …). */
+  | 'INVALID_SETTINGS';
 
 export class MetricsError extends Error {
   override readonly name = 'MetricsError';

@@ -64,18 +64,10 @@ class HistogramSeries implements SeriesSink {
 
 type Series = ScalarSeries | HistogramSeries;
 
-/** A sample as prom-client's `get()` reports it. */
-interface SampleObject {
-  value: number;
-  labels: Record<string, string | number>;
-  metricName?: string;
-}
-
 /**
- * A metric family kept by ops-metrics and registered in a prom-client Registry.
- * It behaves like a prom-client metric towards the registry (`get()`, `reset()`,
- * so `registry.metrics()` works for embedders), and the /metrics handler reads its
- * series directly, a slice at a time, without building an object per sample.
+ * The storage of one metric family for the Prometheus provider: its series, and the
+ * exposition lines the renderer reads from them a slice at a time, without building
+ * an object per sample.
  */
 export class PrometheusFamily implements FamilyBackend {
   readonly cachesSeries = true;
@@ -83,7 +75,6 @@ export class PrometheusFamily implements FamilyBackend {
   readonly name: string;
   readonly help: string;
   readonly type: string;
-  readonly aggregator = 'sum';
   private readonly series = new Set<Series>();
 
   constructor(
@@ -143,37 +134,4 @@ export class PrometheusFamily implements FamilyBackend {
       yield `${this.name}_count${braces} ${series.count}`;
     }
   }
-
-  /** prom-client's view, for `registry.metrics()` and `getMetricsAsJSON()`. */
-  async get(): Promise<{ name: string; help: string; type: string; aggregator: string; values: SampleObject[] }> {
-    const names = this.declaration.labelNames;
-    const values: SampleObject[] = [];
-    for (const series of this.series) {
-      const labels: Record<string, string> = {};
-      names.forEach((n, i) => (labels[n] = series.labelValues[i]!));
-      if (series instanceof ScalarSeries) {
-        values.push({ value: series.value, labels });
-        continue;
-      }
-      let cumulative = 0;
-      this.declaration.buckets.forEach((bound, i) => {
-        cumulative += series.counts[i]!;
-        values.push({ value: cumulative, labels: { ...labels, le: bound }, metricName: `${this.name}_bucket` });
-      });
-      values.push({ value: series.count, labels: { ...labels, le: '+Inf' }, metricName: `${this.name}_bucket` });
-      values.push({ value: series.sum, labels, metricName: `${this.name}_sum` });
-      values.push({ value: series.count, labels, metricName: `${this.name}_count` });
-    }
-    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
-  }
-
-  /** prom-client's `registry.resetMetrics()`: forget every series. */
-  reset(): void {
-    this.series.clear();
-    this.family.clear();
-  }
-}
-
-export function isPrometheusFamily(value: unknown): value is PrometheusFamily {
-  return value instanceof PrometheusFamily;
 }

@@ -51,10 +51,10 @@ function tcpListener(port = 0): Promise<{ server: Server; port: number; lines: s
   );
 }
 
-function provider(network: string, port: number, extra: Partial<Parameters<typeof createStatsdProvider>[1]> = {}, prefix = '') {
+function provider(network: 'udp' | 'tcp', port: number, extra: Partial<Parameters<typeof createStatsdProvider>[1]> = {}, prefix = '') {
   const warnings: string[] = [];
   const created: StatsdProvider = createStatsdProvider(
-    { network, address: `127.0.0.1:${port}`, writeIntervalMs: 100, prefix },
+    { network, host: '127.0.0.1', port, writeIntervalMs: 100, prefix },
     { runtimeMetrics: false, logger: { warn: (m) => warnings.push(m) }, ...extra },
   );
   cleanups.push(() => created.stop());
@@ -130,6 +130,45 @@ describe('StatsD provider', () => {
     await waitFor(() => second.lines.some((l) => /^metrics\.statsd\.lines_dropped:\d+\.000000\|c$/.test(l)));
   });
 
+  it('bounds what waits in the socket for a TCP daemon that accepts and never reads, and counts the drops', async () => {
+    const accepted: Socket[] = [];
+    const server = createServer((socket) => {
+      // Accept, then never read: the kernel buffers fill, then Node's write queue would.
+      socket.pause();
+      accepted.push(socket);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanups.push(
+      () =>
+        new Promise<void>((resolve) => {
+          for (const socket of accepted) socket.destroy();
+          server.close(() => resolve());
+        }),
+    );
+    const maxSocketBufferBytes = 64 * 1024;
+    const { created, warnings } = provider('tcp', (server.address() as AddressInfo).port, { maxPendingLines: 2_000, maxSocketBufferBytes });
+    await created.start();
+    await waitFor(() => created.stats().connected);
+    const gauge = created.newGauge({ name: 'flood', help: 'h', labelNames: ['i'], statsdFormat: '%{#fqname}.%{i}', });
+    let highest = 0;
+    // ~100 bytes a line, 2 000 lines a flush: far more than loopback's socket buffers hold.
+    for (let round = 0; round < 200 && created.stats().droppedLines < 10_000; round++) {
+      for (let i = 0; i < 2_000; i++) gauge.with('i', `${round}_${i}_${'x'.repeat(70)}`).set(i);
+      created.flush();
+      highest = Math.max(highest, created.stats().socketBufferedBytes);
+      await new Promise((r) => setImmediate(r));
+    }
+    const stats = created.stats();
+    expect(stats.droppedLines).toBeGreaterThanOrEqual(10_000);
+    expect(stats.pendingLines).toBeLessThanOrEqual(2_000);
+    // One write of at most 64 KiB may go past the bound.
+    expect(highest).toBeLessThanOrEqual(maxSocketBufferBytes + 64 * 1024);
+    expect(highest).toBeGreaterThan(0);
+    const dropWarnings = warnings.filter((w) => w.includes('is not reading'));
+    expect(dropWarnings).toHaveLength(1);
+    expect(dropWarnings[0]).toMatch(/^statsd: tcp 127\.0\.0\.1:\d+ is not reading \(\d+ bytes wait in the socket\); dropped \d+ lines beyond the 2000-line queue$/);
+  });
+
   it('drops a line too long for any datagram instead of retrying it forever', async () => {
     const daemon = await udpListener();
     const { created } = provider('udp', daemon.port);
@@ -144,9 +183,9 @@ describe('StatsD provider', () => {
 
   it('never throws when the daemon host does not resolve', async () => {
     const warnings: string[] = [];
-    for (const network of ['udp', 'tcp']) {
+    for (const network of ['udp', 'tcp'] as const) {
       const created = createStatsdProvider(
-        { network, address: 'no-such-host.invalid:8125', writeIntervalMs: 50, prefix: '' },
+        { network, host: 'no-such-host.invalid', port: 8125, writeIntervalMs: 50, prefix: '' },
         { runtimeMetrics: false, initialBackoffMs: 50, logger: { warn: (m) => warnings.push(m) } },
       );
       cleanups.push(() => created.stop());

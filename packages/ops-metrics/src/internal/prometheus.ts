@@ -1,0 +1,158 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Route } from '@fabric-ops/ops-http';
+import type { Declaration } from './declare.ts';
+import { appMetricLines, renderLines } from './exposition.ts';
+import { createMetricsHandler } from './metrics-handler.ts';
+import type { ExpositionFormat } from './negotiate.ts';
+import { PrometheusFamily } from './prometheus-family.ts';
+import { Declarations, DEFAULT_MAX_SERIES_PER_METRIC, type MetricsProvider } from './provider-base.ts';
+import { createRuntimeCollectors, DEFAULT_RUNTIME_SAMPLE_INTERVAL_MS, type RuntimeCollectors } from './runtime-collectors.ts';
+import type { AppMetric, Counter, Gauge, Histogram, HistogramOptions, MetricOptions, MetricsLogger, PrometheusOptions } from './types.ts';
+
+export interface PrometheusProviderOptions extends PrometheusOptions {
+  readonly logger?: MetricsLogger;
+  /** Longest serialising stretch before yielding to the event loop. Default 5 ms. */
+  readonly sliceMs?: number;
+}
+
+export interface PrometheusProvider extends MetricsProvider {
+  readonly kind: 'prometheus';
+  /**
+   * The `/metrics` handler on its own, for any server or framework and any mount path
+   * (`routes` holds the same handler at `/metrics`).
+   */
+  readonly handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+}
+
+const byName = (a: { name: string }, b: { name: string }): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+/**
+ * Metrics scraped from `/metrics`. ops-metrics keeps every series itself and renders
+ * the exposition itself; an application's own prom-client registry, when given, is
+ * read through its public `getMetricsAsJSON()` at scrape time and served after.
+ */
+export function createPrometheusProvider(options: PrometheusProviderOptions = {}): PrometheusProvider {
+  const maxSeries = options.maxSeriesPerMetric ?? DEFAULT_MAX_SERIES_PER_METRIC;
+  const onSeriesLimit = (name: string, max: number) =>
+    options.logger?.warn(`metric ${name} reached ${max} series; values for new label combinations are dropped`);
+
+  const families: PrometheusFamily[] = [];
+  const ownNames = new Set<string>();
+  let sorted = true;
+  const declarations = new Declarations((declaration: Declaration) => {
+    const family = new PrometheusFamily(declaration, maxSeries, onSeriesLimit);
+    families.push(family);
+    ownNames.add(family.name);
+    sorted = false;
+    return family.family.root();
+  });
+
+  let runtime: RuntimeCollectors | undefined;
+  const startRuntime = () => {
+    if (runtime !== undefined || options.runtimeMetrics === false) return;
+    runtime = createRuntimeCollectors(
+      {
+        counter: (name, help) => declarations.instrument('counter', { name, help }),
+        gauge: (name, help, labelNames = []) => declarations.instrument('gauge', { name, help, labelNames }),
+        histogram: (name, help, labelNames, buckets) => declarations.instrument('histogram', { name, help, labelNames, buckets }),
+      },
+      options.runtimeSampleIntervalMs ?? DEFAULT_RUNTIME_SAMPLE_INTERVAL_MS,
+    );
+  };
+  startRuntime();
+
+  // promhttp's self-instrumentation, which Fabric's /metrics carries.
+  const requests = declarations.newCounter({
+    namespace: 'promhttp',
+    subsystem: 'metric_handler',
+    name: 'requests_total',
+    help: 'Total number of scrapes by HTTP status code.',
+    labelNames: ['code'],
+  });
+  for (const code of ['200', '500', '503']) requests.with('code', code).add(0);
+  const inFlight = declarations.newGauge({
+    namespace: 'promhttp',
+    subsystem: 'metric_handler',
+    name: 'requests_in_flight',
+    help: 'Current number of scrapes being served.',
+  });
+  inFlight.set(0);
+
+  const shadowed = new Set<string>();
+  /** The app registry's metrics, minus names ops-metrics serves itself (one family per name). */
+  const appMetrics = async (): Promise<AppMetric[]> => {
+    if (options.registry === undefined) return [];
+    const kept: AppMetric[] = [];
+    const newlyShadowed: string[] = [];
+    for (const metric of await options.registry.getMetricsAsJSON()) {
+      if (!ownNames.has(metric.name)) kept.push(metric);
+      else if (!shadowed.has(metric.name)) {
+        shadowed.add(metric.name);
+        newlyShadowed.push(metric.name);
+      }
+    }
+    if (newlyShadowed.length > 0) {
+      options.logger?.warn(
+        `metrics ${newlyShadowed.join(', ')} of the application's prom-client registry have the names of ops-metrics' own series; serving ops-metrics' (set runtimeMetrics: false to serve the registry's runtime series instead)`,
+      );
+    }
+    return kept.sort(byName);
+  };
+
+  function* sources(format: ExpositionFormat, app: readonly AppMetric[]): Generator<Iterable<string>> {
+    runtime?.beforeScrape();
+    if (!sorted) {
+      families.sort(byName);
+      sorted = true;
+    }
+    const own = families.slice();
+    // Both lists are sorted: merge them so the whole answer is in name order, as client_golang's is.
+    let j = 0;
+    for (const family of own) {
+      while (j < app.length && app[j]!.name < family.name) yield appMetricLines(app[j++]!, format);
+      yield family.lines(format);
+    }
+    while (j < app.length) yield appMetricLines(app[j++]!, format);
+  }
+
+  const render = async (format: ExpositionFormat, signal: AbortSignal): Promise<Buffer> => {
+    const app = options.registry === undefined ? [] : await appMetrics();
+    const chunks = await renderLines(sources(format, app), { format, signal, ...(options.sliceMs === undefined ? {} : { sliceMs: options.sliceMs }) });
+    return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+  };
+
+  const handler = createMetricsHandler({
+    render,
+    requests,
+    inFlight,
+    ...(options.maxInFlight === undefined ? {} : { maxInFlight: options.maxInFlight }),
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    ...(options.openMetrics === undefined ? {} : { openMetrics: options.openMetrics }),
+    onError: (error) => options.logger?.warn(`error collecting metrics: ${error instanceof Error ? error.message : String(error)}`),
+  });
+
+  const provider: PrometheusProvider = {
+    kind: 'prometheus',
+    handler,
+    routes: [{ path: '/metrics', secure: true, handler }] satisfies Route[],
+    newCounter: (o: MetricOptions): Counter => declarations.newCounter(o),
+    newGauge: (o: MetricOptions): Gauge => declarations.newGauge(o),
+    newHistogram: (o: HistogramOptions): Histogram => declarations.newHistogram(o),
+    start: async () => startRuntime(),
+    stop: async () => {
+      runtime?.stop();
+      runtime = undefined;
+    },
+  };
+  renderers.set(provider, render);
+  return provider;
+}
+
+const renderers = new WeakMap<PrometheusProvider, (format: ExpositionFormat, signal: AbortSignal) => Promise<Buffer>>();
+
+/** The body a scrape in `format` gets, without HTTP (tests, the bench). */
+export function renderBody(provider: PrometheusProvider, format: ExpositionFormat): Promise<Buffer> {
+  const render = renderers.get(provider);
+  if (render === undefined) throw new TypeError('not a provider made by createPrometheusProvider');
+  return render(format, new AbortController().signal);
+}

@@ -1,0 +1,120 @@
+/** What every metric is declared with (Fabric's CounterOpts / GaugeOpts). */
+export interface MetricOptions {
+  readonly namespace?: string;
+  readonly subsystem?: string;
+  /** Required; the last part of the name. */
+  readonly name: string;
+  readonly help: string;
+  /** The labels `with()` accepts, in the order StatsD templates and exposition use them. */
+  readonly labelNames?: readonly string[];
+  /** StatsD bucket template, e.g. `%{#fqname}.%{channel}`; default `%{#fqname}`. */
+  readonly statsdFormat?: string;
+}
+
+export interface HistogramOptions extends MetricOptions {
+  /** Upper bounds, strictly increasing; `+Inf` is implied. Prometheus's defaults when omitted. */
+  readonly buckets?: readonly number[];
+}
+
+export interface Counter {
+  /** A child with these label values: `with('channel', 'mych', 'type', 'x')`. A trailing key without a value gets `unknown`. */
+  with(...labelPairs: string[]): Counter;
+  /** Adds a non-negative, finite delta. */
+  add(delta: number): void;
+}
+
+export interface Gauge {
+  with(...labelPairs: string[]): Gauge;
+  add(delta: number): void;
+  set(value: number): void;
+}
+
+export interface Histogram {
+  with(...labelPairs: string[]): Histogram;
+  /** Records one observation (Fabric observes durations in seconds). */
+  observe(value: number): void;
+}
+
+/** The three metric factories every provider offers. */
+export interface MetricsFactory {
+  newCounter(options: MetricOptions): Counter;
+  newGauge(options: MetricOptions): Gauge;
+  newHistogram(options: HistogramOptions): Histogram;
+}
+
+/** The subset of a (pino) logger ops-metrics writes to. */
+export interface MetricsLogger {
+  warn(message: string): void;
+}
+
+/** Where the statsd provider pushes: already parsed (ops-config produces it from `metrics.statsd`). */
+export interface StatsdTarget {
+  readonly network: 'udp' | 'tcp';
+  /** Host name or IP address (IPv6 without brackets). */
+  readonly host: string;
+  readonly port: number;
+  /** How often aggregated values are sent; 1 ms to 2^31-1 ms. */
+  readonly writeIntervalMs: number;
+  /** Prepended to every bucket; a `.` is appended when missing (Fabric's rule). */
+  readonly prefix: string;
+}
+
+/**
+ * An application's own prom-client `Registry` (or anything with the same public
+ * `getMetricsAsJSON()`), whose metrics are served on `/metrics` beside ops-metrics' own.
+ */
+export interface AppRegistry {
+  getMetricsAsJSON(): Promise<readonly AppMetric[]>;
+}
+
+/** One metric as prom-client's `getMetricsAsJSON()` reports it. */
+export interface AppMetric {
+  readonly name: string;
+  readonly help: string;
+  /** prom-client reports `'counter'`, `'gauge'`, `'histogram'` or `'summary'` (its typings say an enum). */
+  readonly type: unknown;
+  readonly values: readonly {
+    readonly value: number;
+    readonly labels: Readonly<Record<string, string | number | undefined>>;
+    readonly metricName?: string;
+  }[];
+}
+
+/** The `/metrics` endpoint's options (not in Fabric's config files; defaults apply). */
+export interface PrometheusOptions {
+  /** Scrapes served at once; more get 503. Default 4. */
+  readonly maxInFlight?: number;
+  /** A scrape taking longer answers 503. Default 10 000 ms. */
+  readonly timeoutMs?: number;
+  /** Answer OpenMetrics when the Accept header prefers it (opt-in; Fabric never does). Default false. */
+  readonly openMetrics?: boolean;
+  /** Series per metric before new label combinations are dropped (with a warning). Default 100 000. */
+  readonly maxSeriesPerMetric?: number;
+  /** The Node runtime and process series (`nodejs_*`, `process_*`). Default true. */
+  readonly runtimeMetrics?: boolean;
+  /** How often the runtime series that are not read at scrape time are sampled. Default 5 000 ms. */
+  readonly runtimeSampleIntervalMs?: number;
+  /** An application's own prom-client registry, served after ops-metrics' families. */
+  readonly registry?: AppRegistry;
+}
+
+/** The statsd provider's options beyond its target. */
+export interface StatsdOptions {
+  /** Lines held while the daemon is unreachable or not reading; the oldest are dropped beyond it. Default 10 000. */
+  readonly maxPendingLines?: number;
+  /** TCP: bytes allowed to wait in the socket's write queue before lines stay queued here. Default 256 KiB. */
+  readonly maxSocketBufferBytes?: number;
+  /** Push `nodejs.` runtime gauges (collected every writeInterval/2). Default true. */
+  readonly runtimeMetrics?: boolean;
+  readonly maxSeriesPerMetric?: number;
+  /** First TCP reconnect delay. Default 1 000 ms. */
+  readonly initialBackoffMs?: number;
+  /** Longest TCP reconnect delay. Default 60 000 ms. */
+  readonly maxBackoffMs?: number;
+}
+
+/** What `createMetricsProvider` takes: the provider and only the settings that provider uses. */
+export type MetricsOptions =
+  | ({ readonly provider: 'prometheus'; readonly logger?: MetricsLogger } & PrometheusOptions)
+  | ({ readonly provider: 'statsd'; readonly statsd: StatsdTarget; readonly logger?: MetricsLogger } & StatsdOptions)
+  | { readonly provider: 'disabled' };
