@@ -1,4 +1,5 @@
 import { defineConfig } from 'tsup';
 import { packageBuild } from '../../tsup.shared.ts';
 
-export default defineConfig(packageBuild());
+// Two entries: the whole package, and the pino-free grammar (`./spec`).
+export default defineConfig(packageBuild({ index: 'src/index.ts', spec: 'src/spec.ts' }));

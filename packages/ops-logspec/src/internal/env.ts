@@ -1,12 +1,13 @@
-import { isLogspecError, LogspecError } from './errors.ts';
+import { isLogspecError, LogspecError } from '../errors.ts';
 import { createLogging, type LogFormat, type Logging, type LoggingOptions } from './registry.ts';
-import { normaliseSpec } from './spec.ts';
+import { parseSpec, type ParsedSpec } from './spec.ts';
 
 export const LOGGING_SPEC_ENV = 'FABRIC_LOGGING_SPEC';
 export const LOGGING_FORMAT_ENV = 'FABRIC_LOGGING_FORMAT';
 
 export interface EnvLoggingSettings {
-  readonly spec: string;
+  /** Parsed once here; hand it to createLogging as it is. */
+  readonly spec: ParsedSpec;
   readonly format: LogFormat;
 }
 
@@ -17,9 +18,9 @@ export interface EnvLoggingSettings {
  * whose message is one line naming the variable.
  */
 export function loggingSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): EnvLoggingSettings {
-  const spec = env[LOGGING_SPEC_ENV] ?? '';
+  let spec: ParsedSpec;
   try {
-    normaliseSpec(spec);
+    spec = parseSpec(env[LOGGING_SPEC_ENV] ?? '');
   } catch (error) {
     if (!isLogspecError(error)) throw error;
     throw new LogspecError(error.code, `${LOGGING_SPEC_ENV}: ${error.message}`, { cause: error });
@@ -37,7 +38,7 @@ export function loggingSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): En
   return { spec, format };
 }
 
-/** `createLogging` with the spec and format from the environment. */
+/** `createLogging` with the spec and format from the environment, each read and parsed once. */
 export function createLoggingFromEnv(
   env: NodeJS.ProcessEnv = process.env,
   options: Omit<LoggingOptions, 'spec' | 'format'> = {},

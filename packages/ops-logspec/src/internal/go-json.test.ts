@@ -1,7 +1,7 @@
 import { DECODE_CASES } from '@fabric-ops/test-kit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isLogspecError, type LogspecError } from './errors.ts';
+import { isLogspecError, type LogspecError } from '../errors.ts';
 import { decodeLogSpecBody } from './go-json.ts';
 
 function decode(body: string | Buffer): { spec: string } | { error: string; code: string } {

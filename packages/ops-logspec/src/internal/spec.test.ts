@@ -10,9 +10,23 @@ import {
 } from '@fabric-ops/test-kit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isLogspecError, LogspecError } from './errors.ts';
+import { isLogspecError, LogspecError } from '../errors.ts';
 import { isValidLevelName, levelFromName } from './levels.ts';
-import { isValidLoggerName, LoggerLevels, normaliseSpec, parseSpec, resolveLevel } from './spec.ts';
+import { formatSpec, isValidLoggerName, lowestLevel, normaliseSpec, parseSpec, resolveLevel, trustedSpec } from './spec.ts';
+
+/** The active-spec behaviour the registry builds on: parse atomically, print, look up. */
+function active(spec = '') {
+  let parsed = parseSpec(spec);
+  return {
+    activateSpec(next: string) {
+      parsed = parseSpec(next);
+    },
+    spec: () => formatSpec(parsed),
+    defaultLevel: () => parsed.defaultLevel,
+    levelOf: (name: string) => resolveLevel(parsed, name),
+    lowestLevel: () => lowestLevel(parsed),
+  };
+}
 
 describe('level names (TestNameToLevel / TestIsValidLevel)', () => {
   it.each(VALID_LEVEL_NAMES)('%s is valid and means %s', (name, level) => {
@@ -27,19 +41,16 @@ describe('level names (TestNameToLevel / TestIsValidLevel)', () => {
 
 describe('ActivateSpec gold cases (TestLoggerLevelsActivateSpec)', () => {
   it.each(ACTIVATE_CASES)('$spec', ({ spec, defaultLevel, levels }) => {
-    const ll = new LoggerLevels();
+    const ll = active();
     ll.activateSpec(spec);
     expect(ll.defaultLevel()).toBe(defaultLevel);
-    for (const [name, level] of Object.entries(levels)) expect([name, ll.levelOf(name)]).toEqual([name, level]);
-    // Twice, to read through the cache.
     for (const [name, level] of Object.entries(levels)) expect([name, ll.levelOf(name)]).toEqual([name, level]);
   });
 });
 
 describe('ActivateSpec errors (TestLoggerLevelsActivateSpecErrors)', () => {
   it.each(ERROR_CASES)('%j', (spec, message) => {
-    const ll = new LoggerLevels(ERROR_START_SPEC);
-    const generation = ll.generation();
+    const ll = active(ERROR_START_SPEC);
     expect(ll.levelOf('a')).toBe('warn');
     let caught: unknown;
     try {
@@ -51,7 +62,6 @@ describe('ActivateSpec errors (TestLoggerLevelsActivateSpecErrors)', () => {
     expect((caught as LogspecError).message).toBe(message);
     expect(['BAD_SEGMENT', 'NO_LOGGER', 'BAD_LOGGER_NAME']).toContain((caught as LogspecError).code);
     expect(ll.spec()).toBe(ERROR_START_NORMALISED);
-    expect(ll.generation()).toBe(generation);
     expect(ll.defaultLevel()).toBe('fatal');
     expect(ll.levelOf('a')).toBe('warn');
     expect(ll.levelOf('b')).toBe('fatal');
@@ -74,13 +84,13 @@ describe('ActivateSpec errors (TestLoggerLevelsActivateSpecErrors)', () => {
 
 describe('Spec() normalisation (TestSpec and extra cases)', () => {
   it.each(SPEC_CASES)('%j → %j', (input, normalised) => {
-    const ll = new LoggerLevels();
+    const ll = active();
     ll.activateSpec(input);
     expect(ll.spec()).toBe(normalised);
     expect(normaliseSpec(input)).toBe(normalised);
   });
   it('starts at info (DefaultLevel / LoggerLevel of an unknown logger)', () => {
-    const ll = new LoggerLevels();
+    const ll = active();
     expect(ll.spec()).toBe('info');
     expect(ll.levelOf('some.logger')).toBe('info');
   });
@@ -88,7 +98,7 @@ describe('Spec() normalisation (TestSpec and extra cases)', () => {
 
 describe('lowest level (TestEnabled)', () => {
   it.each(LOWEST_LEVEL_CASES)('%s → %s', (spec, lowest) => {
-    const ll = new LoggerLevels(spec);
+    const ll = active(spec);
     expect(ll.lowestLevel()).toBe(lowest);
   });
 });
@@ -110,14 +120,16 @@ describe('logger-name rule', () => {
   });
 });
 
-describe('generation and cache', () => {
-  it('invalidates cached levels on every activation', () => {
-    const ll = new LoggerLevels('a=debug');
-    expect(ll.levelOf('a.b')).toBe('debug');
-    const before = ll.generation();
-    ll.activateSpec('a=error');
-    expect(ll.generation()).toBe(before + 1);
-    expect(ll.levelOf('a.b')).toBe('error');
+describe('parsed specs', () => {
+  it('prints each parsed spec once and takes back only what parseSpec made', () => {
+    const parsed = parseSpec('b=warn:a=error');
+    expect(formatSpec(parsed)).toBe('a=error:b=warn:info');
+    expect(formatSpec(parsed)).toBe(formatSpec(parsed));
+    expect(trustedSpec(parsed)).toBe(parsed);
+    // A hand-made spec is checked by the grammar like text.
+    const forged = { defaultLevel: 'info' as const, loggers: new Map([['a*', 'debug' as const]]) };
+    expect(() => trustedSpec(forged)).toThrowError("bad logger name 'a*'");
+    expect(trustedSpec({ defaultLevel: 'warn', loggers: new Map([['a', 'debug']]) }).loggers.get('a')).toBe('debug');
   });
 });
 
@@ -169,7 +181,7 @@ describe('properties', () => {
   it('any string either activates or throws a LogspecError with a grammar code', () => {
     fc.assert(
       fc.property(anyString, (text) => {
-        const ll = new LoggerLevels('a=warn:error');
+        const ll = active('a=warn:error');
         try {
           ll.activateSpec(text);
         } catch (error) {

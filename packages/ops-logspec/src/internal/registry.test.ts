@@ -3,10 +3,10 @@ import fc from 'fast-check';
 import type { Logger } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createLoggingFromEnv, loggingSettingsFromEnv } from './env.ts';
-import { isLogspecError, type LogspecError } from './errors.ts';
+import { isLogspecError, type LogspecError } from '../errors.ts';
 import type { Level } from './levels.ts';
 import { createLogging, type LoggingObserver } from './registry.ts';
-import { parseSpec } from './spec.ts';
+import { formatSpec, parseSpec } from './spec.ts';
 
 function memory() {
   const lines: string[] = [];
@@ -206,7 +206,9 @@ describe('observer', () => {
 
 describe('settings from the environment', () => {
   it('defaults to info and text', () => {
-    expect(loggingSettingsFromEnv({})).toEqual({ spec: '', format: 'text' });
+    const settings = loggingSettingsFromEnv({});
+    expect(settings.format).toBe('text');
+    expect(formatSpec(settings.spec)).toBe('info');
     expect(createLoggingFromEnv({}, { destination: memory() }).spec()).toBe('info');
   });
   it('reads FABRIC_LOGGING_SPEC and FABRIC_LOGGING_FORMAT', () => {

@@ -1,4 +1,4 @@
-import { LogspecError } from './errors.ts';
+import { LogspecError } from '../errors.ts';
 
 // Decoding of a /logspec PUT body exactly as Fabric's `json.NewDecoder(body).Decode(&LogSpec{})`
 // answers: the first JSON value only (trailing data ignored), Go's syntax-error texts, keys
@@ -348,6 +348,39 @@ export function decodeLogSpecBody(body: Uint8Array): string {
     }
     j = skipSpaceFrom(body, valueEnd);
     if (body[j] === 0x2c) j = skipSpaceFrom(body, j + 1);
+  }
+  if (typeError !== undefined) throw typeError;
+  return spec;
+}
+
+function kindOfValue(value: unknown): JsonKind {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'boolean') return 'bool';
+  if (typeof value === 'number') return 'number';
+  if (typeof value === 'string') return 'string';
+  return 'object';
+}
+
+/**
+ * The same answer as decodeLogSpecBody for a body a framework already parsed (e.g.
+ * `express.json()`): the same field match, types and Go texts. What parsing has already
+ * lost cannot be judged again: syntax errors were the framework's to answer, and among
+ * duplicate keys that differ only in case, the last in the object's key order wins.
+ */
+export function decodeParsedLogSpec(value: unknown): string {
+  const kind = kindOfValue(value);
+  if (kind === 'null') return '';
+  if (kind !== 'object') throw invalidBody(`json: cannot unmarshal ${kind} into Go value of type httpadmin.LogSpec`);
+  let spec = '';
+  let typeError: LogspecError | undefined;
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    if (!matchesSpecKey(key)) continue;
+    const field = record[key];
+    const fieldKind = kindOfValue(field);
+    if (fieldKind === 'string') spec = field as string;
+    else if (fieldKind !== 'null') typeError ??= invalidBody(`json: cannot unmarshal ${fieldKind} into Go struct field LogSpec.spec of type string`);
   }
   if (typeError !== undefined) throw typeError;
   return spec;

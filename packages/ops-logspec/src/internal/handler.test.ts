@@ -1,10 +1,11 @@
+import { createHash } from 'node:crypto';
 import { once } from 'node:events';
-import { createServer, request, type Server } from 'node:http';
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRouter } from '@fabric-ops/ops-http';
 import { DECODE_CASES, ERROR_CASES, SPEC_CASES } from '@fabric-ops/test-kit';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { logspecHandler } from './handler.ts';
+import { AUDIT_SPEC_LIMIT, logspecHandler } from './handler.ts';
 import { createLogging, type Logging } from './registry.ts';
 
 const lines: string[] = [];
@@ -143,5 +144,132 @@ describe('a logger made before the PUT', () => {
     early.debug('after');
     const debug = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((r) => r['level'] === 20 && r['name'] === 'gossip.privdata');
     expect(debug.map((r) => r['msg'])).toEqual(['after']);
+  });
+});
+
+describe('behind a framework body parser (req.body)', () => {
+  // What express.json(), express.text() and express.raw() leave behind: the body on
+  // req.body and the request stream consumed. Faked here; no framework is a dependency.
+  function parsedServer(parse: (raw: Buffer, req: IncomingMessage) => unknown, path = '/ops/admin/logspec') {
+    const handler = logspecHandler(logging);
+    return createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        (req as IncomingMessage & { body?: unknown }).body = parse(Buffer.concat(chunks), req);
+        // Mounted under a prefix, as app.use('/ops/admin', ...) would.
+        if (req.url !== path) {
+          res.statusCode = 404;
+          res.end();
+          return;
+        }
+        void handler(req, res);
+      });
+    });
+  }
+
+  async function with_<T>(server: Server, run: (port: number) => Promise<T>): Promise<T> {
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      return await run((server.address() as AddressInfo).port);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  }
+
+  function put(port: number, path: string, body: string) {
+    return new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, path, method: 'PUT', agent: false }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+
+  it.each([
+    ['a parsed JSON object (express.json())', (raw: Buffer) => JSON.parse(raw.toString('utf8')) as unknown],
+    ['a string (express.text())', (raw: Buffer) => raw.toString('utf8')],
+    ['a Buffer (express.raw())', (raw: Buffer) => raw],
+  ])('uses %s, under any mount path', async (_name, parse) => {
+    await with_(parsedServer(parse), async (port) => {
+      expect(await put(port, '/ops/admin/logspec', '{"spec":"b=warn:a=error"}')).toEqual({ status: 204, body: '' });
+      expect(logging.spec()).toBe('a=error:b=warn:info');
+      expect(auditLines()).toHaveLength(1);
+    });
+  });
+
+  it.each([
+    ['{"spec":5}', 'json: cannot unmarshal number into Go struct field LogSpec.spec of type string'],
+    ['{"Spec":{"a":1}}', 'json: cannot unmarshal object into Go struct field LogSpec.spec of type string'],
+    ['[]', 'json: cannot unmarshal array into Go value of type httpadmin.LogSpec'],
+    ['{"spec":"bogus"}', "invalid logging specification 'bogus': bad segment 'bogus'"],
+  ])('answers a parsed %s with Fabric’s 400', async (body, error) => {
+    logging.activateSpec('warn');
+    await with_(parsedServer((raw) => JSON.parse(raw.toString('utf8')) as unknown), async (port) => {
+      expect(await put(port, '/ops/admin/logspec', body)).toEqual({ status: 400, body: `${JSON.stringify({ error })}\n` });
+      expect(logging.spec()).toBe('warn');
+    });
+  });
+
+  it('resets to info for a parsed null, {} or {"spec":null}, as Go does', async () => {
+    for (const body of ['null', '{}', '{"spec":null,"other":1}']) {
+      logging.activateSpec('warn');
+      await with_(parsedServer((raw) => JSON.parse(raw.toString('utf8')) as unknown), async (port) => {
+        expect((await put(port, '/ops/admin/logspec', body)).status).toBe(204);
+      });
+      expect(logging.spec()).toBe('info');
+    }
+  });
+
+  it('reads the stream when a parser left `{}` without reading it (a content type not its own)', async () => {
+    const handler = logspecHandler(logging);
+    const server = createServer((req, res) => {
+      (req as IncomingMessage & { body?: unknown }).body = {};
+      void handler(req, res);
+    });
+    await with_(server, async (port) => {
+      expect((await put(port, '/anything', '{"spec":"x=debug"}')).status).toBe(204);
+      expect(logging.spec()).toBe('x=debug:info');
+    });
+  });
+});
+
+describe('the audit line of a very large spec', () => {
+  it('accepts a 100,000-logger PUT and keeps the line within a few KiB, naming length and hash', async () => {
+    const server = createServer(logspecHandler(logging) as (req: IncomingMessage, res: ServerResponse) => void);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const names = Array.from({ length: 100_000 }, (_, i) => `a${i.toString(36)}`);
+      const spec = `${names.join(',')}=debug:warn`;
+      const body = JSON.stringify({ spec });
+      expect(body.length).toBeLessThan(1024 * 1024);
+      const reply = await new Promise<number>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port: (server.address() as AddressInfo).port, path: '/logspec', method: 'PUT', agent: false }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+      expect(reply).toBe(204);
+      expect(logging.spec().length).toBeGreaterThan(600_000);
+      const line = lines.find((l) => l.includes('logging spec changed'))!;
+      expect(line.length).toBeLessThanOrEqual(2 * AUDIT_SPEC_LIMIT + 512);
+      const record = JSON.parse(line) as Record<string, unknown>;
+      expect(record['oldSpec']).toBe('info');
+      expect(record['newSpecLength']).toBe(logging.spec().length);
+      expect(record['newSpecSha256']).toBe(createHash('sha256').update(logging.spec()).digest('hex').slice(0, 16));
+      expect(String(record['newSpec'])).toBe(`${logging.spec().slice(0, AUDIT_SPEC_LIMIT)}…`);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

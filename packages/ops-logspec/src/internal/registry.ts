@@ -1,7 +1,8 @@
 import { pino, type DestinationStream, type Logger, type LogFn } from 'pino';
-import { LogspecError } from './errors.ts';
+import { LogspecError } from '../errors.ts';
+import { boundedSink, DEFAULT_MAX_BUFFERED, isWritableLike, type BoundedSink } from './destination.ts';
 import type { Level } from './levels.ts';
-import { isValidLoggerName, LoggerLevels, lookupKeys } from './spec.ts';
+import { formatSpec, isValidLoggerName, lookupKeys, lowestLevel, resolveKeys, trustedSpec, type ParsedSpec } from './spec.ts';
 import { textDestination } from './text-format.ts';
 
 /** `json`: pino's JSON lines. `text`: one readable line per entry (time, logger, level, message, fields). */
@@ -16,15 +17,29 @@ export interface LoggingObserver {
   checked(level: string): void;
   /** An entry was written. */
   written(level: string): void;
+  /**
+   * A line was dropped because the log reader fell behind (see `maxBufferedBytes`), for a
+   * `logging_lines_dropped`-style counter. It was counted as written first.
+   */
+  dropped?(): void;
 }
 
 export interface LoggingOptions {
-  /** The initial spec. Default `info`. An invalid one throws a LogspecError. */
-  readonly spec?: string;
+  /** The initial spec (text, or what parseSpec returned). Default `info`. An invalid one throws a LogspecError. */
+  readonly spec?: string | ParsedSpec;
   /** Default `text`. */
   readonly format?: LogFormat;
-  /** Where lines go. Default: stdout, written synchronously. */
+  /**
+   * Where lines go. Default: `process.stdout`. A Node writable stream (anything with
+   * `writableLength`) is written without ever waiting for its reader, up to
+   * `maxBufferedBytes` queued; any other pino destination is called as it is.
+   */
   readonly destination?: DestinationStream;
+  /**
+   * How much text may wait for a slow reader of a stream destination before further lines
+   * are dropped (and counted), in characters. Default 1 MiB.
+   */
+  readonly maxBufferedBytes?: number;
   readonly observer?: LoggingObserver;
 }
 
@@ -35,14 +50,24 @@ export interface Logging {
    * `level`. The same name gives the same logger.
    */
   getLogger(name: string): Logger;
-  /** Replaces the active spec; every logger follows at once. Throws a LogspecError (changing nothing) when invalid. */
-  activateSpec(spec: string): void;
+  /**
+   * Replaces the active spec (text, or what parseSpec returned); every logger follows at
+   * once. Throws a LogspecError (changing nothing) when invalid.
+   */
+  activateSpec(spec: string | ParsedSpec): void;
   /** The active spec, normalised (`b=warn:a=error` → `a=error:b=warn:info`). */
   spec(): string;
   /** The level logger `name` has under the active spec. */
   levelOf(name: string): Level;
   /** Sets (or, with undefined, removes) the metrics observer. */
   setObserver(observer: LoggingObserver | undefined): void;
+  /** Lines dropped so far because the destination's reader fell behind. */
+  droppedLines(): number;
+  /**
+   * Waits until the lines queued for a slow reader are handed to the OS, or `timeoutMs`
+   * (default 2 s) has passed; for a graceful stop, so the last lines are not lost.
+   */
+  flush(timeoutMs?: number): Promise<void>;
   readonly format: LogFormat;
 }
 
@@ -102,10 +127,16 @@ export function parseFormat(value: string): LogFormat {
  * costs what it costs in pino: a call to a no-op method.
  */
 export function createLogging(options: LoggingOptions = {}): Logging {
-  const levels = new LoggerLevels(options.spec ?? '');
+  let parsed = trustedSpec(options.spec ?? '');
+  let text = formatSpec(parsed);
+  let lowest = lowestLevel(parsed);
+  // Increases with every activation: a logger's level is resolved again only when it differs.
+  let generation = 0;
   const format = options.format === undefined ? 'text' : parseFormat(options.format);
-  const out = options.destination ?? pino.destination({ dest: 1, sync: true });
   let observer: LoggingObserver | undefined = options.observer;
+  const given = options.destination ?? process.stdout;
+  const sink: BoundedSink | undefined = isWritableLike(given) ? boundedSink(given, options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED, () => observer?.dropped?.()) : undefined;
+  const out: DestinationStream = sink ?? given;
 
   const root = pino(
     {
@@ -161,9 +192,8 @@ export function createLogging(options: LoggingOptions = {}): Logging {
   };
 
   const apply = (entry: Entry, countFrom: number): void => {
-    const generation = levels.generation();
     if (entry.generation !== generation) {
-      entry.level = levels.resolveKeys(entry.keys);
+      entry.level = resolveKeys(parsed, entry.keys);
       entry.generation = generation;
     }
     const label = PINO_LABEL_OF[entry.level];
@@ -177,7 +207,7 @@ export function createLogging(options: LoggingOptions = {}): Logging {
     entry.appliedCountFrom = countFrom;
   };
 
-  const countFromNow = (): number => (observer === undefined ? 0 : PINO_VALUE[PINO_LABEL_OF[levels.lowestLevel()]]);
+  const countFromNow = (): number => (observer === undefined ? 0 : PINO_VALUE[PINO_LABEL_OF[lowest]]);
 
   const applyAll = (): void => {
     const countFrom = countFromNow();
@@ -217,8 +247,15 @@ export function createLogging(options: LoggingOptions = {}): Logging {
     return logger;
   };
 
-  const activateSpec = (spec: string): void => {
-    levels.activateSpec(spec);
+  // Linear in the spec (one parse, one print) plus one lookup per registered logger:
+  // never loggers × spec.
+  const activateSpec = (spec: string | ParsedSpec): void => {
+    const next = trustedSpec(spec);
+    const nextText = formatSpec(next);
+    parsed = next;
+    text = nextText;
+    lowest = lowestLevel(next);
+    generation++;
     applyAll();
   };
 
@@ -230,9 +267,11 @@ export function createLogging(options: LoggingOptions = {}): Logging {
   return {
     getLogger,
     activateSpec,
-    spec: () => levels.spec(),
-    levelOf: (name) => levels.levelOf(name),
+    spec: () => text,
+    levelOf: (name) => resolveKeys(parsed, entries.get(name)?.keys ?? lookupKeys(name)),
     setObserver,
+    droppedLines: () => sink?.dropped() ?? 0,
+    flush: (timeoutMs = 2_000) => sink?.flush(timeoutMs) ?? Promise.resolve(),
     format,
   };
 }

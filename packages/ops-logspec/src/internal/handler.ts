@@ -1,0 +1,137 @@
+import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { readBody, writeEmpty, writeJson, type Handler } from '@fabric-ops/ops-http';
+import { isLogspecError } from '../errors.ts';
+import { decodeLogSpecBody, decodeParsedLogSpec } from './go-json.ts';
+import type { Logging } from './registry.ts';
+import { formatSpec, parseSpec } from './spec.ts';
+
+export interface LogspecHandlerOptions {
+  /**
+   * Who is asking, for the audit line: e.g. the verified client certificate's subject
+   * (`clientSubjectOf` from ops-tls-auth). Undefined leaves it out.
+   */
+  readonly identify?: (req: IncomingMessage) => string | undefined;
+  /** Largest PUT body read, in bytes (larger ones get 413). Default: ops-http's 1 MiB. */
+  readonly bodyLimit?: number;
+  /** The logger that records every change. Default: the `operations` logger of `logging`. */
+  readonly auditLoggerName?: string;
+}
+
+/** `ip:port` as Go prints `RemoteAddr` (`[::1]:5000` for IPv6). */
+function remoteAddressOf(req: IncomingMessage): string {
+  const { remoteAddress, remotePort } = req.socket;
+  if (remoteAddress === undefined) return '';
+  return remoteAddress.includes(':') ? `[${remoteAddress}]:${remotePort ?? ''}` : `${remoteAddress}:${remotePort ?? ''}`;
+}
+
+function writeError(res: ServerResponse, message: string): void {
+  writeJson(res, 400, { error: message }, { trailingNewline: true });
+}
+
+/** How much of each spec the audit line carries; a longer one is cut, with its length and a hash. */
+export const AUDIT_SPEC_LIMIT = 1024;
+
+let lastHashed: { text: string; hash: string } | undefined;
+
+// The old spec of one change is usually the new spec of the one before: hash each text once.
+function shortHash(text: string): string {
+  if (lastHashed?.text !== text) lastHashed = { text, hash: createHash('sha256').update(text).digest('hex').slice(0, 16) };
+  return lastHashed.hash;
+}
+
+/**
+ * The audit fields for one spec: the spec itself, or, past AUDIT_SPEC_LIMIT characters, its
+ * start, its full length and a short SHA-256, so that a line stays small whatever the client
+ * sent and two lines can still be told apart.
+ */
+export function auditFields(key: 'oldSpec' | 'newSpec', spec: string, into: Record<string, unknown>): void {
+  if (spec.length <= AUDIT_SPEC_LIMIT) {
+    into[key] = spec;
+    return;
+  }
+  into[key] = `${spec.slice(0, AUDIT_SPEC_LIMIT)}…`;
+  into[`${key}Length`] = spec.length;
+  into[`${key}Sha256`] = shortHash(spec);
+}
+
+/** The body a framework's parser already put on the request, if it did (see logspecHandler). */
+function parsedBodyOf(req: IncomingMessage): { readonly value: unknown } | undefined {
+  const body = (req as IncomingMessage & { body?: unknown }).body;
+  if (body === undefined) return undefined;
+  if (typeof body === 'string' || body instanceof Uint8Array) return { value: body };
+  // Express 4's parsers set `{}` when the content type is not theirs and leave the stream
+  // unread: that `{}` is not the body. A body is taken as parsed once the stream is consumed.
+  if (req.readableEnded || (req as IncomingMessage & { _body?: unknown })._body === true) return { value: body };
+  return undefined;
+}
+
+function specOfParsedBody(value: unknown): string {
+  if (typeof value === 'string') return decodeLogSpecBody(Buffer.from(value, 'utf8'));
+  if (value instanceof Uint8Array) return decodeLogSpecBody(value);
+  return decodeParsedLogSpec(value);
+}
+
+/**
+ * Fabric's `/logspec`: GET → 200 `{"spec":"…"}` + newline; PUT decodes the body as Go
+ * does, activates the spec and answers 204, or 400 `{"error":"…"}` + newline; any other
+ * method → 400 `{"error":"invalid request method: <METHOD>"}`. Each successful PUT is
+ * logged once at info with the old and new spec (each cut to AUDIT_SPEC_LIMIT) and who asked.
+ *
+ * The path is never looked at, so the handler can be mounted anywhere. When a framework's
+ * body parser ran first, the body it left on `req.body` is used: a string or Buffer
+ * (`express.text()`, `express.raw()`) is decoded as the raw body, an object
+ * (`express.json()`) as the decoded JSON; otherwise the request stream is read.
+ */
+export function logspecHandler(logging: Logging, options: LogspecHandlerOptions = {}): Handler {
+  const audit = logging.getLogger(options.auditLoggerName ?? 'operations');
+  const limit = options.bodyLimit;
+  const change = (req: IncomingMessage, res: ServerResponse, decode: () => string): void => {
+    let parsed;
+    try {
+      parsed = parseSpec(decode());
+    } catch (error) {
+      if (!isLogspecError(error)) throw error;
+      writeError(res, error.message);
+      return;
+    }
+    const client = options.identify?.(req);
+    const record: Record<string, unknown> = {};
+    auditFields('oldSpec', logging.spec(), record);
+    // Printed once: activateSpec below reuses this text.
+    auditFields('newSpec', formatSpec(parsed), record);
+    record['remoteAddress'] = remoteAddressOf(req);
+    if (client !== undefined) record['client'] = client;
+    // The line is written under whichever spec lets it through: a change that silences the
+    // operations logger is still recorded, and so is one that unsilences it. Either way it
+    // is handed to the destination before the 204.
+    const loggedBefore = audit.isLevelEnabled('info');
+    if (loggedBefore) audit.info(record, 'logging spec changed');
+    logging.activateSpec(parsed);
+    if (!loggedBefore) audit.info(record, 'logging spec changed');
+    writeEmpty(res, 204);
+  };
+  const put = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const body = await readBody(req, limit === undefined ? {} : { limit });
+    change(req, res, () => decodeLogSpecBody(body));
+  };
+  // Only PUT waits for a body; GET and refusals stay synchronous so that polling costs no promise.
+  return (req, res) => {
+    if (req.method === 'GET') {
+      // Reads are frequent (scripts poll): build the log fields only when the line will be written.
+      if (audit.isLevelEnabled('debug')) audit.debug({ remoteAddress: remoteAddressOf(req) }, 'logging spec read');
+      writeJson(res, 200, { spec: logging.spec() }, { trailingNewline: true });
+      return;
+    }
+    if (req.method !== 'PUT') {
+      writeError(res, `invalid request method: ${req.method ?? ''}`);
+      return;
+    }
+    const parsedBody = parsedBodyOf(req);
+    if (parsedBody !== undefined) {
+      change(req, res, () => specOfParsedBody(parsedBody.value));
+      return;
+    }
+    return put(req, res);
+  };
+}

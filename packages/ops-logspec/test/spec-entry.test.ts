@@ -1,0 +1,50 @@
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it, vi } from 'vitest';
+
+// `@fabric-ops/ops-logspec/spec` (parseSpec, formatSpec, normaliseSpec, errors) must work
+// where pino, the package's peer dependency, is not installed.
+
+const dist = fileURLToPath(new URL('../dist/', import.meta.url));
+const packageJson = JSON.parse(readFileSync(fileURLToPath(new URL('../package.json', import.meta.url)), 'utf8')) as {
+  exports: Record<string, unknown>;
+};
+
+describe('the ./spec entry', () => {
+  it('is exported, and ./internal/* is blocked', () => {
+    expect(packageJson.exports['./spec']).toMatchObject({ import: { default: './dist/spec.js' }, require: { default: './dist/spec.cjs' } });
+    expect(packageJson.exports['./internal/*']).toBeNull();
+  });
+
+  it('loads from source with pino made unloadable', async () => {
+    vi.doMock('pino', () => {
+      throw new Error('pino must not be loaded by the spec entry');
+    });
+    const spec = await import('../src/spec.ts');
+    expect(spec.normaliseSpec('b=warn:a=error')).toBe('a=error:b=warn:info');
+    // The same block does stop the whole package, so it is a real one.
+    await expect(import('../src/index.ts')).rejects.toThrow(/error when mocking|pino must not be loaded/);
+    vi.doUnmock('pino');
+  });
+
+  it.each(['spec.js', 'spec.cjs'])('built %s runs from a directory with no node_modules at all', (file) => {
+    // `pnpm test` builds before testing; the built file is what a user installs.
+    expect(existsSync(join(dist, file))).toBe(true);
+    const dir = mkdtempSync(join(tmpdir(), 'logspec-no-pino-'));
+    copyFileSync(join(dist, file), join(dir, file));
+    const script = join(dir, file.endsWith('.cjs') ? 'check.cjs' : 'check.mjs');
+    const load = file.endsWith('.cjs') ? `const m = require('./${file}');` : `const m = await import('./${file}');`;
+    writeFileSync(
+      script,
+      `${file.endsWith('.cjs') ? '(async () => {' : ''}${load}
+let code = '';
+try { m.parseSpec('a*=info'); } catch (e) { code = m.isLogspecError(e) ? e.code : 'other'; }
+process.stdout.write(JSON.stringify([m.normaliseSpec('b=warn:a=error'), code]));${file.endsWith('.cjs') ? '})();' : ''}`,
+    );
+    const out = execFileSync(process.execPath, [script], { cwd: dir, encoding: 'utf8' });
+    expect(JSON.parse(out)).toEqual(['a=error:b=warn:info', 'BAD_LOGGER_NAME']);
+  });
+});
