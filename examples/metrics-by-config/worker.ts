@@ -2,7 +2,7 @@
 // receives the metrics (Prometheus scraping /metrics, or a StatsD daemon receiving pushes)
 // is the `metrics` section of core.yaml, or its CORE_METRICS_* environment overrides.
 import { fileURLToPath } from 'node:url';
-import { loadPeerConfig } from '@fabric-ops/ops-config';
+import { formatHostPort, loadPeerConfig } from '@fabric-ops/ops-config';
 import { createOperationsSystem, type OperationsSystem } from '@fabric-ops/ops-server';
 
 export interface WorkerOptions {
@@ -29,10 +29,15 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Worker> 
     configFile: options.configFile ?? fileURLToPath(new URL('./core.yaml', import.meta.url)),
     ...(options.env === undefined ? {} : { env: options.env }),
   });
+  const { metrics } = loaded.config;
   const operations = createOperationsSystem({
     listenAddress: options.listenAddress ?? loaded.config.operations.listenAddress,
     version: { version: '1.0.0', commitSha: '' },
-    metrics: loaded.config.metrics,
+    // ops-server still takes the statsd section with its address as text
+    metrics:
+      metrics.provider === 'statsd'
+        ? { provider: 'statsd', statsd: { ...metrics.statsd, address: formatHostPort(metrics.statsd.host, metrics.statsd.port) } }
+        : { provider: metrics.provider, statsd: { network: 'udp', address: '127.0.0.1:8125', writeIntervalMs: 10_000, prefix: '' } },
   });
 
   // Declared once, against the provider interface: the same code feeds either system.

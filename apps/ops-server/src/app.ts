@@ -1,21 +1,21 @@
-import { createLoggingFromEnv, isLogspecError } from '@fabric-ops/ops-logspec';
-import type { MetricsSettings } from './metrics.ts';
-import type { TlsSettings } from '@fabric-ops/ops-tls-auth';
-import type { TlsKeyNames } from './tls.ts';
+import { formatHostPort, type LoadedConfig, type MetricsSettings, type OperationsSettings } from '@fabric-ops/ops-config';
+import { createLoggingFromEnv, isLogspecError, type Logging } from '@fabric-ops/ops-logspec';
+import { isTlsAuthError, loadTlsCredentials } from '@fabric-ops/ops-tls-auth';
 import { runUntilSignalled } from './run.ts';
 import { createOperationsSystem, type OperationsSystem } from './system.ts';
 import { resolveCommitSha } from './version.ts';
 
-/** The configuration an operations app runs from (ops-config's PeerConfig and OrdererConfig fit). */
+/** The configuration an operations app runs from (ops-config's PeerConfig and OrdererConfig). */
 export interface AppConfig {
-  readonly operations: { readonly listenAddress: string; readonly tls: TlsSettings };
+  readonly operations: OperationsSettings;
   readonly metrics: MetricsSettings;
 }
 
 /** What reading the command line and the config file decided (ops-config's `*ConfigFromCommandLine`). */
-export type AppStartup<C extends AppConfig> =
-  | { readonly action: 'run'; readonly loaded: { readonly file: string; readonly config: C; readonly warnings: readonly string[] } }
-  | { readonly action: 'exit'; readonly exitCode: number };
+export type AppStartup<C extends AppConfig> = { readonly action: 'run'; readonly loaded: LoadedConfig<C> } | { readonly action: 'exit'; readonly exitCode: number };
+
+/** The checks a start makes beyond ops-config's; `configure` hands them to ops-config so `--check-config` makes them too. */
+export type VerifyConfig<C extends AppConfig> = (loaded: LoadedConfig<C>) => readonly string[];
 
 export interface OperationsApp<C extends AppConfig> {
   /** Version /version reports (the app's package version). */
@@ -24,15 +24,62 @@ export interface OperationsApp<C extends AppConfig> {
   readonly loggerName: string;
   /** Fabric's words before a start-up failure, e.g. `failed to initialize operations subsystem`. */
   readonly startFailurePrefix: string;
-  /** Reads the command line and the config; `exit` ends here (help, print/check-config, problems already printed). */
-  readonly configure: () => AppStartup<C>;
-  /** Config key names for TLS error lines; the peer's by default. */
-  readonly tlsKeyNames?: TlsKeyNames;
+  /**
+   * Reads the command line and the config, passing `verify` on as ops-config's `verify` option;
+   * `exit` ends here (help, print/check-config, problems already printed).
+   */
+  readonly configure: (verify: VerifyConfig<C>) => AppStartup<C>;
   /** Registers the app's own health checkers; a throw is a start-up failure. */
   readonly register?: (system: OperationsSystem, config: C) => void;
   readonly env?: NodeJS.ProcessEnv;
   /** Called once the server is listening. */
   readonly onReady?: (system: OperationsSystem) => void;
+}
+
+/**
+ * The TLS files must hold what the server needs (PEM certificate, matching key, CA
+ * certificates), checked by ops-tls-auth's own loader and named by ops-config's labels, so a
+ * bad file gives the same line from `--check-config` as from a start.
+ */
+function verifyTlsFiles(loaded: LoadedConfig<AppConfig>): readonly string[] {
+  const { tls } = loaded.config.operations;
+  if (!tls.enabled) return [];
+  try {
+    loadTlsCredentials(tls, loaded.tlsLabels);
+    return [];
+  } catch (error) {
+    if (isTlsAuthError(error)) return [error.message];
+    throw error;
+  }
+}
+
+/**
+ * ops-metrics still takes the statsd section as written (`address` text, a statsd block for
+ * every provider); this is the one place that writes the parsed values back in that shape.
+ */
+function metricsSettingsFor(metrics: MetricsSettings) {
+  if (metrics.provider === 'statsd') {
+    const { network, host, port, writeIntervalMs, prefix } = metrics.statsd;
+    return { provider: 'statsd', statsd: { network, address: formatHostPort(host, port), writeIntervalMs, prefix } };
+  }
+  // never read for these providers
+  return { provider: metrics.provider, statsd: { network: 'udp', address: '127.0.0.1:8125', writeIntervalMs: 10_000, prefix: '' } };
+}
+
+/** The facts an operator checks first, as fields and as one readable message. */
+function readyLine(config: AppConfig, address: string, checks: readonly string[]): { fields: Record<string, unknown>; message: string } {
+  const { tls } = config.operations;
+  const scheme = tls.enabled ? 'https' : 'http';
+  const clientAuth = !tls.enabled ? 'none' : tls.clientAuthRequired ? 'required' : 'verify-if-given';
+  const { metrics } = config;
+  const statsd = metrics.provider === 'statsd' ? `${metrics.statsd.network}://${formatHostPort(metrics.statsd.host, metrics.statsd.port)}` : undefined;
+  const fields = { address, scheme, clientAuth, metricsProvider: metrics.provider, ...(statsd === undefined ? {} : { statsd }), checks };
+  const metricsText = statsd === undefined ? metrics.provider : `statsd to ${statsd}`;
+  const checksText = checks.length === 0 ? 'none' : checks.join(', ');
+  return {
+    fields,
+    message: `Operations server listening on ${address} (${scheme}; client certificates: ${clientAuth}; metrics: ${metricsText}; checks: ${checksText})`,
+  };
 }
 
 /**
@@ -42,12 +89,14 @@ export interface OperationsApp<C extends AppConfig> {
 export async function runOperationsApp<C extends AppConfig>(app: OperationsApp<C>): Promise<number> {
   const env = app.env ?? process.env;
   // The command line first: --help and --check-config must work whatever the logging env says.
-  const startup = app.configure();
+  const startup = app.configure(verifyTlsFiles);
   if (startup.action === 'exit') return startup.exitCode;
   const { loaded } = startup;
+  const { config } = loaded;
 
-  // An invalid FABRIC_LOGGING_SPEC stops start-up with one line, as Fabric's panic does.
-  let logging;
+  // FABRIC_LOGGING_SPEC and FABRIC_LOGGING_FORMAT are read here, once, and the registry is
+  // handed to the system; an invalid spec stops start-up with one line, as Fabric's panic does.
+  let logging: Logging;
   try {
     logging = createLoggingFromEnv(env);
   } catch (error) {
@@ -56,21 +105,30 @@ export async function runOperationsApp<C extends AppConfig>(app: OperationsApp<C
     return 1;
   }
   const logger = logging.getLogger(app.loggerName);
-  // Keys that load but are probably mistakes (a misspelt key, an unknown provider).
+  // Keys that load but are probably mistakes (a misspelt key or section, an unknown provider).
   for (const warning of loaded.warnings) logger.warn(warning);
 
   let system: OperationsSystem;
+  const checks: string[] = [];
   try {
     system = createOperationsSystem({
-      listenAddress: loaded.config.operations.listenAddress,
-      tls: loaded.config.operations.tls,
-      ...(app.tlsKeyNames === undefined ? {} : { tlsKeyNames: app.tlsKeyNames }),
+      listenAddress: config.operations.listenAddress,
+      tls: config.operations.tls,
+      tlsKeyNames: loaded.tlsLabels,
+      health: config.operations.health,
       version: { version: app.version, commitSha: resolveCommitSha(env) },
       logging,
       loggerName: app.loggerName,
-      metrics: loaded.config.metrics,
+      metrics: metricsSettingsFor(config.metrics),
     });
-    app.register?.(system, loaded.config);
+    const registering: OperationsSystem = {
+      ...system,
+      registerChecker: (component, checker, options) => {
+        system.registerChecker(component, checker, options);
+        checks.push(component);
+      },
+    };
+    app.register?.(registering, config);
     await system.start();
   } catch (error) {
     process.stderr.write(`${app.startFailurePrefix}: ${(error as Error).message}\n`);
@@ -78,7 +136,8 @@ export async function runOperationsApp<C extends AppConfig>(app: OperationsApp<C
   }
   // Arm the signal handlers before announcing readiness: a supervisor may signal as soon as it reads the line.
   const stopped = runUntilSignalled(system, { logger });
-  logger.info({ config: loaded.file }, `Operations server listening on ${system.address()}`);
+  const ready = readyLine(config, system.address(), checks.sort());
+  logger.info({ config: loaded.file, ...ready.fields }, ready.message);
   app.onReady?.(system);
   return stopped;
 }

@@ -24,6 +24,21 @@ describe('parseListenAddress', () => {
   });
 });
 
+describe('parseListenAddress with a parsed target (ops-config gives one)', () => {
+  it('takes it as it is, listening on 127.0.0.1 for localhost', () => {
+    expect(parseListenAddress({ host: '::', port: 9443 })).toEqual({ host: '::', port: 9443 });
+    expect(parseListenAddress({ host: 'localhost', port: 1 })).toEqual({ host: '127.0.0.1', port: 1 });
+  });
+  it('refuses a port no socket can have', () => {
+    expect(() => parseListenAddress({ host: '', port: 70_000 })).toThrowError('listen tcp: address 70000: invalid port');
+    expect(() => parseListenAddress({ host: '', port: 1.5 })).toThrowError('listen tcp: address 1.5: invalid port');
+  });
+  it('names the target in a bind error as Go writes it', () => {
+    const error = Object.assign(new Error('listen EADDRINUSE'), { code: 'EADDRINUSE' });
+    expect(listenError({ host: '::1', port: 9443 }, error).message).toBe('listen tcp [::1]:9443: bind: address already in use');
+  });
+});
+
 describe('listenError', () => {
   it('words EADDRINUSE as Go does', () => {
     const error = Object.assign(new Error('listen EADDRINUSE'), { code: 'EADDRINUSE' });

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { createRouter, DEFAULT_SERVER_LIMITS, serverOptionsFor, type Route, type ServerLimits } from '@fabric-ops/ops-http';
 import { OpsServerError } from './errors.ts';
-import { formatAddress, listenError, parseListenAddress } from './listen-address.ts';
+import { formatAddress, listenError, parseListenAddress, type ListenTarget } from './listen-address.ts';
 import type { SystemPart } from './part.ts';
 import type { Checker, HealthOptions, Readiness, RegisterOptions } from '@fabric-ops/ops-health';
 import { createHealthPart } from './health.ts';
@@ -27,8 +27,8 @@ export interface OperationsLogger {
 }
 
 export interface OperationsSystemOptions {
-  /** `host:port`; the host may be omitted to listen on every interface, port 0 picks a free port. */
-  readonly listenAddress: string;
+  /** `host:port` (or ops-config's parsed `{ host, port }`); the host may be omitted to listen on every interface, port 0 picks a free port. */
+  readonly listenAddress: string | ListenTarget;
   /** What /version reports. */
   readonly version: VersionInfo;
   readonly logger?: OperationsLogger;

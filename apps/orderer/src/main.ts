@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
-import { ordererConfigFromCommandLine } from '@fabric-ops/ops-config';
-import { ORDERER_TLS_KEY_NAMES, runOperationsApp, type OperationsSystem } from '@fabric-ops/ops-server';
+import { ordererConfigFromCommandLine, type OrdererConfig } from '@fabric-ops/ops-config';
+import { runOperationsApp, type OperationsSystem } from '@fabric-ops/ops-server';
 import packageJson from '../package.json' with { type: 'json' };
 
 /** The orderer.yaml this package ships, used when no other is found. */
@@ -16,13 +16,12 @@ export interface OrdererRunOptions {
 /** Runs the orderer's operations server until SIGTERM/SIGINT; resolves the exit code. The orderer registers no health checker. */
 export function runOrderer(options: OrdererRunOptions = {}): Promise<number> {
   const env = options.env ?? process.env;
-  return runOperationsApp({
+  return runOperationsApp<OrdererConfig>({
     version: packageJson.version,
     loggerName: 'orderer.operations',
     startFailurePrefix: 'failed to start operations subsystem',
-    tlsKeyNames: ORDERER_TLS_KEY_NAMES,
     env,
-    configure: () => ordererConfigFromCommandLine({ argv: options.argv ?? process.argv.slice(2), env, sampleFile: SAMPLE_ORDERER_YAML }),
+    configure: (verify) => ordererConfigFromCommandLine({ argv: options.argv ?? process.argv.slice(2), env, sampleFile: SAMPLE_ORDERER_YAML, verify }),
     ...(options.onReady === undefined ? {} : { onReady: options.onReady }),
   });
 }

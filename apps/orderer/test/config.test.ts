@@ -41,20 +41,25 @@ describe('orderer configuration through the bin', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('open no-such-dir/server.crt: no such file or directory');
     expect(result.stderr).not.toContain(dir);
-    // --check-config looks for the files before a start would
+    // --check-config looks for the files as a start does
     expect(await run({ FABRIC_CFG_PATH: dir }, ['--check-config'])).toEqual({
       code: 1,
       stdout: '',
       stderr:
-        'orderer.yaml: Operations.TLS.Certificate: expected a readable file, got "no-such-dir/server.crt" (no such file or directory)\n' +
-        'orderer.yaml: Operations.TLS.PrivateKey: expected a readable file, got "no-such-dir/server.key" (no such file or directory)\n',
+        'orderer.yaml: Operations.TLS.Certificate: open no-such-dir/server.crt: no such file or directory\n' +
+        'orderer.yaml: Operations.TLS.PrivateKey: open no-such-dir/server.key: no such file or directory\n',
     });
+    // and a start stops with the same lines
+    expect(result.stderr).toBe(
+      'orderer.yaml: Operations.TLS.Certificate: open no-such-dir/server.crt: no such file or directory\n' +
+        'orderer.yaml: Operations.TLS.PrivateKey: open no-such-dir/server.key: no such file or directory\n',
+    );
   });
 
   it('--print-config prints the effective configuration with each source, and exits 0', async () => {
     const dir = configDir('Operations:\n  ListenAddress: 127.0.0.1:8443\nMetrics:\n  Provider: statsd\n  Statsd:\n    Address: 127.0.0.1:8125\n');
     const result = await run(
-      { FABRIC_CFG_PATH: dir, ORDERER_METRICS_STATSD_WRITEINTERVAL: '1m30s', ORDERER_METRICS_STATSD_PREFIX: '', ORDERER_OPERATIONS_TLS_CLIENTROOTCAS: '[a.pem, b.pem]' },
+      { FABRIC_CFG_PATH: dir, ORDERER_OPERATIONS_HEALTH_CACHETTL: '60s', ORDERER_METRICS_STATSD_WRITEINTERVAL: '1m30s', ORDERER_METRICS_STATSD_PREFIX: '', ORDERER_OPERATIONS_TLS_CLIENTROOTCAS: '[a.pem, b.pem]' },
       ['--print-config'],
     );
     expect(result.stderr).toBe('');
@@ -71,6 +76,9 @@ describe('orderer configuration through the bin', () => {
         '    PrivateKey: ""  # default',
         '    ClientAuthRequired: false  # default',
         '    ClientRootCAs: ["a.pem", "b.pem"]  # env ORDERER_OPERATIONS_TLS_CLIENTROOTCAS',
+        '  Health:',
+        '    CheckTimeout: "5s"  # default',
+        '    CacheTTL: "1m0s"  # env ORDERER_OPERATIONS_HEALTH_CACHETTL',
         'Metrics:',
         '  Provider: "statsd"  # file',
         '  Statsd:',
@@ -93,7 +101,7 @@ describe('orderer configuration through the bin', () => {
     const expected = [
       'ORDERER_OPERATIONS_TLS_CLIENTAUTHREQUIRED: expected a boolean, got "yes"',
       'orderer.yaml: Metrics.Statsd.WriteInterval: expected a duration like 30s, got "fast"',
-      'orderer.yaml: Operations.TLS.Enabeld: unknown key; expected one of Enabled, Certificate, PrivateKey, ClientAuthRequired, ClientRootCAs, RootCAs, TLSHandshakeTimeShift, TimeShift',
+      'orderer.yaml: Operations.TLS.Enabeld: unknown key; did you mean Enabled?; expected one of Enabled, Certificate, PrivateKey, ClientAuthRequired, ClientRootCAs, RootCAs, TLSHandshakeTimeShift, TimeShift',
       '',
     ].join('\n');
     const env = { FABRIC_CFG_PATH: dir, ORDERER_OPERATIONS_TLS_CLIENTAUTHREQUIRED: 'yes' };

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
-import { peerConfigFromCommandLine } from '@fabric-ops/ops-config';
-import { DOCKER_COMPONENT, dockerChecker, type Checker } from '@fabric-ops/ops-health';
+import { formatHostPort, peerConfigFromCommandLine, type DockerEndpoint, type PeerConfig } from '@fabric-ops/ops-config';
+import { DOCKER_COMPONENT, dockerChecker } from '@fabric-ops/ops-health';
 import { runOperationsApp, type OperationsSystem } from '@fabric-ops/ops-server';
 import packageJson from '../package.json' with { type: 'json' };
 
@@ -17,24 +17,24 @@ export interface PeerRunOptions {
 /** Runs the peer's operations server until SIGTERM/SIGINT; resolves the exit code. */
 export function runPeer(options: PeerRunOptions = {}): Promise<number> {
   const env = options.env ?? process.env;
-  return runOperationsApp({
+  return runOperationsApp<PeerConfig>({
     version: packageJson.version,
     loggerName: 'peer.operations',
     startFailurePrefix: 'failed to initialize operations subsystem',
     env,
-    configure: () => peerConfigFromCommandLine({ argv: options.argv ?? process.argv.slice(2), env, sampleFile: SAMPLE_CORE_YAML }),
+    configure: (verify) => peerConfigFromCommandLine({ argv: options.argv ?? process.argv.slice(2), env, sampleFile: SAMPLE_CORE_YAML, verify }),
     register: (system, config) => {
       // Fabric's peer checks its container runtime only when vm.endpoint is set (cleared for external builders).
-      if (config.vm.endpoint !== '') system.registerChecker(DOCKER_COMPONENT, dockerCheckerFor(config.vm.endpoint));
+      if (config.vm.endpoint !== undefined) system.registerChecker(DOCKER_COMPONENT, dockerChecker(endpointText(config.vm.endpoint)));
     },
     ...(options.onReady === undefined ? {} : { onReady: options.onReady }),
   });
 }
 
-function dockerCheckerFor(endpoint: string): Checker {
-  try {
-    return dockerChecker(endpoint);
-  } catch (error) {
-    throw new Error(`vm.endpoint: ${(error as Error).message}`);
-  }
+/**
+ * ops-health's dockerChecker still takes the endpoint as text. ops-config has parsed and
+ * validated it already; this writes it back in a form that parser accepts unchanged.
+ */
+function endpointText(endpoint: DockerEndpoint): string {
+  return endpoint.kind === 'unix' ? `unix://${endpoint.socketPath}` : `tcp://${formatHostPort(endpoint.host, endpoint.port)}`;
 }

@@ -1,4 +1,6 @@
 import { copyFileSync, mkdirSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { send, useAppHarness, useTestPki } from '@fabric-ops/test-kit';
@@ -23,8 +25,42 @@ describe('peer configuration through the bin', () => {
   it('logs a warning for a misspelt key, which Fabric would silently ignore', async () => {
     const dir = configDir('vm:\n  endpoint: ""\noperations:\n  listenAddress: 127.0.0.1:0\n  tls:\n    enable: true\n');
     const app = await start({ FABRIC_CFG_PATH: dir });
-    expect(app.stdout.some((line) => line.includes('core.yaml: operations.tls.enable: unknown key, ignored'))).toBe(true);
+    expect(app.stdout.some((line) => line.includes('core.yaml: operations.tls.enable: unknown key, ignored; did you mean enabled?'))).toBe(true);
     expect((await send(app.address, '/version')).status).toBe(200);
+  });
+
+  it('operations.health.checkTimeout reaches the health checks: a hung docker daemon fails within it, named', async () => {
+    const silent = createServer((socket) => socket.on('error', () => {}));
+    const socketPath = join(emptyDir(), 'docker.sock');
+    await new Promise<void>((resolve) => silent.listen(socketPath, resolve));
+    try {
+      const dir = configDir(`vm:\n  endpoint: unix://${socketPath}\noperations:\n  listenAddress: 127.0.0.1:0\n  health:\n    checkTimeout: 300ms\n`);
+      const app = await start({ FABRIC_CFG_PATH: dir });
+      const health = await send(app.address, '/healthz');
+      expect(health.status).toBe(503);
+      expect(health.body).toContain('health check timed out after 300ms');
+    } finally {
+      silent.close();
+    }
+  });
+
+  it('CORE_OPERATIONS_HEALTH_CACHETTL reuses a result: the daemon is asked once for two requests', async () => {
+    let pings = 0;
+    const daemon = createHttpServer((_req, res) => {
+      pings += 1;
+      res.end('OK');
+    });
+    const socketPath = join(emptyDir(), 'docker.sock');
+    await new Promise<void>((resolve) => daemon.listen(socketPath, resolve));
+    try {
+      const dir = configDir(`vm:\n  endpoint: unix://${socketPath}\noperations:\n  listenAddress: 127.0.0.1:0\n`);
+      const app = await start({ FABRIC_CFG_PATH: dir, CORE_OPERATIONS_HEALTH_CACHETTL: '1h' });
+      expect((await send(app.address, '/healthz')).status).toBe(200);
+      expect((await send(app.address, '/healthz')).status).toBe(200);
+      expect(pings).toBe(1);
+    } finally {
+      daemon.close();
+    }
   });
 
   it('--config <file> wins over FABRIC_CFG_PATH', async () => {
@@ -61,7 +97,7 @@ describe('peer configuration through the bin', () => {
   });
 
   it('--print-config prints the effective configuration with each source, and exits 0', async () => {
-    const dir = configDir('operations:\n  listenAddress: 127.0.0.1:9443\nmetrics:\n  provider: prometheus\n');
+    const dir = configDir('operations:\n  listenAddress: 127.0.0.1:9443\n  health:\n    checkTimeout: 2s\nmetrics:\n  provider: prometheus\n');
     const result = await run({ FABRIC_CFG_PATH: dir, CORE_METRICS_STATSD_PREFIX: 'org1_peer0', CORE_OPERATIONS_TLS_CLIENTROOTCAS_FILES: 'a.pem /abs/b.pem' }, ['--print-config']);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
@@ -80,6 +116,9 @@ describe('peer configuration through the bin', () => {
         '    clientAuthRequired: false  # default',
         '    clientRootCAs:',
         `      files: ["${join(dir, 'a.pem')}", "/abs/b.pem"]  # env CORE_OPERATIONS_TLS_CLIENTROOTCAS_FILES`,
+        '  health:',
+        '    checkTimeout: "2s"  # file',
+        '    cacheTTL: "0s"  # default',
         'metrics:',
         '  provider: "prometheus"  # file',
         '  statsd:',

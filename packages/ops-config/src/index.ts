@@ -1,21 +1,21 @@
-export { ConfigError, isConfigError } from './errors.ts';
-export type { ConfigErrorCode } from './errors.ts';
-export { locateConfigFile, FABRIC_SYSTEM_CONFIG_DIR } from './locate.ts';
-export type { LocateOptions } from './locate.ts';
-export { loadOrdererConfig, loadPeerConfig, parseConfigText } from './load.ts';
+export { ConfigError, isConfigError } from './internal/errors.ts';
+export type { ConfigErrorCode } from './internal/errors.ts';
+export { loadOrdererConfig, loadPeerConfig, parseConfigText } from './internal/load.ts';
 export type {
+  HealthSettings,
   LoadedConfig,
   LoadOptions,
   MetricsSettings,
   OperationsSettings,
   OrdererConfig,
   PeerConfig,
-  StatsdSettings,
+  StatsdTarget,
+  TlsLabels,
   TlsSettings,
-  ValueSource,
-} from './load.ts';
-export type { AppKind } from './keys.ts';
-export { renderEffectiveConfig } from './print.ts';
-export { ordererConfigFromCommandLine, parseCommandLine, peerConfigFromCommandLine, USAGE_EXIT_CODE } from './cli.ts';
-export type { CommandLineAction, CommandLineOptions, CommandLineOutcome, ParsedCommandLine } from './cli.ts';
-export { formatGoDuration, parseGoBool, parseGoDuration } from './go-values.ts';
+} from './internal/load.ts';
+export type { ValueSource } from './internal/resolve.ts';
+export type { DockerEndpoint } from './internal/docker-endpoint.ts';
+export { formatHostPort, parseHostPort } from './internal/host-port.ts';
+export type { HostPort } from './internal/host-port.ts';
+export { ordererConfigFromCommandLine, peerConfigFromCommandLine } from './internal/cli.ts';
+export type { CommandLineOptions, CommandLineOutcome } from './internal/cli.ts';

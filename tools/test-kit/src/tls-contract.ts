@@ -273,26 +273,30 @@ export function describeTlsContract(name: string, contract: TlsAppContract): voi
       const result = await runAppToExit(contract.bin, { env: { FABRIC_CFG_PATH: dir } });
       expect(result.code).toBe(1);
       expect(result.stderr.split('\n').filter((l) => l !== '')).toHaveLength(1);
+      // --check-config reaches the same verdict with the same line
+      const checked = await runAppToExit(contract.bin, { env: { FABRIC_CFG_PATH: dir }, args: ['--check-config'] });
+      expect(checked).toEqual({ code: 1, stdout: '', stderr: result.stderr });
       return result.stderr;
     };
+    // the file's key as ops-config labels it (a variable would be named instead)
+    const certLabel = `${contract.configFileName}: ${contract.certFileKey}`;
+    const keyLabel = `${contract.configFileName}: ${contract.keyFileKey}`;
 
     it('names the certificate key and a missing path', async () => {
       const stderr = await failWith({ ...settingsFor(MODES[1]!), certFile: '/nonexistent/ops/server.pem' });
-      expect(stderr).toBe(`${contract.startFailurePrefix}: ${contract.certFileKey}: open /nonexistent/ops/server.pem: no such file or directory\n`);
+      expect(stderr).toBe(`${certLabel}: open /nonexistent/ops/server.pem: no such file or directory\n`);
     });
 
     it('names the key file when it does not match the certificate', async () => {
       const stderr = await failWith({ ...settingsFor(MODES[1]!), keyFile: pki.clients.good.keyFile });
-      expect(stderr).toBe(
-        `${contract.startFailurePrefix}: ${contract.keyFileKey}: ${pki.clients.good.keyFile}: private key does not match the certificate in ${pki.server.certFile}\n`,
-      );
+      expect(stderr).toBe(`${keyLabel}: ${pki.clients.good.keyFile}: private key does not match the certificate in ${pki.server.certFile}\n`);
     });
 
     it('names a certificate file that holds no PEM', async () => {
       const junk = join(pki.dir, `junk-${name}.pem`);
       writeFileSync(junk, 'not a certificate\n');
       const stderr = await failWith({ ...settingsFor(MODES[1]!), certFile: junk });
-      expect(stderr).toBe(`${contract.startFailurePrefix}: ${contract.certFileKey}: ${junk}: no PEM certificate found\n`);
+      expect(stderr).toBe(`${certLabel}: ${junk}: no PEM certificate found\n`);
     });
   });
 

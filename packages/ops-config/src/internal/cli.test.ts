@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ordererConfigFromCommandLine, parseCommandLine, peerConfigFromCommandLine } from './cli.ts';
+import type { PeerConfig } from './load.ts';
 
 describe('parseCommandLine', () => {
   it.each([
@@ -19,6 +20,8 @@ describe('parseCommandLine', () => {
     [['--config='], { ok: false, message: '--config needs a file path: --config <file>' }],
     [['--config', '--print-config'], { ok: false, message: '--config needs a file path: --config <file>' }],
     [['--config', 'a', '--config', 'b'], { ok: false, message: '--config given more than once' }],
+    [['--check-config', '--strict'], { ok: true, action: 'check-config', strict: true }],
+    [['--print-config', '--strict'], { ok: false, message: '--strict applies to --check-config and to a run, not to --print-config' }],
     [['--print-config', '--check-config'], { ok: false, message: '--print-config and --check-config cannot be combined' }],
   ] as const)('%j', (argv, expected) => expect(parseCommandLine(argv)).toEqual(expected));
 });
@@ -47,7 +50,7 @@ describe('peerConfigFromCommandLine / ordererConfigFromCommandLine', () => {
     const io = capture();
     const outcome = peerConfigFromCommandLine({ argv: [], env: { FABRIC_CFG_PATH: dir }, ...io });
     expect(outcome.action).toBe('run');
-    if (outcome.action === 'run') expect(outcome.loaded.config.operations.listenAddress).toBe('127.0.0.1:7');
+    if (outcome.action === 'run') expect(outcome.loaded.config.operations.listenAddress).toEqual({ host: '127.0.0.1', port: 7 });
     expect(io.out).toEqual([]);
     expect(io.err).toEqual([]);
   });
@@ -63,7 +66,7 @@ describe('peerConfigFromCommandLine / ordererConfigFromCommandLine', () => {
     const dir = configDir('core.yaml', 'metrics:\n  provider: Prometheus\n');
     const io = capture();
     expect(peerConfigFromCommandLine({ argv: ['--check-config'], env: { FABRIC_CFG_PATH: dir }, ...io })).toEqual({ action: 'exit', exitCode: 0 });
-    expect(io.err.join('')).toBe('warning: core.yaml: metrics.provider: "Prometheus" is not a metrics provider (prometheus, statsd or disabled); metrics are disabled\n');
+    expect(io.err.join('')).toBe('warning: core.yaml: metrics.provider: Unknown provider type: Prometheus; metrics disabled (expected prometheus, statsd or disabled)\n');
   });
 
   it('prints each problem on its own line and exits 1, for every action', () => {
@@ -76,23 +79,52 @@ describe('peerConfigFromCommandLine / ordererConfigFromCommandLine', () => {
     }
   });
 
-  it('--check-config with TLS on also requires the certificate, key and CA files to be readable', () => {
+  it('with TLS on, the certificate, key and CA files must be readable: --check-config and a run give the same lines', () => {
     const dir = configDir('core.yaml', 'operations:\n  tls:\n    enabled: true\n    cert: {file: cert.pem}\n    key: {file: key.pem}\n    clientRootCAs: {files: [ca.pem, /nonexistent/ca2.pem]}\n');
     writeFileSync(join(dir, 'cert.pem'), 'x');
-    const io = capture();
     const env = { FABRIC_CFG_PATH: dir, CORE_OPERATIONS_TLS_KEY_FILE: dir };
-    expect(peerConfigFromCommandLine({ argv: ['--check-config'], env, ...io })).toEqual({ action: 'exit', exitCode: 1 });
-    expect(io.err.join('')).toBe(
-      [
-        `CORE_OPERATIONS_TLS_KEY_FILE: expected a readable file, got ${JSON.stringify(dir)} (not a regular file)`,
-        `core.yaml: operations.tls.clientRootCAs.files[0]: expected a readable file, got ${JSON.stringify(join(dir, 'ca.pem'))} (no such file or directory)`,
-        'core.yaml: operations.tls.clientRootCAs.files[1]: expected a readable file, got "/nonexistent/ca2.pem" (no such file or directory)',
-        '',
-      ].join('\n'),
-    );
-    expect(io.out).toEqual([]);
-    // a plain start leaves the files to the server, which reports them in Fabric's words
-    expect(peerConfigFromCommandLine({ argv: [], env, ...capture() }).action).toBe('run');
+    const expected = [
+      `CORE_OPERATIONS_TLS_KEY_FILE: read ${dir}: is a directory`,
+      `core.yaml: operations.tls.clientRootCAs.files[0]: open ${join(dir, 'ca.pem')}: no such file or directory`,
+      'core.yaml: operations.tls.clientRootCAs.files[1]: open /nonexistent/ca2.pem: no such file or directory',
+      '',
+    ].join('\n');
+    for (const argv of [['--check-config'], []]) {
+      const io = capture();
+      expect(peerConfigFromCommandLine({ argv, env, ...io })).toEqual({ action: 'exit', exitCode: 1 });
+      expect(io.err.join('')).toBe(expected);
+      expect(io.out).toEqual([]);
+    }
+  });
+
+  it("runs the app's own checks after ops-config's, for --check-config and a run alike", () => {
+    const dir = configDir('core.yaml', 'operations:\n  listenAddress: 127.0.0.1:7\n');
+    const verify = (loaded: { config: PeerConfig }) => (loaded.config.operations.listenAddress.port === 7 ? ['core.yaml: operations.listenAddress: port 7 refused by the app'] : []);
+    for (const argv of [['--check-config'], []]) {
+      const io = capture();
+      expect(peerConfigFromCommandLine({ argv, env: { FABRIC_CFG_PATH: dir }, verify, ...io })).toEqual({ action: 'exit', exitCode: 1 });
+      expect(io.err.join('')).toBe('core.yaml: operations.listenAddress: port 7 refused by the app\n');
+    }
+  });
+
+  it('--strict turns warnings into a failure, for --check-config and a run; without it they only warn', () => {
+    const dir = configDir('core.yaml', 'operation:\n  listenAddress: 0.0.0.0:1\nmetric:\n  provider: prometheus\n');
+    const warnings = [
+      'warning: core.yaml: operation: unknown section, ignored; did you mean operations?',
+      'warning: core.yaml: metric: unknown section, ignored; did you mean metrics?',
+    ];
+    for (const argv of [['--check-config', '--strict'], ['--strict']]) {
+      const io = capture();
+      expect(peerConfigFromCommandLine({ argv, env: { FABRIC_CFG_PATH: dir }, ...io })).toEqual({ action: 'exit', exitCode: 1 });
+      expect(io.err.join('')).toBe([...warnings, '--strict: 2 warnings, treated as problems', ''].join('\n'));
+      expect(io.out).toEqual([]);
+    }
+    const io = capture();
+    expect(peerConfigFromCommandLine({ argv: ['--check-config'], env: { FABRIC_CFG_PATH: dir }, ...io })).toEqual({ action: 'exit', exitCode: 0 });
+    expect(io.err.join('')).toBe([...warnings, ''].join('\n'));
+    expect(io.out).toEqual([`configuration OK: ${join(dir, 'core.yaml')}\n`]);
+    const clean = configDir('core.yaml', '');
+    expect(peerConfigFromCommandLine({ argv: ['--check-config', '--strict'], env: { FABRIC_CFG_PATH: clean }, ...capture() })).toEqual({ action: 'exit', exitCode: 0 });
   });
 
   it('--print-config prints the effective configuration to stdout', () => {
@@ -105,7 +137,7 @@ describe('peerConfigFromCommandLine / ordererConfigFromCommandLine', () => {
   it('--config <file> reads that file', () => {
     const dir = configDir('custom.yaml', 'Operations:\n  ListenAddress: 127.0.0.1:9\n');
     const outcome = ordererConfigFromCommandLine({ argv: ['--config', join(dir, 'custom.yaml')], env: {}, ...capture() });
-    expect(outcome.action === 'run' && outcome.loaded.config.operations.listenAddress).toBe('127.0.0.1:9');
+    expect(outcome.action === 'run' && outcome.loaded.config.operations.listenAddress).toEqual({ host: '127.0.0.1', port: 9 });
   });
 
   it('an unknown flag is one line on stderr and exit 2', () => {

@@ -1,21 +1,21 @@
 import { isConfigError } from './errors.ts';
 import { unreadableTlsFiles } from './files.ts';
 import { dialectFor, type AppKind } from './keys.ts';
-import { loadOrdererConfig, loadPeerConfig, type LoadedConfig, type OrdererConfig, type PeerConfig } from './load.ts';
+import { resolveConfigFile, type LoadedConfig, type OrdererConfig, type PeerConfig, type ResolvedConfig } from './load.ts';
 import { renderEffectiveConfig } from './print.ts';
 
 export type CommandLineAction = 'run' | 'print-config' | 'check-config' | 'help';
 
 export type ParsedCommandLine =
-  | { readonly ok: true; readonly action: CommandLineAction; readonly configFile?: string }
+  | { readonly ok: true; readonly action: CommandLineAction; readonly configFile?: string; readonly strict?: true }
   | { readonly ok: false; readonly message: string };
 
 /**
  * The flags both apps take: `--config <file>` (or `--config=<file>`), `--print-config`,
- * `--check-config`, `--help` / `-h`. Pure; nothing is printed.
+ * `--check-config`, `--strict` (a warning is a problem), `--help` / `-h`. Pure; nothing is printed.
  */
 export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
-  const flags = new Set<'print-config' | 'check-config' | 'help'>();
+  const flags = new Set<'print-config' | 'check-config' | 'help' | 'strict'>();
   let configFile: string | undefined;
   for (let index = 0; index < argv.length; index += 1) {
     const arg = argv[index]!;
@@ -28,18 +28,25 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
       configFile = value;
     } else if (arg === '--print-config') flags.add('print-config');
     else if (arg === '--check-config') flags.add('check-config');
+    else if (arg === '--strict') flags.add('strict');
     else if (arg === '--help' || arg === '-h') flags.add('help');
     else if (arg.startsWith('-')) return { ok: false, message: `unknown flag ${JSON.stringify(arg)}` };
     else return { ok: false, message: `unexpected argument ${JSON.stringify(arg)}` };
   }
-  if (flags.has('print-config') && flags.has('check-config') && !flags.has('help')) {
-    return { ok: false, message: '--print-config and --check-config cannot be combined' };
+  if (!flags.has('help')) {
+    if (flags.has('print-config') && flags.has('check-config')) return { ok: false, message: '--print-config and --check-config cannot be combined' };
+    if (flags.has('print-config') && flags.has('strict')) return { ok: false, message: '--strict applies to --check-config and to a run, not to --print-config' };
   }
   const action: CommandLineAction = flags.has('help') ? 'help' : flags.has('print-config') ? 'print-config' : flags.has('check-config') ? 'check-config' : 'run';
-  return configFile === undefined ? { ok: true, action } : { ok: true, action, configFile };
+  return {
+    ok: true,
+    action,
+    ...(configFile === undefined ? {} : { configFile }),
+    ...(flags.has('strict') && action !== 'help' ? { strict: true as const } : {}),
+  };
 }
 
-export interface CommandLineOptions {
+export interface CommandLineOptions<T = PeerConfig | OrdererConfig> {
   /** Arguments after the script name. Default `process.argv.slice(2)`. */
   readonly argv?: readonly string[];
   readonly env?: NodeJS.ProcessEnv;
@@ -50,6 +57,12 @@ export interface CommandLineOptions {
   readonly program?: string;
   readonly stdout?: (text: string) => void;
   readonly stderr?: (text: string) => void;
+  /**
+   * The app's own checks of a loaded configuration, run after ops-config's for both
+   * `--check-config` and a run, so the two reach the same verdict with the same lines
+   * (the apps check that the TLS files parse with ops-tls-auth). Returns one line per problem.
+   */
+  readonly verify?: (loaded: LoadedConfig<T>) => readonly string[];
 }
 
 /** Either the loaded configuration to run with, or the exit code the app should stop with. */
@@ -64,7 +77,7 @@ function helpText(app: AppKind, program: string): string {
   const dialect = dialectFor(app);
   const envPrefix = app === 'peer' ? 'CORE_' : 'ORDERER_';
   return [
-    `usage: ${program} [--config <file>] [--print-config | --check-config]`,
+    `usage: ${program} [--config <file>] [--print-config | --check-config] [--strict]`,
     '',
     `Runs the ${app}'s operations service (/healthz, /logspec, /version, /metrics) from ${dialect.fileName}.`,
     '',
@@ -72,6 +85,7 @@ function helpText(app: AppKind, program: string): string {
     `  --config <file>   read this ${dialect.fileName} instead of searching for one`,
     '  --print-config    print the effective configuration and where each value came from, then exit',
     '  --check-config    validate the configuration, print "configuration OK: <file>" or the problems, then exit',
+    '  --strict          treat every warning (a misspelt key or section, an unknown provider) as a problem',
     '  -h, --help        print this help and exit',
     '',
     `${dialect.fileName} is searched in $FABRIC_CFG_PATH, else ./, else /etc/hyperledger/fabric, else the shipped sample.`,
@@ -80,7 +94,7 @@ function helpText(app: AppKind, program: string): string {
   ].join('\n');
 }
 
-function outcomeFor<T>(app: AppKind, options: CommandLineOptions, load: (configFile: string | undefined) => LoadedConfig<T>): CommandLineOutcome<T> {
+function outcomeFor<T>(app: AppKind, options: CommandLineOptions<T>, load: (configFile: string | undefined) => ResolvedConfig<T>): CommandLineOutcome<T> {
   const program = options.program ?? `fabric-ops-${app}`;
   const stdout = options.stdout ?? ((text: string) => void process.stdout.write(text));
   const stderr = options.stderr ?? ((text: string) => void process.stderr.write(text));
@@ -93,34 +107,42 @@ function outcomeFor<T>(app: AppKind, options: CommandLineOptions, load: (configF
     stdout(helpText(app, program));
     return { action: 'exit', exitCode: 0 };
   }
-  let loaded: LoadedConfig<T>;
+  const lines = (texts: readonly string[], prefix = '') => texts.map((line) => `${prefix}${line}\n`).join('');
+  let resolved: ResolvedConfig<T>;
   try {
-    loaded = load(parsed.configFile);
+    resolved = load(parsed.configFile);
   } catch (error) {
     if (!isConfigError(error)) throw error;
-    stderr(error.problems.map((line) => `${line}\n`).join(''));
+    stderr(lines(error.problems));
     return { action: 'exit', exitCode: 1 };
   }
-  const warnings = loaded.warnings.map((line) => `warning: ${line}\n`).join('');
+  const { loaded } = resolved;
   if (parsed.action === 'print-config') {
-    if (warnings !== '') stderr(warnings);
-    stdout(renderEffectiveConfig(loaded as LoadedConfig<PeerConfig> | LoadedConfig<OrdererConfig>));
+    if (loaded.warnings.length > 0) stderr(lines(loaded.warnings, 'warning: '));
+    stdout(renderEffectiveConfig(resolved));
     return { action: 'exit', exitCode: 0 };
   }
+  // The same checks, in the same order, whether this is a check or a start.
+  const unreadable = unreadableTlsFiles(loaded as LoadedConfig<PeerConfig | OrdererConfig>);
+  const problems = unreadable.length > 0 ? unreadable : (options.verify?.(loaded) ?? []);
+  if (problems.length > 0) {
+    stderr(lines(problems));
+    return { action: 'exit', exitCode: 1 };
+  }
+  if (parsed.strict === true && loaded.warnings.length > 0) {
+    const count = loaded.warnings.length;
+    stderr(`${lines(loaded.warnings, 'warning: ')}--strict: ${count} warning${count === 1 ? '' : 's'}, treated as problems\n`);
+    return { action: 'exit', exitCode: 1 };
+  }
   if (parsed.action === 'check-config') {
-    const unreadable = unreadableTlsFiles(loaded as LoadedConfig<PeerConfig> | LoadedConfig<OrdererConfig>);
-    if (unreadable.length > 0) {
-      stderr(unreadable.map((line) => `${line}\n`).join(''));
-      return { action: 'exit', exitCode: 1 };
-    }
-    if (warnings !== '') stderr(warnings);
+    if (loaded.warnings.length > 0) stderr(lines(loaded.warnings, 'warning: '));
     stdout(`configuration OK: ${loaded.file}\n`);
     return { action: 'exit', exitCode: 0 };
   }
   return { action: 'run', loaded };
 }
 
-function locateOptions(options: CommandLineOptions, configFile: string | undefined) {
+function locateOptions<T>(options: CommandLineOptions<T>, configFile: string | undefined) {
   return {
     ...(options.env !== undefined && { env: options.env }),
     ...(options.cwd !== undefined && { cwd: options.cwd }),
@@ -132,13 +154,14 @@ function locateOptions(options: CommandLineOptions, configFile: string | undefin
 /**
  * The peer's start-up: parses the flags, loads `core.yaml`, and handles `--help`,
  * `--print-config` and `--check-config` itself (printing, then an exit code). Problems are
- * printed one per line to stderr. Only a run outcome carries a configuration.
+ * printed one per line to stderr; a run stops on the same problems `--check-config` reports,
+ * with the same lines. Only a run outcome carries a configuration.
  */
-export function peerConfigFromCommandLine(options: CommandLineOptions = {}): CommandLineOutcome<PeerConfig> {
-  return outcomeFor('peer', options, (configFile) => loadPeerConfig(locateOptions(options, configFile)));
+export function peerConfigFromCommandLine(options: CommandLineOptions<PeerConfig> = {}): CommandLineOutcome<PeerConfig> {
+  return outcomeFor('peer', options, (configFile) => resolveConfigFile('peer', locateOptions(options, configFile)) as ResolvedConfig<PeerConfig>);
 }
 
 /** The orderer's start-up, as peerConfigFromCommandLine with `orderer.yaml`. */
-export function ordererConfigFromCommandLine(options: CommandLineOptions = {}): CommandLineOutcome<OrdererConfig> {
-  return outcomeFor('orderer', options, (configFile) => loadOrdererConfig(locateOptions(options, configFile)));
+export function ordererConfigFromCommandLine(options: CommandLineOptions<OrdererConfig> = {}): CommandLineOutcome<OrdererConfig> {
+  return outcomeFor('orderer', options, (configFile) => resolveConfigFile('orderer', locateOptions(options, configFile)) as ResolvedConfig<OrdererConfig>);
 }

@@ -6,7 +6,7 @@ import { ConfigError, isConfigError } from './errors.ts';
 import { loadOrdererConfig, loadPeerConfig, parseConfigText, type OrdererConfig, type PeerConfig } from './load.ts';
 import { locateConfigFile } from './locate.ts';
 
-const FIXTURES = new URL('../test/fixtures/', import.meta.url);
+const FIXTURES = new URL('../../test/fixtures/', import.meta.url);
 const CORE_YAML = readFileSync(new URL('core.yaml', FIXTURES), 'utf8');
 const ORDERER_YAML = readFileSync(new URL('orderer.yaml', FIXTURES), 'utf8');
 
@@ -46,11 +46,12 @@ describe("Fabric's full sample files", () => {
     const loaded = peer(CORE_YAML);
     expect(loaded.config).toEqual({
       operations: {
-        listenAddress: '127.0.0.1:9443',
+        listenAddress: { host: '127.0.0.1', port: 9443 },
         tls: { enabled: false, certFile: '', keyFile: '', clientAuthRequired: false, clientRootCAs: [] },
+        health: { checkTimeoutMs: 5_000, cacheTtlMs: 0 },
       },
-      metrics: { provider: 'disabled', statsd: { network: 'udp', address: '127.0.0.1:8125', writeIntervalMs: 10_000, prefix: '' } },
-      vm: { endpoint: 'unix:///var/run/docker.sock' },
+      metrics: { provider: 'disabled' },
+      vm: { endpoint: { kind: 'unix', socketPath: '/var/run/docker.sock' } },
     });
     expect(loaded.app).toBe('peer');
     expect(loaded.warnings).toEqual([]);
@@ -64,18 +65,19 @@ describe("Fabric's full sample files", () => {
     const loaded = orderer(ORDERER_YAML);
     expect(loaded.config).toEqual({
       operations: {
-        listenAddress: '127.0.0.1:8443',
+        listenAddress: { host: '127.0.0.1', port: 8443 },
         tls: { enabled: false, certFile: '', keyFile: '', clientAuthRequired: false, clientRootCAs: [] },
+        health: { checkTimeoutMs: 5_000, cacheTtlMs: 0 },
       },
-      metrics: { provider: 'disabled', statsd: { network: 'udp', address: '127.0.0.1:8125', writeIntervalMs: 30_000, prefix: '' } },
+      metrics: { provider: 'disabled' },
     });
     expect(loaded.app).toBe('orderer');
     expect(loaded.sources['Metrics.Statsd.WriteInterval']).toEqual({ from: 'file' });
   });
 
   it("loads the apps' shipped samples", () => {
-    const peerSample = readFileSync(new URL('../../../apps/peer/sampleconfig/core.yaml', import.meta.url), 'utf8');
-    const ordererSample = readFileSync(new URL('../../../apps/orderer/sampleconfig/orderer.yaml', import.meta.url), 'utf8');
+    const peerSample = readFileSync(new URL('../../../../apps/peer/sampleconfig/core.yaml', import.meta.url), 'utf8');
+    const ordererSample = readFileSync(new URL('../../../../apps/orderer/sampleconfig/orderer.yaml', import.meta.url), 'utf8');
     expect(peer(peerSample).config).toEqual(peer(CORE_YAML).config);
     expect(orderer(ordererSample).config).toEqual(orderer(ORDERER_YAML).config);
   });
@@ -84,10 +86,10 @@ describe("Fabric's full sample files", () => {
     const p = peer('');
     expect(p.config).toEqual(peer(CORE_YAML).config);
     expect(Object.values(p.sources).every((source) => source.from === 'default')).toBe(true);
-    expect(Object.keys(p.sources)).toHaveLength(12);
+    expect(Object.keys(p.sources)).toHaveLength(14);
     const o = orderer('# nothing but a comment\n');
     expect(o.config).toEqual(orderer(ORDERER_YAML).config);
-    expect(Object.keys(o.sources)).toHaveLength(11);
+    expect(Object.keys(o.sources)).toHaveLength(13);
   });
 
   it('loads a production-style file: TLS on, statsd, relative paths', () => {
@@ -119,7 +121,7 @@ describe("Fabric's full sample files", () => {
     );
     expect(peer(text).config).toEqual({
       operations: {
-        listenAddress: '0.0.0.0:9443',
+        listenAddress: { host: '0.0.0.0', port: 9443 },
         tls: {
           enabled: true,
           certFile: '/srv/fabric/tls/ops.crt',
@@ -127,9 +129,10 @@ describe("Fabric's full sample files", () => {
           clientAuthRequired: true,
           clientRootCAs: ['/srv/fabric/tls/ops-ca.crt', '/etc/ca/second.pem'],
         },
+        health: { checkTimeoutMs: 5_000, cacheTtlMs: 0 },
       },
-      metrics: { provider: 'statsd', statsd: { network: 'tcp', address: 'statsd.example.com:8125', writeIntervalMs: 90_000, prefix: 'org1_peer0' } },
-      vm: { endpoint: 'unix:///var/run/docker.sock' },
+      metrics: { provider: 'statsd', statsd: { network: 'tcp', host: 'statsd.example.com', port: 8125, writeIntervalMs: 90_000, prefix: 'org1_peer0' } },
+      vm: { endpoint: { kind: 'unix', socketPath: '/var/run/docker.sock' } },
     });
   });
 });
@@ -137,9 +140,9 @@ describe("Fabric's full sample files", () => {
 describe('values as Fabric reads them', () => {
   it('matches keys without regard to case, as viper does', () => {
     const loaded = peer('OPERATIONS:\n  ListenAddress: 127.0.0.1:1\n  TLS:\n    ClientAuthREQUIRED: true\n');
-    expect(loaded.config.operations.listenAddress).toBe('127.0.0.1:1');
+    expect(loaded.config.operations.listenAddress).toEqual({ host: '127.0.0.1', port: 1 });
     expect(loaded.config.operations.tls.clientAuthRequired).toBe(true);
-    expect(orderer('operations:\n  listenaddress: 127.0.0.1:2\n').config.operations.listenAddress).toBe('127.0.0.1:2');
+    expect(orderer('operations:\n  listenaddress: 127.0.0.1:2\n').config.operations.listenAddress).toEqual({ host: '127.0.0.1', port: 2 });
   });
 
   it('reads booleans with Go ParseBool, including quoted text and 0/1', () => {
@@ -149,21 +152,21 @@ describe('values as Fabric reads them', () => {
   });
 
   it('reads durations as Go writes them into writeIntervalMs', () => {
-    const interval = (text: string) => peer(`metrics:\n  statsd:\n    writeInterval: ${text}\n`).config.metrics.statsd.writeIntervalMs;
+    const interval = (text: string) => peer(`metrics:\n  provider: statsd\n  statsd:\n    writeInterval: ${text}\n`).config.metrics.statsd?.writeIntervalMs;
     expect(interval('10s')).toBe(10_000);
     expect(interval('1m30s')).toBe(90_000);
     expect(interval('250ms')).toBe(250);
     // cast.ToDuration: a bare number is nanoseconds
     expect(interval('1500000000')).toBe(1_500);
-    expect(orderer('Metrics:\n  Statsd:\n    WriteInterval: 2h\n').config.metrics.statsd.writeIntervalMs).toBe(7_200_000);
+    expect(orderer('Metrics:\n  Provider: statsd\n  Statsd:\n    WriteInterval: 2h\n').config.metrics.statsd?.writeIntervalMs).toBe(7_200_000);
   });
 
   it('takes an empty statsd section as the sample values', () => {
-    expect(peer('metrics:\n  provider: statsd\n  statsd: {}\n').config.metrics.statsd).toEqual({ network: 'udp', address: '127.0.0.1:8125', writeIntervalMs: 10_000, prefix: '' });
+    expect(peer('metrics:\n  provider: statsd\n  statsd: {}\n').config.metrics.statsd).toEqual({ network: 'udp', host: '127.0.0.1', port: 8125, writeIntervalMs: 10_000, prefix: '' });
   });
 
   it('turns scalar strings into text as viper does', () => {
-    expect(peer('metrics:\n  statsd:\n    prefix: 123\n').config.metrics.statsd.prefix).toBe('123');
+    expect(peer('metrics:\n  provider: statsd\n  statsd:\n    prefix: 123\n').config.metrics.statsd?.prefix).toBe('123');
   });
 
   it('reads a peer client CA list written as one string with strings.Fields', () => {
@@ -200,8 +203,9 @@ const PEER_BASE = [
   '    key: { file: file/key.pem }',
   '    clientAuthRequired: false',
   '    clientRootCAs: { files: [file/ca.pem] }',
+  '  health: { checkTimeout: 3s, cacheTTL: 0s }',
   'metrics:',
-  '  provider: prometheus',
+  '  provider: statsd',
   '  statsd: { network: udp, address: 127.0.0.1:8125, writeInterval: 10s, prefix: file }',
   'vm:',
   '  endpoint: unix:///var/run/docker.sock',
@@ -217,8 +221,9 @@ const ORDERER_BASE = [
   '    PrivateKey: file/key.pem',
   '    ClientAuthRequired: false',
   '    ClientRootCAs: [file/ca.pem]',
+  '  Health: { CheckTimeout: 3s, CacheTTL: 0s }',
   'Metrics:',
-  '  Provider: prometheus',
+  '  Provider: statsd',
   '  Statsd: { Network: udp, Address: 127.0.0.1:8125, WriteInterval: 30s, Prefix: file }',
   '',
 ].join('\n');
@@ -226,32 +231,36 @@ const ORDERER_BASE = [
 type Pick = (config: PeerConfig | OrdererConfig) => unknown;
 
 const peerMatrix: [string, string, Pick, unknown][] = [
-  ['CORE_OPERATIONS_LISTENADDRESS', '0.0.0.0:19443', (c) => c.operations.listenAddress, '0.0.0.0:19443'],
+  ['CORE_OPERATIONS_LISTENADDRESS', '[::1]:19443', (c) => c.operations.listenAddress, { host: '::1', port: 19443 }],
   ['CORE_OPERATIONS_TLS_ENABLED', 'f', (c) => c.operations.tls.enabled, false],
   ['CORE_OPERATIONS_TLS_CERT_FILE', 'env/cert.pem', (c) => c.operations.tls.certFile, '/srv/fabric/env/cert.pem'],
   ['CORE_OPERATIONS_TLS_KEY_FILE', '/abs/key.pem', (c) => c.operations.tls.keyFile, '/abs/key.pem'],
   ['CORE_OPERATIONS_TLS_CLIENTAUTHREQUIRED', 'TRUE', (c) => c.operations.tls.clientAuthRequired, true],
   ['CORE_OPERATIONS_TLS_CLIENTROOTCAS_FILES', ' one.pem\t/abs/two.pem  ', (c) => c.operations.tls.clientRootCAs, ['/srv/fabric/one.pem', '/abs/two.pem']],
-  ['CORE_METRICS_PROVIDER', 'disabled', (c) => c.metrics.provider, 'disabled'],
-  ['CORE_METRICS_STATSD_NETWORK', 'tcp', (c) => c.metrics.statsd.network, 'tcp'],
-  ['CORE_METRICS_STATSD_ADDRESS', 'statsd:9125', (c) => c.metrics.statsd.address, 'statsd:9125'],
-  ['CORE_METRICS_STATSD_WRITEINTERVAL', '250ms', (c) => c.metrics.statsd.writeIntervalMs, 250],
-  ['CORE_METRICS_STATSD_PREFIX', 'org1_peer0', (c) => c.metrics.statsd.prefix, 'org1_peer0'],
-  ['CORE_VM_ENDPOINT', 'tcp://docker:2375', (c) => ('vm' in c ? c.vm.endpoint : undefined), 'tcp://docker:2375'],
+  ['CORE_METRICS_PROVIDER', 'prometheus', (c) => c.metrics.provider, 'prometheus'],
+  ['CORE_METRICS_STATSD_NETWORK', 'tcp', (c) => c.metrics.statsd?.network, 'tcp'],
+  ['CORE_METRICS_STATSD_ADDRESS', 'statsd:9125', (c) => c.metrics.statsd && [c.metrics.statsd.host, c.metrics.statsd.port], ['statsd', 9125]],
+  ['CORE_METRICS_STATSD_WRITEINTERVAL', '250ms', (c) => c.metrics.statsd?.writeIntervalMs, 250],
+  ['CORE_METRICS_STATSD_PREFIX', 'org1_peer0', (c) => c.metrics.statsd?.prefix, 'org1_peer0'],
+  ['CORE_OPERATIONS_HEALTH_CHECKTIMEOUT', '2s', (c) => c.operations.health.checkTimeoutMs, 2_000],
+  ['CORE_OPERATIONS_HEALTH_CACHETTL', '1500000000', (c) => c.operations.health.cacheTtlMs, 1_500],
+  ['CORE_VM_ENDPOINT', 'tcp://docker:2375', (c) => ('vm' in c ? c.vm.endpoint : undefined), { kind: 'tcp', host: 'docker', port: 2375 }],
 ];
 
 const ordererMatrix: [string, string, Pick, unknown][] = [
-  ['ORDERER_OPERATIONS_LISTENADDRESS', '0.0.0.0:18443', (c) => c.operations.listenAddress, '0.0.0.0:18443'],
+  ['ORDERER_OPERATIONS_LISTENADDRESS', '0.0.0.0:18443', (c) => c.operations.listenAddress, { host: '0.0.0.0', port: 18443 }],
   ['ORDERER_OPERATIONS_TLS_ENABLED', 'false', (c) => c.operations.tls.enabled, false],
   ['ORDERER_OPERATIONS_TLS_CERTIFICATE', 'env/cert.pem', (c) => c.operations.tls.certFile, 'env/cert.pem'],
   ['ORDERER_OPERATIONS_TLS_PRIVATEKEY', 'env/key.pem', (c) => c.operations.tls.keyFile, 'env/key.pem'],
   ['ORDERER_OPERATIONS_TLS_CLIENTAUTHREQUIRED', '1', (c) => c.operations.tls.clientAuthRequired, true],
   ['ORDERER_OPERATIONS_TLS_CLIENTROOTCAS', '[one.pem, /abs/two.pem]', (c) => c.operations.tls.clientRootCAs, ['one.pem', '/abs/two.pem']],
   ['ORDERER_METRICS_PROVIDER', 'disabled', (c) => c.metrics.provider, 'disabled'],
-  ['ORDERER_METRICS_STATSD_NETWORK', 'tcp', (c) => c.metrics.statsd.network, 'tcp'],
-  ['ORDERER_METRICS_STATSD_ADDRESS', 'statsd:9125', (c) => c.metrics.statsd.address, 'statsd:9125'],
-  ['ORDERER_METRICS_STATSD_WRITEINTERVAL', '1m30s', (c) => c.metrics.statsd.writeIntervalMs, 90_000],
-  ['ORDERER_METRICS_STATSD_PREFIX', 'orderer1', (c) => c.metrics.statsd.prefix, 'orderer1'],
+  ['ORDERER_METRICS_STATSD_NETWORK', 'tcp', (c) => c.metrics.statsd?.network, 'tcp'],
+  ['ORDERER_METRICS_STATSD_ADDRESS', ':9125', (c) => c.metrics.statsd && [c.metrics.statsd.host, c.metrics.statsd.port], ['127.0.0.1', 9125]],
+  ['ORDERER_METRICS_STATSD_WRITEINTERVAL', '1m30s', (c) => c.metrics.statsd?.writeIntervalMs, 90_000],
+  ['ORDERER_METRICS_STATSD_PREFIX', 'orderer1', (c) => c.metrics.statsd?.prefix, 'orderer1'],
+  ['ORDERER_OPERATIONS_HEALTH_CHECKTIMEOUT', '750ms', (c) => c.operations.health.checkTimeoutMs, 750],
+  ['ORDERER_OPERATIONS_HEALTH_CACHETTL', '1m', (c) => c.operations.health.cacheTtlMs, 60_000],
 ];
 
 describe('environment override matrix', () => {
@@ -279,8 +288,8 @@ describe('environment override matrix', () => {
   });
 
   it('applies an override for a key the file does not have', () => {
-    expect(peer('', { CORE_METRICS_STATSD_PREFIX: 'p' }).config.metrics.statsd.prefix).toBe('p');
-    expect(orderer('', { ORDERER_METRICS_STATSD_PREFIX: 'o' }).config.metrics.statsd.prefix).toBe('o');
+    expect(peer('metrics:\n  provider: statsd\n  statsd: {}\n', { CORE_METRICS_STATSD_PREFIX: 'p' }).config.metrics.statsd?.prefix).toBe('p');
+    expect(orderer('Metrics:\n  Provider: statsd\n  Statsd: {}\n', { ORDERER_METRICS_STATSD_PREFIX: 'o' }).config.metrics.statsd?.prefix).toBe('o');
   });
 
   it('peer: an empty variable counts, giving the empty value of its type', () => {
@@ -291,11 +300,11 @@ describe('environment override matrix', () => {
       CORE_METRICS_STATSD_PREFIX: '',
       CORE_VM_ENDPOINT: '',
     });
-    expect(loaded.config.operations.listenAddress).toBe('');
+    expect(loaded.config.operations.listenAddress).toEqual({ host: '', port: 0 });
     expect(loaded.config.operations.tls.enabled).toBe(false);
     expect(loaded.config.operations.tls.clientRootCAs).toEqual([]);
-    expect(loaded.config.metrics.statsd.prefix).toBe('');
-    expect(loaded.config.vm.endpoint).toBe('');
+    expect(loaded.config.metrics.statsd?.prefix).toBe('');
+    expect(loaded.config.vm.endpoint).toBeUndefined();
     expect(loaded.sources['vm.endpoint']).toEqual({ from: 'env', variable: 'CORE_VM_ENDPOINT' });
   });
 
@@ -311,7 +320,7 @@ describe('environment override matrix', () => {
   });
 
   it('peer: a bare number in the environment is nanoseconds', () => {
-    expect(peer('', { CORE_METRICS_STATSD_WRITEINTERVAL: '2000000' }).config.metrics.statsd.writeIntervalMs).toBe(2);
+    expect(peer('metrics:\n  provider: statsd\n  statsd: {}\n', { CORE_METRICS_STATSD_WRITEINTERVAL: '2000000' }).config.metrics.statsd?.writeIntervalMs).toBe(2);
   });
 });
 
@@ -353,7 +362,7 @@ describe('problems: one line each, naming file or variable, key and expectation'
       'orderer',
       'Operations:\n  TLS:\n    Enabeld: true\n',
       {},
-      ['orderer.yaml: Operations.TLS.Enabeld: unknown key; expected one of Enabled, Certificate, PrivateKey, ClientAuthRequired, ClientRootCAs, RootCAs, TLSHandshakeTimeShift, TimeShift'],
+      ['orderer.yaml: Operations.TLS.Enabeld: unknown key; did you mean Enabled?; expected one of Enabled, Certificate, PrivateKey, ClientAuthRequired, ClientRootCAs, RootCAs, TLSHandshakeTimeShift, TimeShift'],
     ],
     [
       'peer',
@@ -394,10 +403,41 @@ describe('problems: one line each, naming file or variable, key and expectation'
       {},
       [
         'core.yaml: metrics.statsd.network: expected udp or tcp, got "http"',
-        'core.yaml: metrics.statsd.address: expected a host:port address when metrics.provider is statsd, got ""',
+        'core.yaml: metrics.statsd.address: expected a host:port address when metrics.provider is statsd, got "" (missing port in address)',
         'core.yaml: metrics.statsd.writeInterval: expected a duration of at least 1ms like 10s when metrics.provider is statsd, got "0s"',
       ],
     ],
+    ['peer', 'operations:\n  listenAddress: 127.0.0.1\n', {}, ['core.yaml: operations.listenAddress: expected host:port, got "127.0.0.1" (missing port in address)']],
+    ['orderer', '', { ORDERER_OPERATIONS_LISTENADDRESS: '[::1:80' }, ['ORDERER_OPERATIONS_LISTENADDRESS: expected host:port, got "[::1:80" (missing \']\' in address)']],
+    ['peer', 'operations:\n  listenAddress: 127.0.0.1:99999\n', {}, ['core.yaml: operations.listenAddress: expected host:port, got "127.0.0.1:99999" (invalid port)']],
+    [
+      'peer',
+      'vm:\n  endpoint: docker.sock\n',
+      {},
+      ['core.yaml: vm.endpoint: expected unix:///path/to/docker.sock or tcp://host:port (or "" for no docker health check), got "docker.sock" (no scheme)'],
+    ],
+    [
+      'peer',
+      '',
+      { CORE_VM_ENDPOINT: 'unix://docker.sock' },
+      ['CORE_VM_ENDPOINT: expected unix:///path/to/docker.sock or tcp://host:port (or "" for no docker health check), got "unix://docker.sock" (the socket path must be absolute)'],
+    ],
+    [
+      'peer',
+      'metrics:\n  provider: statsd\n  statsd:\n    address: statsd\n',
+      {},
+      ['core.yaml: metrics.statsd.address: expected a host:port address when metrics.provider is statsd, got "statsd" (missing port in address)'],
+    ],
+    [
+      'peer',
+      'operations:\n  health:\n    checkTimeout: 0s\n    cacheTTL: -1s\n',
+      {},
+      [
+        'core.yaml: operations.health.checkTimeout: expected a duration of at least 1ms like 10s, got "0s"',
+        'core.yaml: operations.health.cacheTTL: expected a duration of 0s (off) or more like 10s, got "-1s"',
+      ],
+    ],
+    ['orderer', '', { ORDERER_OPERATIONS_HEALTH_CHECKTIMEOUT: '5' }, ['ORDERER_OPERATIONS_HEALTH_CHECKTIMEOUT: expected a duration like 30s, got "5" (a unit is required: ns, us, ms, s, m or h)']],
     [
       'peer',
       'metrics:\n  provider: statsd\n  statsd:\n    writeInterval: 10\n',
@@ -461,11 +501,13 @@ describe('problems: one line each, naming file or variable, key and expectation'
 describe('warnings: loads, but probably not what was meant', () => {
   it('names an unknown metrics provider (Fabric disables metrics with a warning)', () => {
     expect(peer('metrics:\n  provider: Prometheus\n').warnings).toEqual([
-      'core.yaml: metrics.provider: "Prometheus" is not a metrics provider (prometheus, statsd or disabled); metrics are disabled',
+      'core.yaml: metrics.provider: Unknown provider type: Prometheus; metrics disabled (expected prometheus, statsd or disabled)',
     ]);
     expect(orderer('', { ORDERER_METRICS_PROVIDER: 'graphite' }).warnings).toEqual([
-      'ORDERER_METRICS_PROVIDER: "graphite" is not a metrics provider (prometheus, statsd or disabled); metrics are disabled',
+      'ORDERER_METRICS_PROVIDER: Unknown provider type: graphite; metrics disabled (expected prometheus, statsd or disabled)',
     ]);
+    // the provider the packages receive: one warning here, none later
+    expect(peer('metrics:\n  provider: Prometheus\n').config.metrics).toEqual({ provider: 'disabled' });
   });
 
   it('names TLS without client CA files (Fabric starts, but every client is refused on secure routes)', () => {
@@ -478,7 +520,55 @@ describe('warnings: loads, but probably not what was meant', () => {
   it('names unknown keys in the peer operations and metrics sections (viper ignores them)', () => {
     const loaded = peer('operations:\n  tls:\n    enable: true\nmetrics:\n  statsd:\n    interval: 5s\n');
     expect(loaded.config.operations.tls.enabled).toBe(false);
-    expect(loaded.warnings).toEqual(['core.yaml: operations.tls.enable: unknown key, ignored', 'core.yaml: metrics.statsd.interval: unknown key, ignored']);
+    expect(loaded.warnings).toEqual(['core.yaml: operations.tls.enable: unknown key, ignored; did you mean enabled?', 'core.yaml: metrics.statsd.interval: unknown key, ignored']);
+  });
+
+  it('names a misspelt top-level section, suggesting the close name; other Fabric sections pass', () => {
+    const loaded = peer('operation:\n  listenAddress: 0.0.0.0:1\nMetric:\n  provider: prometheus\npeer: {id: p0}\nledger: {}\nchaincode: {}\nunrelated: 1\n');
+    expect(loaded.warnings).toEqual([
+      'core.yaml: operation: unknown section, ignored; did you mean operations?',
+      'core.yaml: Metric: unknown section, ignored; did you mean metrics?',
+    ]);
+    expect(loaded.config.operations.listenAddress).toEqual({ host: '127.0.0.1', port: 9443 });
+    // the orderer refuses unknown keys, as Fabric's orderer does
+    expect(problemsOf(() => orderer('Operation:\n  ListenAddress: 0.0.0.0:1\nGeneral: {}\nConsensus: {}\n'))).toEqual([
+      'orderer.yaml: Operation: unknown section; did you mean Operations?',
+    ]);
+  });
+});
+
+describe('parsed values', () => {
+  it('parses vm.endpoint into the endpoint the docker checker dials', () => {
+    const endpoint = (text: string) => peer(`vm:\n  endpoint: ${JSON.stringify(text)}\n`).config.vm.endpoint;
+    expect(endpoint('unix:///run/podman/podman.sock')).toEqual({ kind: 'unix', socketPath: '/run/podman/podman.sock' });
+    expect(endpoint('tcp://[::1]:2375')).toEqual({ kind: 'tcp', host: '::1', port: 2375 });
+    expect(endpoint('http://docker:2375/')).toEqual({ kind: 'tcp', host: 'docker', port: 2375 });
+    expect(endpoint('')).toBeUndefined();
+    expect(problemsOf(() => endpoint('tcp://docker'))[0]).toContain('(missing port in address)');
+    expect(problemsOf(() => endpoint('tcp://docker:2375/v1.41'))[0]).toContain('(only host and port may be given)');
+  });
+
+  it('parses the listen address with IPv6 brackets; an empty one means every interface and a free port', () => {
+    expect(peer('operations:\n  listenAddress: "[::]:9443"\n').config.operations.listenAddress).toEqual({ host: '::', port: 9443 });
+    expect(peer('operations:\n  listenAddress: ":9443"\n').config.operations.listenAddress).toEqual({ host: '', port: 9443 });
+    expect(peer('operations:\n  listenAddress: ""\n').config.operations.listenAddress).toEqual({ host: '', port: 0 });
+    expect(peer('', { CORE_OPERATIONS_LISTENADDRESS: '' }).config.operations.listenAddress).toEqual({ host: '', port: 0 });
+  });
+
+  it('reads the health check timeout and cache lifetime (ours) as Go durations', () => {
+    expect(peer('operations:\n  health:\n    checkTimeout: 1m\n    cacheTTL: 1500ms\n').config.operations.health).toEqual({ checkTimeoutMs: 60_000, cacheTtlMs: 1_500 });
+    expect(orderer('Operations:\n  Health:\n    CheckTimeout: 2s\n').config.operations.health).toEqual({ checkTimeoutMs: 2_000, cacheTtlMs: 0 });
+    expect(peer('operations:\n  health:\n    checkTimout: 1s\n').warnings).toEqual(['core.yaml: operations.health.checkTimout: unknown key, ignored; did you mean checkTimeout?']);
+  });
+
+  it('names each TLS file by what the operator wrote: the variable, or the file and key', () => {
+    const loaded = peer('operations:\n  tls:\n    cert: {file: c.pem}\n', { CORE_OPERATIONS_TLS_KEY_FILE: '/k.pem' });
+    expect(loaded.tlsLabels).toEqual({
+      certFile: 'core.yaml: operations.tls.cert.file',
+      keyFile: 'CORE_OPERATIONS_TLS_KEY_FILE',
+      clientRootCAs: 'core.yaml: operations.tls.clientRootCAs.files',
+    });
+    expect(orderer('', { ORDERER_OPERATIONS_TLS_CERTIFICATE: 'c.pem' }).tlsLabels.certFile).toBe('ORDERER_OPERATIONS_TLS_CERTIFICATE');
   });
 });
 
@@ -487,7 +577,7 @@ describe('finding the file', () => {
     const dir = dirWith('core.yaml', 'operations:\n  listenAddress: 127.0.0.1:19443\n');
     const loaded = loadPeerConfig({ env: { FABRIC_CFG_PATH: dir } });
     expect(loaded.file).toBe(join(dir, 'core.yaml'));
-    expect(loaded.config.operations.listenAddress).toBe('127.0.0.1:19443');
+    expect(loaded.config.operations.listenAddress).toEqual({ host: '127.0.0.1', port: 19443 });
   });
 
   it('names FABRIC_CFG_PATH when it does not exist', () => {
@@ -507,11 +597,11 @@ describe('finding the file', () => {
     const system = tempDir();
     const sample = join(dirWith('core.yaml', 'operations:\n  listenAddress: sample:1\n'), 'core.yaml');
     const options = { env: {}, cwd, systemConfigDir: system, sampleFile: sample };
-    expect(loadPeerConfig(options).config.operations.listenAddress).toBe('sample:1');
+    expect(loadPeerConfig(options).config.operations.listenAddress).toEqual({ host: 'sample', port: 1 });
     writeFileSync(join(system, 'core.yaml'), 'operations:\n  listenAddress: system:1\n');
-    expect(loadPeerConfig(options).config.operations.listenAddress).toBe('system:1');
+    expect(loadPeerConfig(options).config.operations.listenAddress).toEqual({ host: 'system', port: 1 });
     writeFileSync(join(cwd, 'core.yaml'), 'operations:\n  listenAddress: cwd:1\n');
-    expect(loadPeerConfig(options).config.operations.listenAddress).toBe('cwd:1');
+    expect(loadPeerConfig(options).config.operations.listenAddress).toEqual({ host: 'cwd', port: 1 });
   });
 
   it('lists every place searched when nothing is found', () => {
@@ -528,7 +618,7 @@ describe('finding the file', () => {
     writeFileSync(join(cwd, 'conf', 'mine.yaml'), 'Operations:\n  ListenAddress: explicit:1\n');
     const loaded = loadOrdererConfig({ env: { FABRIC_CFG_PATH: '/nonexistent' }, cwd, configFile: 'conf/mine.yaml' });
     expect(loaded.file).toBe(join(cwd, 'conf', 'mine.yaml'));
-    expect(loaded.config.operations.listenAddress).toBe('explicit:1');
+    expect(loaded.config.operations.listenAddress).toEqual({ host: 'explicit', port: 1 });
     expect(locateConfigFile('orderer.yaml', { cwd, configFile: join(cwd, 'conf', 'mine.yaml') })).toBe(join(cwd, 'conf', 'mine.yaml'));
   });
 

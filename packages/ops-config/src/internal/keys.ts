@@ -18,6 +18,8 @@ export type SettingRole =
   | 'statsd.address'
   | 'statsd.writeInterval'
   | 'statsd.prefix'
+  | 'health.checkTimeout'
+  | 'health.cacheTTL'
   | 'vm.endpoint';
 
 export type ValueKind = 'string' | 'boolean' | 'duration' | 'list';
@@ -49,6 +51,8 @@ export interface Dialect {
   readonly unknownKeysAreErrors: boolean;
   /** Mappings whose unknown keys are reported, with keys allowed there beyond the ones we read. */
   readonly checkedSections: readonly { readonly path: readonly string[]; readonly alsoAllowed: readonly string[] }[];
+  /** Top-level sections of Fabric's file: anything else close to one we read is a misspelling. */
+  readonly topLevelSections: readonly string[];
   /** The path of the statsd section, which must exist when the provider is statsd. */
   readonly statsdSection: readonly string[];
   readonly durationExample: string;
@@ -64,6 +68,8 @@ function spec(prefix: string, role: SettingRole, key: string, kind: ValueKind, d
 }
 
 const NANOS_PER_SECOND = 1e9;
+/** ops-health's per-check timeout when none is configured. */
+const DEFAULT_CHECK_TIMEOUT_NANOS = 5 * NANOS_PER_SECOND;
 
 export const PEER_DIALECT: Dialect = {
   app: 'peer',
@@ -75,6 +81,8 @@ export const PEER_DIALECT: Dialect = {
     spec('CORE', 'tls.keyFile', 'operations.tls.key.file', 'string', ''),
     spec('CORE', 'tls.clientAuthRequired', 'operations.tls.clientAuthRequired', 'boolean', false),
     spec('CORE', 'tls.clientRootCAs', 'operations.tls.clientRootCAs.files', 'list', []),
+    spec('CORE', 'health.checkTimeout', 'operations.health.checkTimeout', 'duration', DEFAULT_CHECK_TIMEOUT_NANOS),
+    spec('CORE', 'health.cacheTTL', 'operations.health.cacheTTL', 'duration', 0),
     spec('CORE', 'metrics.provider', 'metrics.provider', 'string', 'disabled'),
     spec('CORE', 'statsd.network', 'metrics.statsd.network', 'string', 'udp'),
     spec('CORE', 'statsd.address', 'metrics.statsd.address', 'string', '127.0.0.1:8125'),
@@ -91,9 +99,11 @@ export const PEER_DIALECT: Dialect = {
     { path: ['operations', 'tls', 'cert'], alsoAllowed: [] },
     { path: ['operations', 'tls', 'key'], alsoAllowed: [] },
     { path: ['operations', 'tls', 'clientRootCAs'], alsoAllowed: [] },
+    { path: ['operations', 'health'], alsoAllowed: [] },
     { path: ['metrics'], alsoAllowed: [] },
     { path: ['metrics', 'statsd'], alsoAllowed: [] },
   ],
+  topLevelSections: ['peer', 'vm', 'chaincode', 'ledger', 'operations', 'metrics'],
   statsdSection: ['metrics', 'statsd'],
   durationExample: '10s',
   splitListText: splitFields,
@@ -111,6 +121,8 @@ export const ORDERER_DIALECT: Dialect = {
     spec('ORDERER', 'tls.keyFile', 'Operations.TLS.PrivateKey', 'string', ''),
     spec('ORDERER', 'tls.clientAuthRequired', 'Operations.TLS.ClientAuthRequired', 'boolean', false),
     spec('ORDERER', 'tls.clientRootCAs', 'Operations.TLS.ClientRootCAs', 'list', []),
+    spec('ORDERER', 'health.checkTimeout', 'Operations.Health.CheckTimeout', 'duration', DEFAULT_CHECK_TIMEOUT_NANOS),
+    spec('ORDERER', 'health.cacheTTL', 'Operations.Health.CacheTTL', 'duration', 0),
     spec('ORDERER', 'metrics.provider', 'Metrics.Provider', 'string', 'disabled'),
     spec('ORDERER', 'statsd.network', 'Metrics.Statsd.Network', 'string', 'udp'),
     spec('ORDERER', 'statsd.address', 'Metrics.Statsd.Address', 'string', '127.0.0.1:8125'),
@@ -124,9 +136,11 @@ export const ORDERER_DIALECT: Dialect = {
     { path: ['Operations'], alsoAllowed: [] },
     // Fabric's TLS struct carries these too; operations never reads them, but a file may set them.
     { path: ['Operations', 'TLS'], alsoAllowed: ['RootCAs', 'TLSHandshakeTimeShift', 'TimeShift'] },
+    { path: ['Operations', 'Health'], alsoAllowed: [] },
     { path: ['Metrics'], alsoAllowed: [] },
     { path: ['Metrics', 'Statsd'], alsoAllowed: [] },
   ],
+  topLevelSections: ['General', 'FileLedger', 'Debug', 'Operations', 'Metrics', 'Admin', 'ChannelParticipation', 'Consensus', 'Kafka', 'RAMLedger'],
   statsdSection: ['Metrics', 'Statsd'],
   durationExample: '30s',
   splitListText: splitBracketList,

@@ -1,16 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseConfigText } from './load.ts';
+import { resolveConfigText } from './load.ts';
 import { renderEffectiveConfig } from './print.ts';
 
-const CORE_YAML = readFileSync(new URL('../test/fixtures/core.yaml', import.meta.url), 'utf8');
-const ORDERER_YAML = readFileSync(new URL('../test/fixtures/orderer.yaml', import.meta.url), 'utf8');
+const CORE_YAML = readFileSync(new URL('../../test/fixtures/core.yaml', import.meta.url), 'utf8');
+const ORDERER_YAML = readFileSync(new URL('../../test/fixtures/orderer.yaml', import.meta.url), 'utf8');
 
 describe('renderEffectiveConfig', () => {
   it('prints the peer configuration in core.yaml layout with each source', () => {
-    const loaded = parseConfigText('peer', CORE_YAML, {
+    const loaded = resolveConfigText('peer', CORE_YAML, {
       file: '/etc/hyperledger/fabric/core.yaml',
-      env: { CORE_OPERATIONS_TLS_CLIENTROOTCAS_FILES: 'ca/one.pem /abs/two.pem', CORE_METRICS_STATSD_WRITEINTERVAL: '1m30s' },
+      env: { CORE_OPERATIONS_TLS_CLIENTROOTCAS_FILES: 'ca/one.pem /abs/two.pem', CORE_METRICS_STATSD_WRITEINTERVAL: '1m30s', CORE_OPERATIONS_HEALTH_CACHETTL: '250ms' },
     });
     expect(renderEffectiveConfig(loaded)).toBe(
       [
@@ -27,6 +27,9 @@ describe('renderEffectiveConfig', () => {
         '    clientAuthRequired: false  # file',
         '    clientRootCAs:',
         '      files: ["/etc/hyperledger/fabric/ca/one.pem", "/abs/two.pem"]  # env CORE_OPERATIONS_TLS_CLIENTROOTCAS_FILES',
+        '  health:',
+        '    checkTimeout: "5s"  # default',
+        '    cacheTTL: "250ms"  # env CORE_OPERATIONS_HEALTH_CACHETTL',
         'metrics:',
         '  provider: "disabled"  # file',
         '  statsd:',
@@ -42,7 +45,7 @@ describe('renderEffectiveConfig', () => {
   });
 
   it('prints the orderer configuration in orderer.yaml layout', () => {
-    const loaded = parseConfigText('orderer', 'Metrics:\n  Provider: prometheus\n', { file: '/cfg/orderer.yaml', env: { ORDERER_OPERATIONS_LISTENADDRESS: ':8443' } });
+    const loaded = resolveConfigText('orderer', 'Metrics:\n  Provider: prometheus\n', { file: '/cfg/orderer.yaml', env: { ORDERER_OPERATIONS_LISTENADDRESS: ':8443' } });
     expect(renderEffectiveConfig(loaded)).toBe(
       [
         '# effective orderer configuration, read from /cfg/orderer.yaml',
@@ -55,6 +58,9 @@ describe('renderEffectiveConfig', () => {
         '    PrivateKey: ""  # default',
         '    ClientAuthRequired: false  # default',
         '    ClientRootCAs: []  # default',
+        '  Health:',
+        '    CheckTimeout: "5s"  # default',
+        '    CacheTTL: "0s"  # default',
         'Metrics:',
         '  Provider: "prometheus"  # file',
         '  Statsd:',
@@ -69,11 +75,11 @@ describe('renderEffectiveConfig', () => {
 
   it('prints YAML that loads back as the same configuration', () => {
     const env = { CORE_METRICS_STATSD_PREFIX: 'a "quoted" \\ prefix', CORE_OPERATIONS_TLS_ENABLED: 'true', CORE_OPERATIONS_TLS_CERT_FILE: 'c.pem', CORE_OPERATIONS_TLS_KEY_FILE: 'k.pem' };
-    const first = parseConfigText('peer', CORE_YAML, { file: '/a/core.yaml', env });
-    const again = parseConfigText('peer', renderEffectiveConfig(first), { file: '/b/core.yaml', env: {} });
-    expect(again.config).toEqual(first.config);
-    const ordererFirst = parseConfigText('orderer', ORDERER_YAML, { file: '/a/orderer.yaml', env: { ORDERER_OPERATIONS_TLS_CLIENTROOTCAS: '[x.pem, y.pem]' } });
-    const ordererAgain = parseConfigText('orderer', renderEffectiveConfig(ordererFirst), { file: '/b/orderer.yaml', env: {} });
-    expect(ordererAgain.config).toEqual(ordererFirst.config);
+    const first = resolveConfigText('peer', CORE_YAML, { file: '/a/core.yaml', env });
+    const again = resolveConfigText('peer', renderEffectiveConfig(first), { file: '/b/core.yaml', env: {} });
+    expect(again.loaded.config).toEqual(first.loaded.config);
+    const ordererFirst = resolveConfigText('orderer', ORDERER_YAML, { file: '/a/orderer.yaml', env: { ORDERER_OPERATIONS_TLS_CLIENTROOTCAS: '[x.pem, y.pem]' } });
+    const ordererAgain = resolveConfigText('orderer', renderEffectiveConfig(ordererFirst), { file: '/b/orderer.yaml', env: {} });
+    expect(ordererAgain.loaded.config).toEqual(ordererFirst.loaded.config);
   });
 });

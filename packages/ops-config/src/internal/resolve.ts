@@ -1,6 +1,10 @@
 import { isAbsolute, resolve as resolvePath } from 'node:path';
+import { DOCKER_ENDPOINT_FORMS, parseDockerEndpoint, type DockerEndpoint } from './docker-endpoint.ts';
+import { isConfigError } from './errors.ts';
 import { formatGoDuration } from './go-values.ts';
+import { parseHostPort, type HostPort } from './host-port.ts';
 import { describeValue, leafSchema, zeroValue, type Dialect, type KeySpec, type SettingRole, type SettingValue } from './keys.ts';
+import { closeName } from './suggest.ts';
 
 /** Where an effective value came from. */
 export type ValueSource =
@@ -8,9 +12,25 @@ export type ValueSource =
   | { readonly from: 'file' }
   | { readonly from: 'env'; readonly variable: string };
 
+export type MetricsProvider = 'prometheus' | 'statsd' | 'disabled';
+
+/** The values that take more than one key's parsing, parsed once here. Meaningful only without problems. */
+export interface ParsedValues {
+  readonly listenAddress: HostPort;
+  /** An unknown provider has become 'disabled' (with a warning). */
+  readonly provider: MetricsProvider;
+  /** The StatsD daemon; '' as host means this machine, as Go dials it. */
+  readonly statsdAddress: HostPort;
+  /** undefined when `vm.endpoint` is empty (no docker checker). */
+  readonly dockerEndpoint: DockerEndpoint | undefined;
+}
+
 export interface Resolution {
   /** Parsed values by role; a key whose value failed to parse holds its default. */
   readonly values: ReadonlyMap<SettingRole, SettingValue>;
+  readonly parsed: ParsedValues;
+  /** What each setting is called in a message: the variable when the environment set it, else `<file>: <key>`. */
+  readonly labels: ReadonlyMap<SettingRole, string>;
   /** By key as the sample file spells it (`operations.tls.enabled`, `Metrics.Statsd.Prefix`). */
   readonly sources: Readonly<Record<string, ValueSource>>;
   readonly problems: readonly string[];
@@ -30,6 +50,7 @@ export interface ResolveInput {
 
 /** Node.js turns a longer setInterval delay into 1ms, which would flush StatsD in a tight loop. */
 const MAX_TIMER_NANOS = 2_147_483_647 * 1e6;
+const NANOS_PER_MS = 1e6;
 
 function isMapping(node: unknown): node is Record<string, unknown> {
   return typeof node === 'object' && node !== null && !Array.isArray(node) && !(node instanceof Uint8Array);
@@ -90,6 +111,16 @@ function issueLines(where: string, issues: readonly { path: readonly PropertyKey
     const suffix = issue.path.map((part) => (typeof part === 'number' ? `[${part}]` : `.${String(part)}`)).join('');
     return `${where}${suffix}: ${issue.message}`;
   });
+}
+
+function hostPortOf(text: string): HostPort | { readonly problem: string } {
+  try {
+    return parseHostPort(text);
+  } catch (error) {
+    if (!isConfigError(error)) throw error;
+    // Go's text is `address <a>: <why>`; the message already shows the address
+    return { problem: error.problems[0]!.replace(/^address .*: /, '') };
+  }
 }
 
 function displayDuration(nanos: number, raw: unknown): string {
@@ -156,8 +187,24 @@ export function resolveSettings(input: ResolveInput): Resolution {
     for (const key of Object.keys(found.value)) {
       if (known.has(key.toLowerCase())) continue;
       const where = `${fileLabel}: ${[...section.path, printableKey(key)].join('.')}`;
-      if (dialect.unknownKeysAreErrors) keyProblems.push(`${where}: unknown key; expected one of ${names.join(', ')}`);
-      else warnings.push(`${where}: unknown key, ignored`);
+      const guess = closeName(key, names);
+      const hint = guess === undefined ? '' : `; did you mean ${guess}?`;
+      if (dialect.unknownKeysAreErrors) keyProblems.push(`${where}: unknown key${hint}; expected one of ${names.join(', ')}`);
+      else warnings.push(`${where}: unknown key, ignored${hint}`);
+    }
+  }
+  // A misspelt section hides every key below it (`operation:` leaves the server on plain HTTP
+  // with its defaults), so a top-level name close to one we read is reported like a misspelt key.
+  if (isMapping(input.document)) {
+    const ours = [...new Set(dialect.keys.map((spec) => spec.path[0]!))];
+    const fabrics = new Set(dialect.topLevelSections.map((name) => name.toLowerCase()));
+    for (const key of Object.keys(input.document)) {
+      if (fabrics.has(key.toLowerCase())) continue;
+      const guess = closeName(key, ours);
+      if (guess === undefined) continue;
+      const where = `${fileLabel}: ${printableKey(key)}`;
+      if (dialect.unknownKeysAreErrors) keyProblems.push(`${where}: unknown section; did you mean ${guess}?`);
+      else warnings.push(`${where}: unknown section, ignored; did you mean ${guess}?`);
     }
   }
 
@@ -181,9 +228,46 @@ export function resolveSettings(input: ResolveInput): Resolution {
     }
   }
 
-  const provider = values.get('metrics.provider');
+  let listenAddress: HostPort = { host: '', port: 0 };
+  if (ok('listenAddress')) {
+    const text = values.get('listenAddress') as string;
+    // Go's net.Listen takes "" as every interface and a free port
+    const parsed = text === '' ? listenAddress : hostPortOf(text);
+    if ('problem' in parsed) crossProblems.push(`${labelOf('listenAddress')}: expected host:port, got ${describeValue(text)} (${parsed.problem})`);
+    else listenAddress = parsed;
+  }
+
+  for (const [role, least] of [
+    ['health.checkTimeout', 1],
+    ['health.cacheTTL', 0],
+  ] as const) {
+    const nanos = values.get(role) as number;
+    if (!ok(role)) continue;
+    const raw = rawValues.get(role);
+    if (nanos < least * NANOS_PER_MS) {
+      const what = least === 0 ? 'a duration of 0s (off) or more' : 'a duration of at least 1ms';
+      crossProblems.push(`${labelOf(role)}: expected ${what} like ${dialect.durationExample}, got ${displayDuration(nanos, raw)}`);
+    } else if (nanos > MAX_TIMER_NANOS) {
+      crossProblems.push(`${labelOf(role)}: expected a duration of at most 596h (the longest timer Node.js keeps), got ${displayDuration(nanos, raw)}`);
+    }
+  }
+
+  let dockerEndpoint: DockerEndpoint | undefined;
+  if (specs.has('vm.endpoint') && ok('vm.endpoint')) {
+    const text = values.get('vm.endpoint') as string;
+    if (text !== '') {
+      const parsed = parseDockerEndpoint(text);
+      if (parsed.ok) dockerEndpoint = parsed.endpoint;
+      else crossProblems.push(`${labelOf('vm.endpoint')}: expected ${DOCKER_ENDPOINT_FORMS} (or "" for no docker health check), got ${describeValue(text)} (${parsed.reason})`);
+    }
+  }
+
+  let statsdAddress: HostPort = { host: '127.0.0.1', port: 8125 };
+  let provider: MetricsProvider = 'disabled';
+  const providerText = values.get('metrics.provider');
   if (ok('metrics.provider')) {
-    if (provider === 'statsd') {
+    if (providerText === 'prometheus' || providerText === 'statsd' || providerText === 'disabled') provider = providerText;
+    if (providerText === 'statsd') {
       const statsdNode = reader.lookup(dialect.statsdSection);
       const statsdFromEnv = dialect.keys.some((spec) => spec.role.startsWith('statsd.') && sources[spec.key]!.from === 'env');
       const sectionInFile = statsdNode.found && isMapping(statsdNode.value);
@@ -200,8 +284,16 @@ export function resolveSettings(input: ResolveInput): Resolution {
         if (ok('statsd.network') && network !== 'udp' && network !== 'tcp') {
           crossProblems.push(`${labelOf('statsd.network')}: expected udp or tcp, got ${describeValue(network)}`);
         }
-        if (ok('statsd.address') && values.get('statsd.address') === '') {
-          crossProblems.push(`${labelOf('statsd.address')}: expected a host:port address when ${keyOf('metrics.provider')} is statsd, got ""`);
+        if (ok('statsd.address')) {
+          const text = values.get('statsd.address') as string;
+          const parsed = text === '' ? { problem: 'missing port in address' } : hostPortOf(text);
+          if ('problem' in parsed || parsed.port === 0) {
+            const why = 'problem' in parsed ? parsed.problem : 'the port is missing';
+            crossProblems.push(`${labelOf('statsd.address')}: expected a host:port address when ${keyOf('metrics.provider')} is statsd, got ${describeValue(text)} (${why})`);
+          } else {
+            // Go dials ":8125" on this machine
+            statsdAddress = { host: parsed.host === '' ? '127.0.0.1' : parsed.host, port: parsed.port };
+          }
         }
         const interval = values.get('statsd.writeInterval') as number;
         if (ok('statsd.writeInterval') && interval < 1e6) {
@@ -217,8 +309,10 @@ export function resolveSettings(input: ResolveInput): Resolution {
           );
         }
       }
-    } else if (provider !== 'prometheus' && provider !== 'disabled') {
-      warnings.push(`${labelOf('metrics.provider')}: ${describeValue(provider)} is not a metrics provider (prometheus, statsd or disabled); metrics are disabled`);
+    } else if (providerText !== 'prometheus' && providerText !== 'disabled') {
+      // Fabric's own words, which operators search for; the one warning this setting gives.
+      const shown = typeof providerText === 'string' && /^[\w.-]*$/.test(providerText) ? providerText : describeValue(providerText);
+      warnings.push(`${labelOf('metrics.provider')}: Unknown provider type: ${shown}; metrics disabled (expected prometheus, statsd or disabled)`);
     }
   }
 
@@ -229,8 +323,13 @@ export function resolveSettings(input: ResolveInput): Resolution {
     values.set('tls.clientRootCAs', (values.get('tls.clientRootCAs') as readonly string[]).map(anchor));
   }
 
+  const labels = new Map<SettingRole, string>();
+  for (const spec of dialect.keys) labels.set(spec.role, labelOf(spec.role));
+
   return {
     values,
+    parsed: { listenAddress, provider, statsdAddress, dockerEndpoint },
+    labels,
     sources,
     problems: [...reader.structuralProblems, ...leafProblems, ...keyProblems, ...crossProblems],
     warnings,

@@ -1,0 +1,245 @@
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
+import { parseDocument } from 'yaml';
+import { ConfigError } from './errors.ts';
+import type { DockerEndpoint } from './docker-endpoint.ts';
+import type { HostPort } from './host-port.ts';
+import { dialectFor, type AppKind, type SettingRole } from './keys.ts';
+import { locateConfigFile, type LocateOptions } from './locate.ts';
+import { resolveSettings, type Resolution, type ValueSource } from './resolve.ts';
+
+export interface TlsSettings {
+  readonly enabled: boolean;
+  /** Server certificate (PEM; may hold a chain). */
+  readonly certFile: string;
+  /** Server private key (PEM). */
+  readonly keyFile: string;
+  readonly clientAuthRequired: boolean;
+  /** PEM files of the CAs trusted for client certificates. */
+  readonly clientRootCAs: readonly string[];
+}
+
+/**
+ * What a message about each TLS file calls it: the environment variable when it set the path
+ * (`CORE_OPERATIONS_TLS_CERT_FILE`), else `<file>: <key>` (`core.yaml: operations.tls.cert.file`).
+ * The shape of ops-tls-auth's key names: pass it there so its errors name what the operator wrote.
+ */
+export interface TlsLabels {
+  readonly certFile: string;
+  readonly keyFile: string;
+  readonly clientRootCAs: string;
+}
+
+/** ops-health's options: the health keys are ours, not Fabric's. */
+export interface HealthSettings {
+  /** How long one check may run before it fails. Default 5 s. */
+  readonly checkTimeoutMs: number;
+  /** How long a check result is reused; 0 (the default) runs every check on every request. */
+  readonly cacheTtlMs: number;
+}
+
+export interface OperationsSettings {
+  /** Where the server listens; host '' is every interface, port 0 a free port. */
+  readonly listenAddress: HostPort;
+  readonly tls: TlsSettings;
+  readonly health: HealthSettings;
+}
+
+/** Where and how StatsD metrics are pushed (the statsd section, parsed). */
+export interface StatsdTarget {
+  readonly network: 'udp' | 'tcp';
+  /** Never empty: an address written `:8125` means this machine, `127.0.0.1`. */
+  readonly host: string;
+  readonly port: number;
+  readonly writeIntervalMs: number;
+  /** As written; ops-metrics adds the separating `.`. */
+  readonly prefix: string;
+}
+
+/**
+ * The metrics section. An unknown provider has already become `disabled`, with one warning
+ * in `warnings`; the statsd section is there only when StatsD is the provider.
+ */
+export type MetricsSettings =
+  | { readonly provider: 'prometheus' | 'disabled'; readonly statsd?: undefined }
+  | { readonly provider: 'statsd'; readonly statsd: StatsdTarget };
+
+export interface PeerConfig {
+  readonly operations: OperationsSettings;
+  readonly metrics: MetricsSettings;
+  /** `vm.endpoint`: the container runtime's API; undefined when empty (no `docker` health checker). */
+  readonly vm: { readonly endpoint: DockerEndpoint | undefined };
+}
+
+export interface OrdererConfig {
+  readonly operations: OperationsSettings;
+  readonly metrics: MetricsSettings;
+}
+
+export type { ValueSource } from './resolve.ts';
+
+export interface LoadedConfig<T> {
+  /** The file the configuration was read from. */
+  readonly file: string;
+  readonly config: T;
+  /** Which app's file this is. */
+  readonly app: AppKind;
+  /**
+   * Where each value came from, by key as Fabric's sample spells it
+   * (`operations.tls.enabled`, `Metrics.Statsd.WriteInterval`).
+   */
+  readonly sources: Readonly<Record<string, ValueSource>>;
+  /** Things that load but are probably not meant (unknown peer keys, an unknown provider). */
+  readonly warnings: readonly string[];
+  /** How messages name the TLS files (see TlsLabels). */
+  readonly tlsLabels: TlsLabels;
+}
+
+export type LoadOptions = LocateOptions;
+
+/** Larger than any real core.yaml by orders of magnitude; stops a wrong path from filling memory. */
+const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
+
+function readConfigText(file: string): string {
+  const label = basename(file);
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch (cause) {
+    throw new ConfigError('CONFIG_UNREADABLE', [`${label}: cannot be read: ${(cause as Error).message}`], { cause });
+  }
+  try {
+    const size = fstatSync(fd).size;
+    if (size > MAX_CONFIG_BYTES) {
+      throw new ConfigError('CONFIG_UNREADABLE', [`${label}: expected at most ${MAX_CONFIG_BYTES} bytes, got ${size} (${file})`]);
+    }
+    const buffer = Buffer.alloc(size);
+    let offset = 0;
+    while (offset < size) {
+      const read = readSync(fd, buffer, offset, size - offset, offset);
+      if (read === 0) break;
+      offset += read;
+    }
+    return buffer.toString('utf8', 0, offset);
+  } catch (cause) {
+    if (cause instanceof ConfigError) throw cause;
+    throw new ConfigError('CONFIG_UNREADABLE', [`${label}: cannot be read: ${(cause as Error).message}`], { cause });
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function firstLine(text: string): string {
+  return text.split('\n')[0]!.replace(/:$/, '');
+}
+
+function parseYaml(text: string, label: string): unknown {
+  // merge keys (`<<: *base`) as Go's YAML decoders understand them
+  const document = parseDocument(text, { merge: true, uniqueKeys: true, prettyErrors: true });
+  if (document.errors.length > 0) {
+    throw new ConfigError(
+      'CONFIG_INVALID',
+      document.errors.map((error) => `${label}: not valid YAML: ${firstLine(error.message)}`),
+    );
+  }
+  try {
+    return document.toJS({ maxAliasCount: 1000 });
+  } catch (cause) {
+    throw new ConfigError('CONFIG_INVALID', [`${label}: not valid YAML: ${firstLine(String((cause as Error).message))}`], { cause });
+  }
+}
+
+export interface ParseTextOptions {
+  /** The file the text came from: its name labels messages, its directory anchors the peer's TLS paths. */
+  readonly file: string;
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+function settingsFrom(resolution: Resolution): OrdererConfig {
+  const { values, parsed } = resolution;
+  const text = (role: SettingRole) => values.get(role) as string;
+  const flag = (role: SettingRole) => values.get(role) as boolean;
+  // `+ 0` folds -0 (from `-0s`) into 0
+  const millis = (role: SettingRole) => (values.get(role) as number) / 1e6 + 0;
+  const metrics: MetricsSettings =
+    parsed.provider === 'statsd'
+      ? {
+          provider: 'statsd',
+          statsd: {
+            network: text('statsd.network') as 'udp' | 'tcp',
+            host: parsed.statsdAddress.host,
+            port: parsed.statsdAddress.port,
+            writeIntervalMs: millis('statsd.writeInterval'),
+            prefix: text('statsd.prefix'),
+          },
+        }
+      : { provider: parsed.provider };
+  return {
+    operations: {
+      listenAddress: parsed.listenAddress,
+      tls: {
+        enabled: flag('tls.enabled'),
+        certFile: text('tls.certFile'),
+        keyFile: text('tls.keyFile'),
+        clientAuthRequired: flag('tls.clientAuthRequired'),
+        clientRootCAs: [...(values.get('tls.clientRootCAs') as readonly string[])],
+      },
+      health: { checkTimeoutMs: millis('health.checkTimeout'), cacheTtlMs: millis('health.cacheTTL') },
+    },
+    metrics,
+  };
+}
+
+/** A loaded file with what --print-config shows: every key's effective value, before typing. */
+export interface ResolvedConfig<T> {
+  readonly loaded: LoadedConfig<T>;
+  readonly resolution: Resolution;
+}
+
+/** parseConfigText, keeping the resolution for the command line's --print-config. */
+export function resolveConfigText(app: AppKind, text: string, options: ParseTextOptions): ResolvedConfig<PeerConfig | OrdererConfig> {
+  const dialect = dialectFor(app);
+  const fileLabel = basename(options.file);
+  const document = parseYaml(text, fileLabel);
+  const resolution = resolveSettings({
+    dialect,
+    document,
+    env: options.env ?? process.env,
+    fileLabel,
+    configDir: dirname(options.file),
+  });
+  if (resolution.problems.length > 0) throw new ConfigError('CONFIG_INVALID', resolution.problems);
+  const settings = settingsFrom(resolution);
+  const config = app === 'peer' ? { ...settings, vm: { endpoint: resolution.parsed.dockerEndpoint } } : settings;
+  const label = (role: SettingRole) => resolution.labels.get(role)!;
+  const tlsLabels = { certFile: label('tls.certFile'), keyFile: label('tls.keyFile'), clientRootCAs: label('tls.clientRootCAs') };
+  return { loaded: { file: options.file, config, app, sources: resolution.sources, warnings: resolution.warnings, tlsLabels }, resolution };
+}
+
+/** Parses a config file's text for `app`. Throws a ConfigError listing every problem. */
+export function parseConfigText(app: 'peer', text: string, options: ParseTextOptions): LoadedConfig<PeerConfig>;
+export function parseConfigText(app: 'orderer', text: string, options: ParseTextOptions): LoadedConfig<OrdererConfig>;
+export function parseConfigText(app: AppKind, text: string, options: ParseTextOptions): LoadedConfig<PeerConfig | OrdererConfig>;
+export function parseConfigText(app: AppKind, text: string, options: ParseTextOptions): LoadedConfig<PeerConfig | OrdererConfig> {
+  return resolveConfigText(app, text, options).loaded;
+}
+
+/** Finds and reads `app`'s file, keeping the resolution (for the command line). */
+export function resolveConfigFile(app: AppKind, options: LoadOptions): ResolvedConfig<PeerConfig | OrdererConfig> {
+  const file = locateConfigFile(dialectFor(app).fileName, options);
+  return resolveConfigText(app, readConfigText(file), { file, ...(options.env === undefined ? {} : { env: options.env }) });
+}
+
+function load(app: AppKind, options: LoadOptions): LoadedConfig<PeerConfig | OrdererConfig> {
+  return resolveConfigFile(app, options).loaded;
+}
+
+/** Finds and reads the peer's `core.yaml`, applies `CORE_*` overrides, validates. Throws ConfigError. */
+export function loadPeerConfig(options: LoadOptions = {}): LoadedConfig<PeerConfig> {
+  return load('peer', options) as LoadedConfig<PeerConfig>;
+}
+
+/** Finds and reads the orderer's `orderer.yaml`, applies `ORDERER_*` overrides, validates. Throws ConfigError. */
+export function loadOrdererConfig(options: LoadOptions = {}): LoadedConfig<OrdererConfig> {
+  return load('orderer', options) as LoadedConfig<OrdererConfig>;
+}
