@@ -45,7 +45,7 @@ function verifyTlsFiles(loaded: LoadedConfig<AppConfig>): readonly string[] {
   const { tls } = loaded.config.operations;
   if (!tls.enabled) return [];
   try {
-    loadTlsCredentials(tls, loaded.tlsLabels);
+    loadTlsCredentials(tls, { labels: loaded.tlsLabels });
     return [];
   } catch (error) {
     if (isTlsAuthError(error)) return [error.message];
