@@ -3,6 +3,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
+import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -211,6 +212,53 @@ describe('deploy/kubernetes', () => {
       expect(status, probe.httpGet!.path).toBe(200);
     }
   });
+
+  const envOf = (doc: Record<string, unknown>, name: string): string | undefined => {
+    const spec = doc['spec'] as { template?: { spec: { containers: { env?: { name: string; value: string }[] }[] } }; containers?: { env?: { name: string; value: string }[] }[] };
+    const [container] = spec.template?.spec.containers ?? spec.containers ?? [];
+    return container?.env?.find((entry) => entry.name === name)?.value;
+  };
+  const seconds = (duration: string): number => {
+    const match = /^(\d+(?:\.\d+)?)(ms|s)$/.exec(duration);
+    if (match === null) throw new Error(`unexpected duration ${duration}`);
+    return Number(match[1]) / (match[2] === 'ms' ? 1000 : 1);
+  };
+
+  it('gives every readiness probe more time than one health check, so a hung check is a named 503', () => {
+    for (const doc of documents) {
+      const checkTimeout = envOf(doc, 'CORE_OPERATIONS_HEALTH_CHECKTIMEOUT');
+      expect(checkTimeout, 'the manifest sets the check timeout it is sized against').toBeDefined();
+      const [container] = containersOf(doc);
+      const probe = container!.readinessProbe as Probe & { timeoutSeconds: number };
+      expect(probe.timeoutSeconds).toBeGreaterThanOrEqual(seconds(checkTimeout!) + 1);
+      const command = probe.exec?.command;
+      if (command !== undefined) {
+        const clientTimeout = seconds(command[command.indexOf('--timeout') + 1]!);
+        expect(clientTimeout).toBeGreaterThan(seconds(checkTimeout!));
+        expect(clientTimeout).toBeLessThan(probe.timeoutSeconds);
+      }
+    }
+  });
+
+  it('with its check timeout, a hung container runtime turns /readyz into a 503 naming docker within the probe timeout', async () => {
+    const dir = tempDir('fabric-ops-hung-');
+    const socketPath = join(dir, 'docker.sock');
+    const hung = createNetServer(() => {});
+    await new Promise<void>((resolve) => hung.listen(socketPath, resolve));
+    try {
+      const [deployment] = documents;
+      const checkTimeout = envOf(deployment!, 'CORE_OPERATIONS_HEALTH_CHECKTIMEOUT')!;
+      const peer = await peers.start({}, { CORE_VM_ENDPOINT: `unix://${socketPath}`, CORE_OPERATIONS_HEALTH_CHECKTIMEOUT: checkTimeout });
+      const probe = containersOf(deployment!)[0]!.readinessProbe as Probe & { timeoutSeconds: number };
+      const started = Date.now();
+      const answer = await send(peer.address, '/readyz');
+      expect(Date.now() - started).toBeLessThan(probe.timeoutSeconds * 1000);
+      expect(answer.status).toBe(503);
+      expect(answer.body).toContain('"component":"docker"');
+    } finally {
+      hung.close();
+    }
+  }, 30_000);
 
   it('its opsctl exec probes pass against a peer that requires client certificates', async () => {
     const peer = await peers.start({

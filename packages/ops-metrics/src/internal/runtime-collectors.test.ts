@@ -69,6 +69,15 @@ describe('runtime series', () => {
     );
   });
 
+  it('serves the event-loop series from the very first scrape, before any background sample', async () => {
+    const created = createPrometheusProvider({ runtimeSampleIntervalMs: 60_000 });
+    cleanups.push(() => created.stop());
+    const text = await scrape(created);
+    for (const name of ['nodejs_eventloop_lag_seconds', 'nodejs_eventloop_lag_p99_seconds', 'nodejs_eventloop_lag_mean_seconds']) {
+      expect(text).toMatch(new RegExp(`^${name} \\d`, 'm'));
+    }
+  });
+
   it('reports values from the cheap sources', async () => {
     const p = provider();
     await waitForSamples(p);

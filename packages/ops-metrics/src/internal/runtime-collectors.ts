@@ -95,6 +95,9 @@ export function createRuntimeCollectors(instruments: RuntimeInstruments, sampleI
     GC_BUCKETS,
   );
 
+  // Served from the first scrape on (a scraper that starts with the process must not see the
+  // event-loop series appear only after the first sample): zero until a sample has delays.
+  for (const gauge of [lag, lagMin, lagMax, lagMean, lagStddev, lagP50, lagP90, lagP99]) gauge.set(0);
   startTime.set(Math.round(Date.now() / 1000 - process.uptime()));
   const [major = '', minor = '', patch = ''] = process.version.slice(1).split('.');
   versionInfo.with('version', process.version, 'major', major, 'minor', minor, 'patch', patch).set(1);
