@@ -63,6 +63,12 @@ export interface FleetResult {
   readonly rows: readonly FleetRow[];
 }
 
+/**
+ * The fleet reads small JSON answers; a cap far below the one-target limit (sized for /metrics)
+ * keeps `concurrency` misbehaving nodes from filling memory.
+ */
+const FLEET_MAX_RESPONSE_BYTES = 1024 * 1024;
+
 /** A failure with its reason, thrown inside one target's work. */
 class TargetFailure extends Error {
   constructor(
@@ -175,7 +181,7 @@ function labelNames(field: keyof TargetCredentials): string {
 async function reach(target: FleetTarget, context: FleetContext, signal: AbortSignal): Promise<Reach> {
   const { connection } = context;
   const scheme = target.scheme ?? (connection.tls ? 'https' : 'http');
-  const limits = { signal, wholeRequestTimeout: true };
+  const limits = { signal, wholeRequestTimeout: true, maxResponseBytes: FLEET_MAX_RESPONSE_BYTES };
   const base = { address: target.address, timeoutMs: connection.timeoutMs };
   if (scheme === 'http') return { client: openOpsClient({ ...base, tls: false }, {}, limits) };
   const credentials = target.credentials;
