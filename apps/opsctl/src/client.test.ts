@@ -1,5 +1,6 @@
+import { createServer } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { describeFailure, describeTlsFailure } from './client.ts';
+import { describeFailure, describeTlsFailure, openOpsClient } from './client.ts';
 
 const failure = (code: string, message = code) => Object.assign(new Error(message), { code });
 
@@ -40,5 +41,51 @@ describe('describeFailure', () => {
     expect(describeFailure(failure('ECONNRESET'), origin, true, true).message).toContain('the server rejected the client certificate');
     expect(describeFailure(failure('ECONNRESET'), origin, true, false).message).toBe(`${origin}: the server closed the connection during TLS`);
     expect(describeFailure(failure('ECONNRESET'), origin, false)).toMatchObject({ code: 'UNREACHABLE', message: `${origin}: the server closed the connection (does it require TLS? pass --cacert)` });
+  });
+});
+
+describe('openOpsClient with fleet limits', () => {
+  async function dripServer(): Promise<{ address: string; close(): Promise<void> }> {
+    const timers = new Set<NodeJS.Timeout>();
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      // Keeps the socket busy forever: an idle timeout never fires, a whole-request one must.
+      const timer = setInterval(() => res.write(' '), 20);
+      timers.add(timer);
+      res.on('close', () => clearInterval(timer));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return {
+      address: `127.0.0.1:${(server.address() as { port: number }).port}`,
+      close: () => {
+        for (const timer of timers) clearInterval(timer);
+        server.closeAllConnections();
+        return new Promise((resolve) => server.close(() => resolve()));
+      },
+    };
+  }
+
+  it('counts --timeout over the whole request, and caps the answer size', async () => {
+    const server = await dripServer();
+    try {
+      const client = openOpsClient({ address: server.address, tls: false, timeoutMs: 300 }, {}, { wholeRequestTimeout: true });
+      await expect(client.request('GET', '/healthz')).rejects.toMatchObject({ code: 'UNREACHABLE', message: `http://${server.address}: no answer within 0.3s` });
+      const capped = openOpsClient({ address: server.address, tls: false, timeoutMs: 5_000 }, {}, { maxResponseBytes: 10 });
+      await expect(capped.request('GET', '/healthz')).rejects.toMatchObject({ code: 'UNEXPECTED_RESPONSE', message: `http://${server.address}/healthz: response larger than 10 bytes` });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('gives up when the signal aborts', async () => {
+    const server = await dripServer();
+    try {
+      const deadline = new AbortController();
+      const pending = openOpsClient({ address: server.address, tls: false, timeoutMs: 5_000 }, {}, { signal: deadline.signal }).request('GET', '/healthz');
+      setTimeout(() => deadline.abort(), 50);
+      await expect(pending).rejects.toMatchObject({ message: `http://${server.address}: --deadline passed before the answer` });
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -37,6 +37,8 @@ export interface RequestLimits {
    * that stalled (connection, TLS handshake, answer), instead of as socket idle time.
    */
   readonly wholeRequestTimeout?: boolean;
+  /** Refuse answers larger than this; default MAX_RESPONSE_BYTES. */
+  readonly maxResponseBytes?: number;
 }
 
 async function readPem(option: string, file: string | undefined): Promise<Buffer | undefined> {
@@ -164,6 +166,7 @@ export function openOpsClient(options: ConnectionOptions, material: TlsMaterial,
   const origin = `${options.tls ? 'https' : 'http'}://${options.address}`;
   const send = options.tls ? httpsRequest : httpRequest;
   const seconds = `${options.timeoutMs / 1000}s`;
+  const maxBytes = limits.maxResponseBytes ?? MAX_RESPONSE_BYTES;
 
   const request = (method: 'GET' | 'PUT', path: string, body?: string): Promise<OpsResponse> =>
     new Promise<OpsResponse>((resolve, reject) => {
@@ -201,11 +204,11 @@ export function openOpsClient(options: ConnectionOptions, material: TlsMaterial,
           let size = 0;
           res.on('data', (chunk: Buffer) => {
             size += chunk.length;
-            if (size > MAX_RESPONSE_BYTES) {
+            if (size > maxBytes) {
               req.destroy();
               if (!settled) {
                 finish();
-                reject(new OpsctlError('UNEXPECTED_RESPONSE', `${origin}${path}: response larger than ${MAX_RESPONSE_BYTES} bytes`));
+                reject(new OpsctlError('UNEXPECTED_RESPONSE', `${origin}${path}: response larger than ${maxBytes} bytes`));
               }
               return;
             }

@@ -1,5 +1,10 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { mapLimited, type FleetRow } from './fleet.ts';
+import type { FleetOptions } from './args.ts';
+import { mapLimited, runFleetCommand, type FleetRow } from './fleet.ts';
 import { fleetJson, fleetText } from './fleet-output.ts';
 
 describe('mapLimited', () => {
@@ -82,5 +87,51 @@ describe('fleet output', () => {
     expect(text).toContain('c:3     would change  info -> gossip=debug:info\n');
     expect(text).toContain('d:4     FAILED                                   connection-refused: connection refused\n');
     expect(text).toContain('rolled back: 1 target restored to their previous spec because a target failed');
+  });
+});
+
+describe('runFleetCommand', () => {
+  const fleet = (targetFiles: string[]): FleetOptions => ({ targetFiles, addresses: [], concurrency: 4, deadlineMs: 10_000, dryRun: false, rollback: false });
+
+  it('fails only the targets whose credential labels cannot be used, with reason credentials', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'opsctl-fleet-unit-'));
+    const server = createServer((_req, res) => res.writeHead(503, { 'Content-Type': 'application/json' }).end('{"status":"Service Unavailable","failed_checks":[{"component":"docker","reason":"down"}]}'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const plain = `127.0.0.1:${(server.address() as { port: number }).port}`;
+    try {
+      const file = join(dir, 'sd.json');
+      writeFileSync(
+        file,
+        JSON.stringify([
+          { targets: ['127.0.0.1:1'], labels: { __scheme__: 'https', __opsctl_cacert: 'missing-ca.pem' } },
+          { targets: ['127.0.0.1:2'], labels: { __scheme__: 'https', __opsctl_cert: 'only-cert.pem' } },
+          { targets: [plain], labels: { __scheme__: 'http' } },
+        ]),
+      );
+      const result = await runFleetCommand({ kind: 'health', endpoint: 'healthz', verbose: false }, { address: '127.0.0.1:9443', tls: false, timeoutMs: 2_000 }, fleet([file]));
+      expect(result.exitCode).toBe(1);
+      expect(result.rows.map((row) => [row.target, row.reason, row.error])).toEqual([
+        ['127.0.0.1:1', 'credentials', `cannot read label __opsctl_cacert file ${join(dir, 'missing-ca.pem')}: no such file`],
+        ['127.0.0.1:2', 'credentials', 'labels __opsctl_cert and __opsctl_key go together: give both, or neither'],
+        [plain, 'unhealthy', '503 Service Unavailable: docker: down'],
+      ]);
+      expect(result.rows[2]).toMatchObject({ status: 'Service Unavailable', failed_checks: [{ component: 'docker', reason: 'down' }] });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses an empty target set as a usage error', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'opsctl-fleet-unit-'));
+    try {
+      writeFileSync(join(dir, 'empty.yml'), '[]');
+      await expect(runFleetCommand({ kind: 'version' }, { address: '127.0.0.1:9443', tls: false, timeoutMs: 1_000 }, fleet([join(dir, 'empty.yml')]))).rejects.toMatchObject({
+        code: 'USAGE',
+        message: `no targets in ${join(dir, 'empty.yml')}`,
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -63,6 +63,12 @@ export interface FleetResult {
   readonly rows: readonly FleetRow[];
 }
 
+/**
+ * The fleet reads small JSON answers; a cap far below the one-target limit (sized for /metrics)
+ * keeps `concurrency` misbehaving nodes from filling memory.
+ */
+const FLEET_MAX_RESPONSE_BYTES = 1024 * 1024;
+
 /** A failure with its reason, thrown inside one target's work. */
 class TargetFailure extends Error {
   constructor(
@@ -160,7 +166,7 @@ export async function mapLimited<T, R>(items: readonly T[], limit: number, signa
 }
 
 /** How one target is reached: its client, or why it cannot be. */
-type Reach = { readonly client: OpsClient } | { readonly failure: TargetFailure; readonly origin: string };
+type Reach = { readonly client: OpsClient } | { readonly failure: TargetFailure };
 
 interface FleetContext {
   readonly connection: ConnectionOptions;
@@ -175,7 +181,7 @@ function labelNames(field: keyof TargetCredentials): string {
 async function reach(target: FleetTarget, context: FleetContext, signal: AbortSignal): Promise<Reach> {
   const { connection } = context;
   const scheme = target.scheme ?? (connection.tls ? 'https' : 'http');
-  const limits = { signal, wholeRequestTimeout: true };
+  const limits = { signal, wholeRequestTimeout: true, maxResponseBytes: FLEET_MAX_RESPONSE_BYTES };
   const base = { address: target.address, timeoutMs: connection.timeoutMs };
   if (scheme === 'http') return { client: openOpsClient({ ...base, tls: false }, {}, limits) };
   const credentials = target.credentials;
@@ -183,9 +189,8 @@ async function reach(target: FleetTarget, context: FleetContext, signal: AbortSi
     const serverName = credentials?.serverName ?? connection.serverName;
     return { client: openOpsClient({ ...base, tls: true, ...(serverName !== undefined ? { serverName } : {}) }, context.defaultMaterial, limits) };
   }
-  const origin = `https://${target.address}`;
   if ((credentials.certFile === undefined) !== (credentials.keyFile === undefined)) {
-    return { origin, failure: new TargetFailure('credentials', `labels ${labelNames('certFile')} and ${labelNames('keyFile')} go together: give both, or neither`) };
+    return { failure: new TargetFailure('credentials', `labels ${labelNames('certFile')} and ${labelNames('keyFile')} go together: give both, or neither`) };
   }
   const key = `${credentials.caFile ?? ''}\0${credentials.certFile ?? ''}\0${credentials.keyFile ?? ''}`;
   let material = context.materials.get(key);
@@ -197,7 +202,7 @@ async function reach(target: FleetTarget, context: FleetContext, signal: AbortSi
     const read = await material;
     return { client: openOpsClient({ ...base, tls: true, ...(credentials.serverName !== undefined ? { serverName: credentials.serverName } : {}) }, read, limits) };
   } catch (error) {
-    return { origin, failure: new TargetFailure('credentials', error instanceof Error ? error.message : String(error)) };
+    return { failure: new TargetFailure('credentials', error instanceof Error ? error.message : String(error)) };
   }
 }
 

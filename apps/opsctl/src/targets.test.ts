@@ -1,6 +1,7 @@
+import { createServer } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { isOpsctlError } from './errors.ts';
-import { mergeTargets, parseFileSd, targetsFromPrometheus } from './targets.ts';
+import { fetchPrometheusTargets, mergeTargets, parseFileSd, targetsFromPrometheus } from './targets.ts';
 
 function usage(run: () => unknown): string {
   try {
@@ -87,5 +88,55 @@ describe('mergeTargets', () => {
       ['127.0.0.1:9000', 'a'],
       ['127.0.0.1:10000', 'a'],
     ]);
+  });
+});
+
+describe('fetchPrometheusTargets', () => {
+  async function withServer(answer: (url: string) => [number, string], run: (base: string) => Promise<void>): Promise<void> {
+    const server = createServer((req, res) => {
+      const [status, body] = answer(req.url ?? '');
+      res.writeHead(status, { 'Content-Type': 'application/json' }).end(body);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      await run(`http://127.0.0.1:${(server.address() as { port: number }).port}`);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  }
+
+  it('asks /api/v1/targets for the active targets', async () => {
+    const body = { status: 'success', data: { activeTargets: [{ labels: { job: 'fabric' }, scrapePool: 'fabric', scrapeUrl: 'https://10.0.0.1:9443/metrics' }] } };
+    let asked = '';
+    await withServer(
+      (url) => {
+        asked = url;
+        return [200, JSON.stringify(body)];
+      },
+      async (base) => {
+        expect((await fetchPrometheusTargets(base, undefined, 5_000)).map((t) => t.address)).toEqual(['10.0.0.1:9443']);
+      },
+    );
+    expect(asked).toBe('/api/v1/targets?state=active');
+  });
+
+  it('names a bad answer or an unreachable server', async () => {
+    await withServer(
+      () => [500, 'oops'],
+      async (base) => {
+        await expect(fetchPrometheusTargets(base, undefined, 5_000)).rejects.toMatchObject({ code: 'UNEXPECTED_RESPONSE', message: `--prometheus ${base}/api/v1/targets: unexpected status 500` });
+      },
+    );
+    await withServer(
+      () => [200, '<html>'],
+      async (base) => {
+        await expect(fetchPrometheusTargets(base, undefined, 5_000)).rejects.toMatchObject({ code: 'UNEXPECTED_RESPONSE', message: `--prometheus ${base}/api/v1/targets: the answer is not JSON` });
+      },
+    );
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(closed.address() as { port: number }).port}`;
+    await new Promise((resolve) => closed.close(resolve));
+    await expect(fetchPrometheusTargets(base, undefined, 5_000)).rejects.toMatchObject({ code: 'UNREACHABLE', message: `--prometheus ${base}: connection refused` });
   });
 });

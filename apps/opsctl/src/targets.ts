@@ -195,6 +195,9 @@ export function checkPrometheusUrl(text: string): string {
   return text.replace(/\/+$/, '');
 }
 
+/** Room for tens of thousands of targets with their discovered labels. */
+const MAX_TARGET_LIST_BYTES = 64 * 1024 * 1024;
+
 /** Asks a running Prometheus for the targets it scrapes. */
 export async function fetchPrometheusTargets(baseUrl: string, job: string | undefined, timeoutMs: number): Promise<FleetTarget[]> {
   const source = `--prometheus ${baseUrl}`;
@@ -206,8 +209,27 @@ export async function fetchPrometheusTargets(baseUrl: string, job: string | unde
     const why = (error as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs / 1000}s` : cause?.code === 'ECONNREFUSED' ? 'connection refused' : (cause?.message ?? (error as Error).message);
     throw new OpsctlError('UNREACHABLE', `${source}: ${why}`, { cause: error });
   }
-  const text = await response.text();
-  if (response.status !== 200) throw new OpsctlError('UNEXPECTED_RESPONSE', `${source}/api/v1/targets: unexpected status ${response.status}`);
+  if (response.status !== 200) {
+    await response.body?.cancel();
+    throw new OpsctlError('UNEXPECTED_RESPONSE', `${source}/api/v1/targets: unexpected status ${response.status}`);
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of response.body ?? []) {
+      size += chunk.length;
+      if (size > MAX_TARGET_LIST_BYTES) break;
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    const why = (error as Error).name === 'TimeoutError' ? `no complete answer within ${timeoutMs / 1000}s` : (error as Error).message;
+    throw new OpsctlError('UNREACHABLE', `${source}/api/v1/targets: ${why}`, { cause: error });
+  }
+  if (size > MAX_TARGET_LIST_BYTES) {
+    await response.body?.cancel().catch(() => undefined);
+    throw new OpsctlError('UNEXPECTED_RESPONSE', `${source}/api/v1/targets: answer larger than ${MAX_TARGET_LIST_BYTES} bytes`);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
   let body: unknown;
   try {
     body = JSON.parse(text);

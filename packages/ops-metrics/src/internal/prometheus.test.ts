@@ -145,9 +145,9 @@ describe('/metrics handler', () => {
     return (server.address() as AddressInfo).port;
   }
 
-  function get(port: number, headers: Record<string, string> = {}, method = 'GET') {
+  function get(port: number, headers: Record<string, string> = {}, method = 'GET', path = '/metrics') {
     return new Promise<{ status: number; headers: Record<string, unknown>; body: Buffer }>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port, path: '/metrics', method, headers, agent: false }, (res) => {
+      const req = request({ host: '127.0.0.1', port, path, method, headers, agent: false }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
@@ -195,6 +195,22 @@ describe('/metrics handler', () => {
 
     const after = await get(port);
     expect(after.body.toString()).toMatch(/promhttp_metric_handler_requests_total\{code="200"\} [1-9]/);
+  });
+
+  it('serves under any mount path and reads nothing but the headers (a body parser may have consumed the body)', async () => {
+    const provider = createPrometheusProvider({ runtimeMetrics: false });
+    provider.newCounter({ name: 'mounted', help: 'h' }).add(1);
+    const port = await serve(async (req, res) => {
+      // What a framework's body parser leaves behind: the stream already read to its end.
+      req.resume();
+      await new Promise((resolve) => req.once('end', resolve));
+      return provider.handler(req, res);
+    });
+    for (const path of ['/ops/metrics', '/internal/v1/prom?target=peer0', '/']) {
+      const reply = await get(port, { 'Content-Type': 'application/json' }, 'POST', path);
+      expect(reply.status).toBe(200);
+      expect(reply.body.toString()).toContain('mounted 1\n');
+    }
   });
 
   it('answers 503 beyond the in-flight limit and when a scrape outlasts its time limit', async () => {

@@ -82,6 +82,13 @@ describe('createMetricsProvider', () => {
     expect((caught as Error).message).toContain(message);
   });
 
+  it('requires the statsd target for the statsd provider, in the types and at run time', () => {
+    // @ts-expect-error a statsd provider needs its target
+    expect(codeOf(() => createMetricsProvider({ provider: 'statsd' }))).toBe('INVALID_SETTINGS');
+    // @ts-expect-error the prometheus provider takes no statsd block
+    expect(createMetricsProvider({ provider: 'prometheus', runtimeMetrics: false, statsd: TARGET }).kind).toBe('prometheus');
+  });
+
   it('refuses scrape options that cannot work', () => {
     expect(codeOf(() => createMetricsProvider({ provider: 'prometheus', maxInFlight: 0 }))).toBe('INVALID_SETTINGS');
     expect(codeOf(() => createMetricsProvider({ provider: 'prometheus', runtimeSampleIntervalMs: -1 }))).toBe('INVALID_SETTINGS');
