@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createOperationsSystem } from '@fabric-ops/ops-server';
 import { createBenchPki } from './lib/pki.mjs';
-import { createAuthorizer, guardClientCertificates, loadTlsCredentials, tlsServerOptions } from '@fabric-ops/ops-tls-auth';
+import { createAuthorizer, createTlsServer, loadTlsCredentials } from '@fabric-ops/ops-tls-auth';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const ROUNDS = 3;
@@ -70,9 +70,9 @@ async function rawServer(pki, samples, extra = {}) {
 /** raw node:https plus only this package's layer (options, certificate guard, secure-route
  * check) serving the same bytes: isolates the TLS layer from routing and handlers. */
 async function tlsLayerOnly(pki, samples) {
-  const credentials = loadTlsCredentials({ enabled: true, certFile: pki.files.certFile, keyFile: pki.files.keyFile, clientAuthRequired: false, clientRootCAs: [pki.files.caFile] });
+  const credentials = loadTlsCredentials({ certFile: pki.files.certFile, keyFile: pki.files.keyFile, clientRootCAs: [pki.files.caFile] });
   const authorize = createAuthorizer();
-  const server = createHttpsServer(tlsServerOptions(credentials, false), (req, res) => {
+  const { server } = createTlsServer({ credentials }, (req, res) => {
     const sample = samples.get(req.url);
     if (!sample) {
       res.writeHead(404).end();
@@ -86,7 +86,6 @@ async function tlsLayerOnly(pki, samples) {
     res.writeHead(200, sample.headers);
     res.end(sample.body);
   });
-  guardClientCertificates(server);
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
   cleanups.push(() => new Promise((r) => server.close(r)));
   return server.address().port;

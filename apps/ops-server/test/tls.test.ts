@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { connect, type TLSSocket } from 'node:tls';
 import { clientSubjectOf, isTlsAuthError, type TlsSettings } from '@fabric-ops/ops-tls-auth';
@@ -94,8 +95,12 @@ describe('operations system with TLS', () => {
       await expect(send(system.address(), '/version', { tls: { ca: pki.ca.cert, cert: bad.cert, key: bad.key } })).rejects.toThrow();
     }
     expect(seen).toEqual([]);
-    const reasons = lines.filter((l) => l.msg?.startsWith('TLS connection refused')).map((l) => l.obj.reason);
-    expect(new Set(reasons)).toEqual(new Set(['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'INVALID_PURPOSE']));
+    // Go's line and Go's reasons (crypto/tls + crypto/x509), one per refused connection.
+    const reasons = lines.filter((l) => l.msg?.startsWith('http: TLS handshake error from 127.0.0.1:')).map((l) => String(l.obj.reason));
+    expect(reasons).toHaveLength(8);
+    for (const reason of reasons) expect(reason).toMatch(/^tls: failed to verify client certificate: x509: /);
+    const kinds = reasons.map((r) => /unknown authority|is after|is before|incompatible key usage/.exec(r)?.[0]);
+    expect(new Set(kinds)).toEqual(new Set(['unknown authority', 'is after', 'is before', 'incompatible key usage']));
   });
 
   it('with an empty client CA list refuses every client certificate, yet serves open routes without one (Fabric)', async () => {
@@ -185,6 +190,33 @@ describe('operations system with TLS', () => {
     expect((await send(system.address(), '/version', { tls: good() })).status).toBe(200);
     await system.stop();
     expect(process.listenerCount('SIGHUP')).toBe(sighupBefore);
+  });
+
+  it('reloads a server certificate clients will refuse (as Go serves it) and warns: expired, not yet valid, clientAuth only', async () => {
+    const settings = { ...tlsOn() };
+    const { system, lines } = await startSystem({ tls: settings });
+    const now = Date.now();
+    const shapes = [
+      { name: 'expired', over: { notBefore: new Date(now - 72 * 3_600_000), notAfter: new Date(now - 24 * 3_600_000) }, warning: /server certificate expired at/ },
+      { name: 'not-yet-valid', over: { notBefore: new Date(now + 24 * 3_600_000), notAfter: new Date(now + 72 * 3_600_000) }, warning: /not valid before/ },
+      { name: 'client-auth-only', over: { extendedKeyUsage: ['clientAuth'] as const }, warning: /does not include serverAuth/ },
+    ];
+    for (const shape of shapes) {
+      const pair = await pki.ca.issue(`reload-warning-${shape.name}`, { subject: { CN: 'localhost' }, extendedKeyUsage: ['serverAuth'], ipAddresses: ['127.0.0.1'], ...shape.over });
+      Object.assign(settings, { certFile: pair.certFile, keyFile: pair.keyFile });
+      const before = lines.length;
+      system.reloadCredentials();
+      expect(lines.slice(before).filter((l) => l.level === 'warn').map((l) => l.msg).join('\n'), shape.name).toMatch(shape.warning);
+      const port = Number(system.address().split(':').at(-1));
+      const served = await new Promise<string>((resolve, reject) => {
+        const socket = connect({ host: '127.0.0.1', port, rejectUnauthorized: false }, () => {
+          resolve(socket.getPeerX509Certificate()!.serialNumber);
+          socket.destroy();
+        });
+        socket.once('error', reject);
+      });
+      expect(served, shape.name).toBe(new X509Certificate(pair.cert).serialNumber);
+    }
   });
 
   it('fails start() with the one-line TlsAuthError and leaves no SIGHUP handler behind', async () => {

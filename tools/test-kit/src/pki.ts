@@ -21,6 +21,8 @@ export interface IssueOptions {
   readonly extendedKeyUsage: readonly ('serverAuth' | 'clientAuth' | 'anyExtendedKeyUsage')[];
   /** KeyUsage bits (OpenSSL names); default `digitalSignature, keyEncipherment`. */
   readonly keyUsage?: readonly string[];
+  /** Extra lines for OpenSSL's extension section, e.g. `1.2.3.4 = critical, ASN1:UTF8String:x`. */
+  readonly extraExtensions?: readonly string[];
   readonly dnsNames?: readonly string[];
   readonly ipAddresses?: readonly string[];
   /** UTC validity window; defaults to one hour ago until one day ahead. */
@@ -135,6 +137,7 @@ function extensionSection(options: IssueOptions | CaShape): string {
     'authorityKeyIdentifier = keyid',
   ];
   if (options.extendedKeyUsage.length > 0) lines.push(`extendedKeyUsage = ${options.extendedKeyUsage.join(', ')}`);
+  lines.push(...(options.extraExtensions ?? []));
   const sans = [...(options.dnsNames ?? []).map((d) => `DNS:${d}`), ...(options.ipAddresses ?? []).map((ip) => `IP:${ip}`)];
   if (sans.length > 0) lines.push(`subjectAltName = ${sans.join(', ')}`);
   return lines.join('\n');

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { request } from 'node:https';
+import { Agent, request } from 'node:https';
 import { connect as connectTcp, type AddressInfo, type Socket } from 'node:net';
 import { createTestPki, type PemPair, type TestPki } from '@fabric-ops/test-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -58,11 +58,12 @@ async function start(over: Partial<TlsServerOptions> & { clientRootCAs?: string[
   return { tls, port: (tls.server.address() as AddressInfo).port, host, lines };
 }
 
-function get(target: Started, client?: PemPair): Promise<string> {
+function get(target: Started, client?: PemPair, agent: Agent | false = false, resumed?: boolean[]): Promise<string> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: target.host, port: target.port, path: '/', ca: pki.ca.cert, agent: false, ...(client === undefined ? {} : { cert: client.cert, key: client.key }) },
+      { host: target.host, port: target.port, path: '/', ca: pki.ca.cert, agent, ...(client === undefined ? {} : { cert: client.cert, key: client.key }) },
       (res) => {
+        resumed?.push((res.socket as import('node:tls').TLSSocket).isSessionReused());
         let body = '';
         res.setEncoding('utf8').on('data', (c: string) => (body += c));
         res.on('end', () => resolve(body));
@@ -157,6 +158,20 @@ describe('createTlsServer: client certificates as Go judges them', () => {
     await expect(get(target, serverOnlyChain)).rejects.toThrow();
     await expect.poll(() => target.lines.length).toBe(1);
     expect(target.lines[0]!.message).toMatch(/incompatible key usage$/);
+  });
+
+  it('keeps its verdict on TLS 1.3 session resumption, for a certificate only JavaScript admits', async () => {
+    const target = await start({ clientAuthRequired: true, clientRootCAs: [pki.intermediateCa.certFile] });
+    const agent = new Agent({ keepAlive: false, ca: pki.ca.cert, cert: fromIntermediate.cert, key: fromIntermediate.key });
+    const resumed: boolean[] = [];
+    try {
+      expect(await get(target, fromIntermediate, agent, resumed)).toBe('CN=intermediate-client,O=Org1');
+      expect(await get(target, fromIntermediate, agent, resumed)).toBe('CN=intermediate-client,O=Org1');
+    } finally {
+      agent.destroy();
+    }
+    expect(resumed).toEqual([false, true]);
+    expect(target.lines).toEqual([]);
   });
 
   it('logs an IPv6 client in brackets', async () => {

@@ -17,7 +17,7 @@ beforeAll(async () => {
   cas.pathZero = await pki.ca.issueIntermediate('path-zero-ca', { pathLength: 0 });
   cas.underPathZero = await cas.pathZero.issueIntermediate('under-path-zero-ca');
   cas.notCa = await pki.ca.issueIntermediate('not-a-ca', { ca: false });
-  const [fromIntermediate, anyEku, noEku, keyEnciphermentOnly, fromServerOnly, tooDeep, fromNotCa] = await Promise.all([
+  const [fromIntermediate, anyEku, noEku, keyEnciphermentOnly, fromServerOnly, tooDeep, fromNotCa, unknownCritical, unknownNonCritical] = await Promise.all([
     pki.intermediateCa.issue('v-from-intermediate', { subject: operator, extendedKeyUsage: ['clientAuth'] }),
     pki.ca.issue('v-any-eku', { subject: operator, extendedKeyUsage: ['anyExtendedKeyUsage'] }),
     pki.ca.issue('v-no-eku', { subject: operator, extendedKeyUsage: [] }),
@@ -25,8 +25,10 @@ beforeAll(async () => {
     cas.serverOnly.issue('v-from-server-only', { subject: operator, extendedKeyUsage: ['clientAuth'] }),
     cas.underPathZero.issue('v-too-deep', { subject: operator, extendedKeyUsage: ['clientAuth'] }),
     cas.notCa.issue('v-from-not-ca', { subject: operator, extendedKeyUsage: ['clientAuth'] }),
+    pki.ca.issue('v-unknown-critical', { subject: operator, extendedKeyUsage: ['clientAuth'], extraExtensions: ['1.3.6.1.4.1.99999.1 = critical, ASN1:UTF8String:must-understand'] }),
+    pki.ca.issue('v-unknown-non-critical', { subject: operator, extendedKeyUsage: ['clientAuth'], extraExtensions: ['1.3.6.1.4.1.99999.1 = ASN1:UTF8String:may-ignore'] }),
   ]);
-  Object.assign(shapes, { fromIntermediate, anyEku, noEku, keyEnciphermentOnly, fromServerOnly, tooDeep, fromNotCa });
+  Object.assign(shapes, { fromIntermediate, anyEku, noEku, keyEnciphermentOnly, fromServerOnly, tooDeep, fromNotCa, unknownCritical, unknownNonCritical });
 }, 60_000);
 afterAll(() => pki?.cleanup());
 
@@ -71,6 +73,8 @@ const CASES: readonly Case[] = [
   { name: 'a path within the length', leaf: () => shapes.tooDeep!.cert, pool: () => [cas.underPathZero!.cert] },
   { name: 'an issuer that is not a CA, sent by the client', leaf: () => shapes.fromNotCa!.cert, offered: () => [cas.notCa!.cert], pool: () => [pki.ca.cert], refused: /unknown authority.*cannot sign/ },
   { name: 'an issuer that is not a CA, in the pool', leaf: () => shapes.fromNotCa!.cert, pool: () => [cas.notCa!.cert], refused: UNKNOWN },
+  { name: 'an unknown critical extension', leaf: () => shapes.unknownCritical!.cert, pool: () => [pki.ca.cert], refused: /^x509: unhandled critical extension$/ },
+  { name: 'an unknown non-critical extension', leaf: () => shapes.unknownNonCritical!.cert, pool: () => [pki.ca.cert] },
   { name: 'certificates offered that are not the issuer', leaf: () => pki.clients.good.cert, offered: () => [pki.rogueCa.cert, pki.clients.rogueCa.cert], pool: () => [pki.ca.cert] },
 ];
 
