@@ -34,10 +34,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     listenAddress: options.operationsAddress ?? '127.0.0.1:0',
     version: { version: '1.0.0', commitSha: 'example' },
     logging,
-    metrics: {
-      provider: 'prometheus',
-      statsd: { network: 'udp', address: '127.0.0.1:8125', writeIntervalMs: 10_000, prefix: '' },
-    },
+    metrics: { provider: 'prometheus' },
   });
 
   // One custom health check: /healthz turns 503 with component "orders-db" when it throws.

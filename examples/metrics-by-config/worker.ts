@@ -2,7 +2,7 @@
 // receives the metrics (Prometheus scraping /metrics, or a StatsD daemon receiving pushes)
 // is the `metrics` section of core.yaml, or its CORE_METRICS_* environment overrides.
 import { fileURLToPath } from 'node:url';
-import { formatHostPort, loadPeerConfig } from '@fabric-ops/ops-config';
+import { loadPeerConfig } from '@fabric-ops/ops-config';
 import { createOperationsSystem, type OperationsSystem } from '@fabric-ops/ops-server';
 
 export interface WorkerOptions {
@@ -33,11 +33,8 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Worker> 
   const operations = createOperationsSystem({
     listenAddress: options.listenAddress ?? loaded.config.operations.listenAddress,
     version: { version: '1.0.0', commitSha: '' },
-    // ops-server still takes the statsd section with its address as text
-    metrics:
-      metrics.provider === 'statsd'
-        ? { provider: 'statsd', statsd: { ...metrics.statsd, address: formatHostPort(metrics.statsd.host, metrics.statsd.port) } }
-        : { provider: metrics.provider, statsd: { network: 'udp', address: '127.0.0.1:8125', writeIntervalMs: 10_000, prefix: '' } },
+    // ops-config's parsed section is what ops-metrics takes
+    metrics: metrics.provider === 'statsd' ? { provider: 'statsd', statsd: metrics.statsd } : { provider: metrics.provider },
   });
 
   // Declared once, against the provider interface: the same code feeds either system.

@@ -1,4 +1,5 @@
 import { formatHostPort, type LoadedConfig, type MetricsSettings, type OperationsSettings } from '@fabric-ops/ops-config';
+import type { MetricsOptions } from '@fabric-ops/ops-metrics';
 import { createLoggingFromEnv, isLogspecError, type Logging } from '@fabric-ops/ops-logspec';
 import { isTlsAuthError, loadTlsCredentials } from '@fabric-ops/ops-tls-auth';
 import { runUntilSignalled } from './run.ts';
@@ -53,17 +54,9 @@ function verifyTlsFiles(loaded: LoadedConfig<AppConfig>): readonly string[] {
   }
 }
 
-/**
- * ops-metrics still takes the statsd section as written (`address` text, a statsd block for
- * every provider); this is the one place that writes the parsed values back in that shape.
- */
-function metricsSettingsFor(metrics: MetricsSettings) {
-  if (metrics.provider === 'statsd') {
-    const { network, host, port, writeIntervalMs, prefix } = metrics.statsd;
-    return { provider: 'statsd', statsd: { network, address: formatHostPort(host, port), writeIntervalMs, prefix } };
-  }
-  // never read for these providers
-  return { provider: metrics.provider, statsd: { network: 'udp', address: '127.0.0.1:8125', writeIntervalMs: 10_000, prefix: '' } };
+/** ops-config's parsed `metrics` section is already what ops-metrics takes; only its shape differs. */
+function metricsOptionsFor(metrics: MetricsSettings): MetricsOptions {
+  return metrics.provider === 'statsd' ? { provider: 'statsd', statsd: metrics.statsd } : { provider: metrics.provider };
 }
 
 /** The facts an operator checks first, as fields and as one readable message. */
@@ -119,7 +112,7 @@ export async function runOperationsApp<C extends AppConfig>(app: OperationsApp<C
       version: { version: app.version, commitSha: resolveCommitSha(env) },
       logging,
       loggerName: app.loggerName,
-      metrics: metricsSettingsFor(config.metrics),
+      metrics: metricsOptionsFor(config.metrics),
     });
     const registering: OperationsSystem = {
       ...system,

@@ -2,57 +2,13 @@ import type { HealthRegistry } from '@fabric-ops/ops-health';
 import type { Logging } from '@fabric-ops/ops-logspec';
 import {
   createMetricsProvider,
-  MetricsError,
   type AnyMetricsProvider,
   type Counter,
   type Gauge,
   type Histogram,
   type MetricsOptions,
 } from '@fabric-ops/ops-metrics';
-import { parseListenAddress } from './listen-address.ts';
 import type { SystemPart } from './part.ts';
-
-/** ops-config's `metrics` section as it reads it today (Fabric's keys, values as written). */
-export interface MetricsSettings {
-  /** `prometheus`, `statsd` or `disabled`; ops-config has already warned about anything else. */
-  readonly provider: string;
-  readonly statsd: {
-    readonly network: string;
-    /** `host:port` of the daemon. */
-    readonly address: string;
-    readonly writeIntervalMs: number;
-    readonly prefix: string;
-  };
-}
-
-/**
- * ops-config's `MetricsSettings` as ops-metrics' typed options. The one place that
- * translates between the two until ops-config hands over the typed values itself:
- * an unknown provider disables metrics silently (ops-config's warning was the one
- * the user saw), and only the section the provider uses is converted, so a bad
- * statsd address matters only with `provider: statsd`. ops-metrics checks the values
- * (port range, interval) and throws its MetricsError.
- */
-export function metricsOptionsFromSettings(settings: MetricsSettings | undefined): MetricsOptions {
-  switch (settings?.provider) {
-    case 'prometheus':
-      return { provider: 'prometheus' };
-    case 'statsd': {
-      const { network, address, writeIntervalMs, prefix } = settings.statsd;
-      if (network !== 'udp' && network !== 'tcp') throw new MetricsError('INVALID_SETTINGS', `statsd network must be "udp" or "tcp", got ${JSON.stringify(network)}`);
-      let target: { host: string; port: number };
-      try {
-        target = parseListenAddress(address);
-      } catch (error) {
-        throw new MetricsError('INVALID_SETTINGS', `statsd ${error instanceof Error ? error.message.replace(/^listen tcp: /, '') : String(error)}`, { cause: error });
-      }
-      // Go dials ":8125" on the local host.
-      return { provider: 'statsd', statsd: { network, host: target.host === '' ? '127.0.0.1' : target.host, port: target.port, writeIntervalMs, prefix } };
-    }
-    default:
-      return { provider: 'disabled' };
-  }
-}
 
 /** The metrics concern as a system part: the provider, and the families other concerns feed. */
 export interface MetricsPart extends SystemPart {
@@ -60,13 +16,15 @@ export interface MetricsPart extends SystemPart {
 }
 
 export interface MetricsPartOptions {
-  /** ops-config's `metrics` section; metrics are disabled without it. */
-  readonly settings: MetricsSettings | undefined;
+  /** Which provider and its typed settings (the apps take them from ops-config); disabled without it. */
+  readonly settings: MetricsOptions | undefined;
   /** What `fabric_version{version}` reports. */
   readonly version: string;
   readonly logger: { warn(message: string): void };
   readonly logging: Logging;
   readonly health: HealthRegistry;
+  /** Multi-process primary: combines this process's exposition with its workers' (Prometheus only). */
+  readonly aggregate?: ((own: string) => Promise<string>) | undefined;
 }
 
 /** One labelled child per label value, so hot paths (every log entry) skip `with()`. */
@@ -89,8 +47,15 @@ function perLabel<T extends { with(...pairs: string[]): T }>(metric: T, label: s
  * logging and health families, and connects ops-logspec's and ops-health's observers.
  */
 export function createMetricsPart(options: MetricsPartOptions): MetricsPart {
-  const typed = metricsOptionsFromSettings(options.settings);
-  const provider = createMetricsProvider(typed.provider === 'disabled' ? typed : { ...typed, logger: { warn: (message) => options.logger.warn(message) } });
+  const typed: MetricsOptions = options.settings ?? { provider: 'disabled' };
+  const logger = { warn: (message: string) => options.logger.warn(message) };
+  const provider = createMetricsProvider(
+    typed.provider === 'disabled'
+      ? typed
+      : typed.provider === 'prometheus' && options.aggregate !== undefined
+        ? { ...typed, logger, aggregate: options.aggregate }
+        : { ...typed, logger },
+  );
   const fabricVersion: Gauge = provider.newGauge({
     name: 'fabric_version',
     help: 'The active version of Fabric.',

@@ -9,7 +9,8 @@ import { createHealthPart } from './health.ts';
 import { createShutdownHooks, lifecycleMs, sleep, type ShutdownHook } from './shutdown.ts';
 import { createOperationsTls } from './tls.ts';
 import type { AnyMetricsProvider } from '@fabric-ops/ops-metrics';
-import { createMetricsPart, type MetricsSettings } from './metrics.ts';
+import type { MetricsOptions } from '@fabric-ops/ops-metrics';
+import { createMetricsPart } from './metrics.ts';
 import type { Logging } from '@fabric-ops/ops-logspec';
 import { createLogspecPart, DEFAULT_OPERATIONS_LOGGER_NAME, resolveLogging } from './logspec.ts';
 import type { RouteAllowList, TlsSettings } from '@fabric-ops/ops-tls-auth';
@@ -57,8 +58,8 @@ export interface OperationsSystemOptions {
   readonly tlsKeyNames?: TlsKeyNames;
   /** Opt-in: per secure route, the client certificate subjects/SANs admitted (ops-tls-auth RouteAllowList). */
   readonly tlsAllowList?: RouteAllowList;
-  /** ops-config's `metrics` section: `prometheus` serves /metrics, `statsd` pushes; disabled when omitted. */
-  readonly metrics?: MetricsSettings;
+  /** Which metrics provider and its settings (ops-metrics' typed options): `prometheus` serves /metrics, `statsd` pushes; disabled when omitted. */
+  readonly metrics?: MetricsOptions;
 }
 
 export interface OperationsSystem {
@@ -102,7 +103,24 @@ export interface OperationsSystem {
 
 type State = 'new' | 'starting' | 'running' | 'stopping' | 'stopped';
 
+/** Hooks the multi-process primary (cluster/primary.ts) uses to extend one system; not public. */
+export interface SystemExtensions {
+  /** Turns the primary's own exposition text into the cluster's. */
+  readonly aggregateMetrics?: (own: string) => Promise<string>;
+  /** Runs after a PUT /logspec body is validated and before the spec is activated and 204 sent. */
+  readonly beforeSpecChange?: (spec: string) => Promise<void>;
+}
+
+export interface ExtendedSystem extends OperationsSystem {
+  /** Registered /healthz component names, sorted. */
+  healthComponents(): string[];
+}
+
 export function createOperationsSystem(options: OperationsSystemOptions): OperationsSystem {
+  return createSystem(options, {});
+}
+
+export function createSystem(options: OperationsSystemOptions, extensions: SystemExtensions): ExtendedSystem {
   const logging = resolveLogging(options.logging);
   const logger: OperationsLogger = options.logger ?? logging.getLogger(options.loggerName ?? DEFAULT_OPERATIONS_LOGGER_NAME);
   const limits: ServerLimits = { ...DEFAULT_SERVER_LIMITS, ...options.limits };
@@ -114,10 +132,10 @@ export function createOperationsSystem(options: OperationsSystemOptions): Operat
   const target = parseListenAddress(options.listenAddress);
 
   const health = createHealthPart({ health: options.health, requireReadySignal: options.requireReadySignal });
-  const metrics = createMetricsPart({ settings: options.metrics, version: options.version.version, logger, logging, health: health.registry });
+  const metrics = createMetricsPart({ settings: options.metrics, version: options.version.version, logger, logging, health: health.registry, aggregate: extensions.aggregateMetrics });
   const parts: SystemPart[] = [
     health,
-    createLogspecPart(logging, { tlsEnabled: options.tls?.enabled === true }),
+    createLogspecPart(logging, { tlsEnabled: options.tls?.enabled === true, beforeSpecChange: extensions.beforeSpecChange }),
     metrics,
     { routes: [{ path: '/version', secure: false, handler: versionHandler(options.version) }] },
   ];
@@ -215,6 +233,7 @@ export function createOperationsSystem(options: OperationsSystemOptions): Operat
     isShuttingDown: () => state === 'stopping' || state === 'stopped',
     registerChecker: (component, checker, checkerOptions) => health.registry.register(component, checker, checkerOptions),
     deregisterChecker: (component) => health.registry.deregister(component),
+    healthComponents: () => health.registry.components(),
     readiness: health.readiness,
     addShutdownHook: (name, hook) => shutdownHooks.add(name, hook),
     reloadCredentials: () => tls?.reloadCredentials(),

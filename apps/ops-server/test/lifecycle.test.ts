@@ -154,7 +154,7 @@ describe('readiness and background checks for embedders', () => {
   it('runs the checks in the background so health_check_status is fresh with no probe, and stops with the system', async () => {
     const s = await started({
       health: { backgroundIntervalMs: 20 },
-      metrics: { provider: 'prometheus', statsd: { network: 'udp', address: '127.0.0.1:8125', writeIntervalMs: 10_000, prefix: '' } },
+      metrics: { provider: 'prometheus' },
     });
     let runs = 0;
     let healthy = true;

@@ -1,5 +1,6 @@
-import type { HealthRegistry } from '@fabric-ops/ops-health';
-import type { Logging } from '@fabric-ops/ops-logspec';
+import { createHealthRegistry, type Checker, type HealthOptions, type HealthRegistry, type RegisterOptions } from '@fabric-ops/ops-health';
+import { createLoggingFromEnv, type Logging } from '@fabric-ops/ops-logspec';
+import { createMetricsProvider, type MetricsOptions, type PrometheusProvider } from '@fabric-ops/ops-metrics';
 import { OpsServerError } from '../errors.ts';
 import { isProtocolMessage, PROTOCOL_TAG, type PrimaryMessage, type WorkerMessage } from './protocol.ts';
 
@@ -84,4 +85,61 @@ export function joinOperationsCluster(options: ClusterWorkerOptions): Promise<Cl
     channel.on('message', onMessage);
     send({ tag: PROTOCOL_TAG, type: 'hello' });
   });
+}
+
+export interface OperationsWorkerOptions {
+  /** The worker's loggers. Default: one registry built from FABRIC_LOGGING_SPEC / FABRIC_LOGGING_FORMAT. */
+  readonly logging?: Logging;
+  /** An application's own prom-client registry, aggregated with the worker's ops-metrics series. */
+  readonly registry?: PrometheusRegistry;
+  /** Health check timeouts and cache for the worker's own checks. */
+  readonly health?: HealthOptions;
+  /** How long to wait for the primary's first message. Default 10 s. */
+  readonly initTimeoutMs?: number;
+}
+
+type PrometheusRegistry = Extract<MetricsOptions, { provider: 'prometheus' }>['registry'];
+
+export interface OperationsWorker {
+  /** The worker's loggers; they follow the spec `PUT /logspec` sets on the primary. */
+  readonly logging: Logging;
+  /** Counters, gauges and histograms served (summed across workers) on the primary's `/metrics`. */
+  readonly metrics: MetricsFactory;
+  /** Adds a check reported on the primary's `/healthz` as part of `worker-<id>`. */
+  registerChecker(component: string, checker: Checker, options?: RegisterOptions): void;
+  /** Stops answering the primary and the runtime sampling (call before the worker exits). */
+  close(): Promise<void>;
+}
+
+type MetricsFactory = Pick<PrometheusProvider, 'newCounter' | 'newGauge' | 'newHistogram'>;
+
+/**
+ * The worker half of a multi-process service in a few lines: its loggers, metrics and checks,
+ * joined to the operations endpoint the primary serves with createOperationsCluster.
+ */
+export async function startOperationsWorker(options: OperationsWorkerOptions = {}): Promise<OperationsWorker> {
+  const logging = options.logging ?? createLoggingFromEnv();
+  const provider = createMetricsProvider({ provider: 'prometheus', ...(options.registry === undefined ? {} : { registry: options.registry }) }) as PrometheusProvider;
+  const health = createHealthRegistry(options.health ?? {});
+  // The same families the primary declares, so the worker's log entries add up with its own.
+  const entries = (name: string, help: string) => provider.newCounter({ namespace: 'logging', name, help, labelNames: ['level'] });
+  const checked = entries('entries_checked', 'Number of log entries checked against the active logging level');
+  const written = entries('entries_written', 'Number of log entries that are written');
+  logging.setObserver({ checked: (level) => checked.with('level', level).add(1), written: (level) => written.with('level', level).add(1) });
+  const joined = await joinOperationsCluster({
+    logging,
+    metrics: () => provider.exposition(),
+    health,
+    ...(options.initTimeoutMs === undefined ? {} : { initTimeoutMs: options.initTimeoutMs }),
+  });
+  return {
+    logging,
+    metrics: provider,
+    registerChecker: (component, checker, registerOptions) => health.register(component, checker, registerOptions),
+    close: async () => {
+      joined.close();
+      logging.setObserver(undefined);
+      await provider.stop();
+    },
+  };
 }

@@ -3,7 +3,7 @@ import type { Route } from '@fabric-ops/ops-http';
 import type { Declaration } from './declare.ts';
 import { appMetricLines, renderLines } from './exposition.ts';
 import { createMetricsHandler } from './metrics-handler.ts';
-import type { ExpositionFormat } from './negotiate.ts';
+import { TEXT_FORMAT, type ExpositionFormat } from './negotiate.ts';
 import { PrometheusFamily } from './prometheus-family.ts';
 import { Declarations, DEFAULT_MAX_SERIES_PER_METRIC, type MetricsProvider } from './provider-base.ts';
 import { createRuntimeCollectors, DEFAULT_RUNTIME_SAMPLE_INTERVAL_MS, type RuntimeCollectors } from './runtime-collectors.ts';
@@ -22,6 +22,8 @@ export interface PrometheusProvider extends MetricsProvider {
    * (`routes` holds the same handler at `/metrics`).
    */
   readonly handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+  /** This process's metrics in the text format (0.0.4), without HTTP: what a worker hands its primary. */
+  exposition(): Promise<string>;
 }
 
 const byName = (a: { name: string }, b: { name: string }): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
@@ -115,11 +117,16 @@ export function createPrometheusProvider(options: PrometheusProviderOptions = {}
     while (j < app.length) yield appMetricLines(app[j++]!, format);
   }
 
-  const render = async (format: ExpositionFormat, signal: AbortSignal): Promise<Buffer> => {
+  const renderOwn = async (format: ExpositionFormat, signal: AbortSignal): Promise<Buffer> => {
     const app = options.registry === undefined ? [] : await appMetrics();
     const chunks = await renderLines(sources(format, app), { format, signal, ...(options.sliceMs === undefined ? {} : { sliceMs: options.sliceMs }) });
     return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
   };
+  const aggregate = options.aggregate;
+  const render =
+    aggregate === undefined
+      ? renderOwn
+      : async (_format: ExpositionFormat, signal: AbortSignal): Promise<Buffer> => Buffer.from(await aggregate((await renderOwn(TEXT_FORMAT, signal)).toString()));
 
   const handler = createMetricsHandler({
     render,
@@ -127,13 +134,14 @@ export function createPrometheusProvider(options: PrometheusProviderOptions = {}
     inFlight,
     ...(options.maxInFlight === undefined ? {} : { maxInFlight: options.maxInFlight }),
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-    ...(options.openMetrics === undefined ? {} : { openMetrics: options.openMetrics }),
+    ...(options.openMetrics === undefined || aggregate !== undefined ? {} : { openMetrics: options.openMetrics }),
     onError: (error) => options.logger?.warn(`error collecting metrics: ${error instanceof Error ? error.message : String(error)}`),
   });
 
   const provider: PrometheusProvider = {
     kind: 'prometheus',
     handler,
+    exposition: async () => (await renderOwn(TEXT_FORMAT, new AbortController().signal)).toString(),
     routes: [{ path: '/metrics', secure: true, handler }] satisfies Route[],
     newCounter: (o: MetricOptions): Counter => declarations.newCounter(o),
     newGauge: (o: MetricOptions): Gauge => declarations.newGauge(o),

@@ -96,6 +96,12 @@ export interface PrometheusOptions {
   readonly runtimeSampleIntervalMs?: number;
   /** An application's own prom-client registry, served after ops-metrics' families. */
   readonly registry?: AppRegistry;
+  /**
+   * For the primary of a multi-process service: turns this process's text exposition into the
+   * one `/metrics` serves (ops-server's cluster merges its workers' in here). Scrapes then always
+   * answer the text format.
+   */
+  readonly aggregate?: (own: string) => Promise<string>;
 }
 
 /** The statsd provider's options beyond its target. */

@@ -1,0 +1,109 @@
+import cluster from 'node:cluster';
+import { OpsServerError } from '../errors.ts';
+import { createSystem, type ExtendedSystem, type OperationsSystem, type OperationsSystemOptions } from '../system.ts';
+import { ClusterCoordinator, type WorkerStatus } from './coordinator.ts';
+import type { GaugeRule } from './exposition.ts';
+import type { WorkerChannel } from './protocol.ts';
+
+export interface ClusterSettings {
+  /** `/readyz` (and `/healthz`, as the `cluster` check) fail while fewer workers than this have joined. Default 1. */
+  readonly minWorkers?: number;
+  /** How long the primary waits for one worker's metrics, health or spec acknowledgement. Default 2 s. */
+  readonly workerTimeoutMs?: number;
+  /** Per gauge family: `sum`, `max`, `min` or `perWorker` (one series per worker, `worker` label). */
+  readonly gaugeRules?: Readonly<Record<string, GaugeRule>>;
+  /** The rule for gauges not listed. Default `sum`. */
+  readonly defaultGaugeRule?: GaugeRule;
+  /** Follow every worker node:cluster forks from now on (and those already forked). Default true. */
+  readonly followClusterWorkers?: boolean;
+}
+
+export interface OperationsClusterOptions extends OperationsSystemOptions {
+  readonly cluster?: ClusterSettings;
+}
+
+/** Something the primary can follow: a node:cluster Worker, or a ChildProcess from child_process.fork. */
+export type ClusterMember = { readonly id: number | string; readonly process: { readonly pid?: number | undefined } } & WorkerChannel;
+
+export interface OperationsCluster extends OperationsSystem {
+  /** Follows one more worker; with `followClusterWorkers` (the default) node:cluster's are followed already. */
+  attach(member: ClusterMember | (WorkerChannel & { readonly pid?: number | undefined })): void;
+  /** The workers followed now. */
+  workers(): WorkerStatus[];
+}
+
+/** Component name of a worker's entry in `/healthz`. */
+export function workerComponent(worker: string): string {
+  return `worker-${worker}`;
+}
+
+/** Component name of the check that enough workers have joined. */
+export const CLUSTER_COMPONENT = 'cluster';
+
+/**
+ * The operations endpoint of a multi-process service, run in the primary: the same server as
+ * createOperationsSystem, whose `/metrics` covers every worker, whose `PUT /logspec` reaches
+ * every worker before it answers, and whose `/healthz` names each worker's failures.
+ */
+export function createOperationsCluster(options: OperationsClusterOptions): OperationsCluster {
+  const settings = options.cluster ?? {};
+  const minWorkers = settings.minWorkers ?? 1;
+  const workerTimeoutMs = settings.workerTimeoutMs ?? 2_000;
+  if (!Number.isInteger(minWorkers) || minWorkers < 0) throw new OpsServerError('INVALID_OPTIONS', `cluster.minWorkers: expected a whole number ≥ 0, got ${String(minWorkers)}`);
+  if (!Number.isFinite(workerTimeoutMs) || workerTimeoutMs <= 0) throw new OpsServerError('INVALID_OPTIONS', `cluster.workerTimeoutMs: expected a positive number of milliseconds, got ${String(workerTimeoutMs)}`);
+
+  let system: ExtendedSystem | undefined;
+  const reconcileHealth = () => {
+    if (system === undefined) return;
+    const wanted = new Set([...coordinator.status().map((worker) => worker.worker), ...coordinator.departedWorkers().keys()]);
+    const current = system.healthComponents().filter((component) => component.startsWith('worker-'));
+    for (const component of current) if (!wanted.has(component.slice('worker-'.length))) system.deregisterChecker(component);
+    for (const worker of wanted) {
+      const component = workerComponent(worker);
+      if (!current.includes(component)) system.registerChecker(component, () => coordinator.checkWorker(worker));
+    }
+  };
+  const coordinator = new ClusterCoordinator({
+    workerTimeoutMs,
+    activeSpec: () => system?.logging.spec() ?? '',
+    ...(settings.gaugeRules === undefined ? {} : { gaugeRules: settings.gaugeRules }),
+    ...(settings.defaultGaugeRule === undefined ? {} : { defaultGaugeRule: settings.defaultGaugeRule }),
+    onEvent: (event) => {
+      if (event.type === 'timeout') return;
+      reconcileHealth();
+    },
+  });
+
+  const created = createSystem(options, {
+    aggregateMetrics: async (own) => `${await coordinator.collectMetrics(own)}${clusterFamilies()}`,
+    beforeSpecChange: async (spec) => {
+      await coordinator.broadcastSpec(spec);
+    },
+  });
+  const clusterFamilies = (): string =>
+    [
+      '# HELP fabric_ops_cluster_workers Workers that have joined the operations endpoint and not exited.',
+      '# TYPE fabric_ops_cluster_workers gauge',
+      `fabric_ops_cluster_workers ${coordinator.liveCount()}`,
+      '# HELP fabric_ops_cluster_worker_timeouts_total Requests to workers (scrape, health, spec change) not answered in time; the scrape used their last counts.',
+      '# TYPE fabric_ops_cluster_worker_timeouts_total counter',
+      `fabric_ops_cluster_worker_timeouts_total ${coordinator.timeouts}`,
+      '',
+    ].join('\n');
+  system = created;
+  created.registerChecker(CLUSTER_COMPONENT, () => {
+    const live = coordinator.liveCount();
+    if (live < minWorkers) throw new Error(`${live} of at least ${minWorkers} workers joined`);
+  });
+
+  const attach: OperationsCluster['attach'] = (member) => {
+    const name = 'id' in member ? String(member.id) : String(member.pid ?? 'unknown');
+    coordinator.attach(name, member);
+  };
+  if ((settings.followClusterWorkers ?? true) && cluster.isPrimary) {
+    for (const worker of Object.values(cluster.workers ?? {})) if (worker !== undefined) attach(worker as unknown as ClusterMember);
+    cluster.on('fork', (worker) => attach(worker as unknown as ClusterMember));
+  }
+
+  return Object.assign(created, { attach, workers: () => coordinator.status() });
+}
