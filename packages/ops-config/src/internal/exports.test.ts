@@ -5,6 +5,6 @@ describe('package exports', () => {
   it('blocks the internals: only the index is importable', () => {
     const require = createRequire(import.meta.url);
     expect(() => require.resolve('@fabric-ops/ops-config/internal/load.js')).toThrow(/not defined by "exports"/);
-    expect(require.resolve('@fabric-ops/ops-config')).toMatch(/dist[/\\]index\.cjs$/);
+    expect(require.resolve('@fabric-ops/ops-config')).toMatch(/index\.(ts|cjs)$/);
   });
 });
