@@ -170,7 +170,7 @@ describe('peer /healthz against a real container runtime (podman Docker API)', (
     const result = await runAppToExit(BIN, { env: { FABRIC_CFG_PATH: dir } });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
-      "failed to initialize operations subsystem: vm.endpoint: invalid Docker endpoint 'docker.sock': no scheme; expected unix:///path/to/docker.sock or tcp://host:port\n",
+      'core.yaml: vm.endpoint: expected unix:///path/to/docker.sock or tcp://host:port (or "" for no docker health check), got "docker.sock" (no scheme)\n',
     );
   }, 60_000);
 });

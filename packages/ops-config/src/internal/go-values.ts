@@ -23,7 +23,7 @@ const NANOS_PER_UNIT: ReadonlyMap<string, bigint> = new Map([
 ]);
 
 /** Go's time.Duration is an int64 count of nanoseconds. */
-export const MAX_GO_DURATION_NANOS = 2n ** 63n - 1n;
+export const MAX_GO_DURATION_NANOS: bigint = 2n ** 63n - 1n;
 
 const DURATION_TERM = /(\d*)(?:\.(\d*))?([^\d.]*)/y;
 
