@@ -110,3 +110,11 @@ describe('createLogging on a stream destination', () => {
     await logging.flush(10);
   });
 });
+
+describe('many registries on one stream', () => {
+  it('add one error listener to it, not one each', () => {
+    const { stream } = stalledStream();
+    for (let i = 0; i < 20; i++) createLogging({ destination: stream });
+    expect(stream.listenerCount('error')).toBe(1);
+  });
+});

@@ -21,6 +21,24 @@ export interface BoundedSink extends DestinationStream {
 
 const FLUSH_POLL_MS = 10;
 
+// One error listener per stream, however many registries write to it (process.stdout is shared).
+const healthByStream = new WeakMap<WritableLike, { broken: boolean }>();
+
+function healthOf(stream: WritableLike): { broken: boolean } {
+  let health = healthByStream.get(stream);
+  if (health === undefined) {
+    const created = { broken: false };
+    // A reader that went away (EPIPE) is a sink that drops everything; an unhandled stream
+    // error would otherwise end the process.
+    stream.on?.('error', () => {
+      created.broken = true;
+    });
+    healthByStream.set(stream, created);
+    health = created;
+  }
+  return health;
+}
+
 export function isWritableLike(value: unknown): value is WritableLike {
   return typeof value === 'object' && value !== null && typeof (value as { writableLength?: unknown }).writableLength === 'number';
 }
@@ -37,19 +55,14 @@ export function isWritableLike(value: unknown): value is WritableLike {
  */
 export function boundedSink(stream: WritableLike, maxBuffered: number = DEFAULT_MAX_BUFFERED, onDrop?: () => void): BoundedSink {
   let dropped = 0;
-  let broken = false;
-  // A reader that went away (EPIPE) is a sink that drops everything; an unhandled stream
-  // error would otherwise end the process.
-  stream.on?.('error', () => {
-    broken = true;
-  });
+  const health = healthOf(stream);
   const drop = (): void => {
     dropped++;
     onDrop?.();
   };
   return {
     write(line: string): void {
-      if (broken || stream.writableLength + line.length > maxBuffered) {
+      if (health.broken || stream.writableLength + line.length > maxBuffered) {
         drop();
         return;
       }
@@ -57,12 +70,12 @@ export function boundedSink(stream: WritableLike, maxBuffered: number = DEFAULT_
     },
     dropped: () => dropped,
     flush(timeoutMs: number): Promise<void> {
-      if (broken || stream.writableLength === 0) return Promise.resolve();
+      if (health.broken || stream.writableLength === 0) return Promise.resolve();
       const deadline = Date.now() + timeoutMs;
       return new Promise<void>((resolve) => {
         // 'drain' only follows a write that passed the high-water mark, so look at the queue instead.
         const timer = setInterval(() => {
-          if (broken || stream.writableLength === 0 || Date.now() >= deadline) {
+          if (health.broken || stream.writableLength === 0 || Date.now() >= deadline) {
             clearInterval(timer);
             resolve();
           }

@@ -1,0 +1,27 @@
+/** Every failure ops-logspec raises, by cause. */
+export type LogspecErrorCode =
+  /** A field is neither a level nor `loggers=level` (Fabric: `bad segment '<field>'`). */
+  | 'BAD_SEGMENT'
+  /** `=level` with nothing before the `=` (Fabric: `no logger specified in segment '<field>'`). */
+  | 'NO_LOGGER'
+  /** A logger name breaks Fabric's naming rule (Fabric: `bad logger name '<name>'`). */
+  | 'BAD_LOGGER_NAME'
+  /** `FABRIC_LOGGING_FORMAT` (or the `format` option) names no known output format. */
+  | 'INVALID_FORMAT'
+  /** A `/logspec` PUT body that Go's `json.Decoder` would refuse; the message is Go's. */
+  | 'INVALID_BODY';
+
+export class LogspecError extends Error {
+  override readonly name = 'LogspecError';
+  readonly code: LogspecErrorCode;
+
+  constructor(code: LogspecErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
+/** True for a LogspecError, also across duplicate copies of this package. */
+export function isLogspecError(value: unknown): value is LogspecError {
+  return value instanceof LogspecError || (value instanceof Error && value.name === 'LogspecError' && 'code' in value);
+}

@@ -1,0 +1,14 @@
+export { LogspecError, isLogspecError } from './errors.ts';
+export type { LogspecErrorCode } from './errors.ts';
+export { isValidLevelName, levelFromName, levelEnables, LEVEL_SEVERITY } from './levels.ts';
+export type { Level } from './levels.ts';
+export { formatSpec, isValidLoggerName, LoggerLevels, lowestLevel, normaliseSpec, parseSpec, resolveLevel } from './spec.ts';
+export type { ParsedSpec } from './spec.ts';
+export { createLogging } from './registry.ts';
+export type { LogFormat, Logging, LoggingObserver, LoggingOptions } from './registry.ts';
+export { createLoggingFromEnv, loggingSettingsFromEnv, LOGGING_FORMAT_ENV, LOGGING_SPEC_ENV } from './env.ts';
+export type { EnvLoggingSettings } from './env.ts';
+export { formatTextLine } from './text-format.ts';
+export { logspecHandler } from './handler.ts';
+export type { LogspecHandlerOptions } from './handler.ts';
+export { decodeLogSpecBody } from './go-json.ts';

@@ -1,0 +1,238 @@
+import { pino, type DestinationStream, type Logger, type LogFn } from 'pino';
+import { LogspecError } from './errors.ts';
+import type { Level } from './levels.ts';
+import { isValidLoggerName, LoggerLevels, lookupKeys } from './spec.ts';
+import { textDestination } from './text-format.ts';
+
+/** `json`: pino's JSON lines. `text`: one readable line per entry (time, logger, level, message, fields). */
+export type LogFormat = 'json' | 'text';
+
+/**
+ * Hooks for metrics (Fabric's `logging_entries_checked` / `logging_entries_written`);
+ * `level` is a Fabric level name (`debug`, `info`, ...).
+ */
+export interface LoggingObserver {
+  /** An entry at or above the lowest active level was checked against its logger's level. */
+  checked(level: string): void;
+  /** An entry was written. */
+  written(level: string): void;
+}
+
+export interface LoggingOptions {
+  /** The initial spec. Default `info`. An invalid one throws a LogspecError. */
+  readonly spec?: string;
+  /** Default `text`. */
+  readonly format?: LogFormat;
+  /** Where lines go. Default: stdout, written synchronously. */
+  readonly destination?: DestinationStream;
+  readonly observer?: LoggingObserver;
+}
+
+export interface Logging {
+  /**
+   * The logger named `name` (dot-hierarchical, Fabric's naming rule): a pino logger whose
+   * level follows the active spec, as do its children unless they were given their own
+   * `level`. The same name gives the same logger.
+   */
+  getLogger(name: string): Logger;
+  /** Replaces the active spec; every logger follows at once. Throws a LogspecError (changing nothing) when invalid. */
+  activateSpec(spec: string): void;
+  /** The active spec, normalised (`b=warn:a=error` → `a=error:b=warn:info`). */
+  spec(): string;
+  /** The level logger `name` has under the active spec. */
+  levelOf(name: string): Level;
+  /** Sets (or, with undefined, removes) the metrics observer. */
+  setObserver(observer: LoggingObserver | undefined): void;
+  readonly format: LogFormat;
+}
+
+type PinoLabel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
+
+const PINO_LABELS: readonly PinoLabel[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'];
+
+/** pino has no levels between error and fatal: dpanic and panic thresholds behave as fatal. */
+const PINO_LABEL_OF: Readonly<Record<Level, PinoLabel>> = {
+  payload: 'trace',
+  debug: 'debug',
+  info: 'info',
+  warn: 'warn',
+  error: 'error',
+  dpanic: 'fatal',
+  panic: 'fatal',
+  fatal: 'fatal',
+};
+
+const FABRIC_LEVEL_OF: Readonly<Record<PinoLabel, Level>> = {
+  trace: 'payload',
+  debug: 'debug',
+  info: 'info',
+  warn: 'warn',
+  error: 'error',
+  fatal: 'fatal',
+};
+
+const FABRIC_NAME_OF_VALUE: Readonly<Record<number, Level>> = { 10: 'payload', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
+
+interface Entry {
+  readonly name: string;
+  /** Fabric's lookup keys for the name, computed once. */
+  readonly keys: readonly string[];
+  readonly logger: Logger;
+  /** The level applied at `generation`; resolved again only after an activation. */
+  level: Level;
+  generation: number;
+  /** The pino level value the methods were last set for. */
+  appliedValue: number;
+  /** The lowest pino level value counted as checked when they were set (0: no observer). */
+  appliedCountFrom: number;
+}
+
+const { levelValSym } = pino.symbols;
+const PINO_VALUE: Readonly<Record<PinoLabel, number>> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 };
+
+export function parseFormat(value: string): LogFormat {
+  if (value === 'json' || value === 'text') return value;
+  throw new LogspecError('INVALID_FORMAT', `unknown log format '${value}': expected 'json' or 'text'`);
+}
+
+/**
+ * A registry of named pino loggers under one Fabric logging spec. A spec change sets the
+ * level of each registered logger once; pino children reach their level through the
+ * prototype chain, so they follow their parent without being tracked. A disabled call
+ * costs what it costs in pino: a call to a no-op method.
+ */
+export function createLogging(options: LoggingOptions = {}): Logging {
+  const levels = new LoggerLevels(options.spec ?? '');
+  const format = options.format === undefined ? 'text' : parseFormat(options.format);
+  const out = options.destination ?? pino.destination({ dest: 1, sync: true });
+  let observer: LoggingObserver | undefined = options.observer;
+
+  const root = pino(
+    {
+      level: 'trace',
+      // Text lines have no room for pid/hostname; JSON keeps pino's defaults.
+      ...(format === 'text' ? { base: null } : {}),
+      hooks: {
+        logMethod(this: Logger, args: Parameters<LogFn>, method: LogFn, level: number) {
+          const current = observer;
+          if (current !== undefined) {
+            const name = FABRIC_NAME_OF_VALUE[level] ?? 'info';
+            current.checked(name);
+            current.written(name);
+          }
+          return method.apply(this, args);
+        },
+      },
+    },
+    format === 'text' ? textDestination(out) : out,
+  );
+
+  // pino's own level methods are generic (they work on `this`), so one set serves every
+  // logger: the root's, taken at the lowest level, and pino's no-op.
+  const writing = Object.fromEntries(PINO_LABELS.map((label) => [label, root[label]])) as Record<PinoLabel, unknown>;
+  const probe = root.child({});
+  probe.level = 'fatal';
+  const silent = probe.trace as unknown;
+  // Below-threshold methods when an observer is set: count the check, write nothing.
+  const counting = Object.fromEntries(
+    PINO_LABELS.map((label) => {
+      const fabricName = FABRIC_LEVEL_OF[label];
+      return [label, () => observer?.checked(fabricName)];
+    }),
+  ) as Record<PinoLabel, unknown>;
+
+  const entries = new Map<string, Entry>();
+
+  /**
+   * Sets a logger's level the way pino's setter does (level value plus one method per
+   * level) but with shared functions, so that an activation over many loggers allocates
+   * nothing. Children see the change through the prototype chain. With an observer,
+   * entries at or above the lowest active level but below the threshold are counted as
+   * checked, as Fabric counts them.
+   */
+  const setMethods = (logger: Logger, label: PinoLabel, countFrom: number | undefined): void => {
+    const threshold = PINO_VALUE[label];
+    const target = logger as unknown as Record<string | symbol, unknown>;
+    target[levelValSym] = threshold;
+    for (const method of PINO_LABELS) {
+      const value = PINO_VALUE[method];
+      target[method] = value >= threshold ? writing[method] : countFrom !== undefined && value >= countFrom ? counting[method] : silent;
+    }
+  };
+
+  const apply = (entry: Entry, countFrom: number): void => {
+    const generation = levels.generation();
+    if (entry.generation !== generation) {
+      entry.level = levels.resolveKeys(entry.keys);
+      entry.generation = generation;
+    }
+    const label = PINO_LABEL_OF[entry.level];
+    const value = PINO_VALUE[label];
+    // Someone may have set `.level` by hand: the spec wins again at the next activation.
+    if (value === entry.appliedValue && countFrom === entry.appliedCountFrom && (entry.logger as unknown as Record<symbol, unknown>)[levelValSym] === value) {
+      return;
+    }
+    setMethods(entry.logger, label, countFrom === 0 ? undefined : countFrom);
+    entry.appliedValue = value;
+    entry.appliedCountFrom = countFrom;
+  };
+
+  const countFromNow = (): number => (observer === undefined ? 0 : PINO_VALUE[PINO_LABEL_OF[levels.lowestLevel()]]);
+
+  const applyAll = (): void => {
+    const countFrom = countFromNow();
+    for (const entry of entries.values()) apply(entry, countFrom);
+  };
+
+  const getLogger = (name: string): Logger => {
+    const known = entries.get(name);
+    if (known !== undefined) return known.logger;
+    if (!isValidLoggerName(name)) throw new LogspecError('BAD_LOGGER_NAME', `bad logger name '${name}'`);
+    const logger = root.child({ name });
+    const pinoChild = logger.child;
+    const entry: Entry = { name, keys: lookupKeys(name), logger, level: 'info', generation: -1, appliedValue: 0, appliedCountFrom: 0 };
+    let servesAsPrototype = false;
+    // pino versions before 10 give every child its own copy of the level; drop it so the
+    // child reads its parent's level (unless the caller asked for a level of its own).
+    logger.child = function followingChild(this: Logger, bindings, childOptions) {
+      const child = pinoChild.call(this, bindings, childOptions);
+      if (childOptions?.level === undefined && Object.prototype.hasOwnProperty.call(child, levelValSym)) {
+        delete (child as unknown as Record<symbol, unknown>)[levelValSym];
+        for (const label of PINO_LABELS) delete (child as unknown as Record<string, unknown>)[label];
+      }
+      const untouched = (logger as unknown as Record<symbol, unknown>)[levelValSym] === entry.appliedValue;
+      if (this === logger && !servesAsPrototype && untouched) {
+        // The logger has just become a prototype, which V8 re-shapes on the next write to
+        // it. Take that one-time cost here rather than in the next activation.
+        servesAsPrototype = true;
+        setMethods(logger, PINO_LABEL_OF[entry.level], entry.appliedCountFrom === 0 ? undefined : entry.appliedCountFrom);
+      }
+      return child;
+    } as Logger['child'];
+    // Write every method twice so V8 sees mutable fields from the start; the first
+    // activation is then as cheap as the later ones.
+    setMethods(logger, 'fatal', PINO_VALUE.trace);
+    apply(entry, countFromNow());
+    entries.set(name, entry);
+    return logger;
+  };
+
+  const activateSpec = (spec: string): void => {
+    levels.activateSpec(spec);
+    applyAll();
+  };
+
+  const setObserver = (next: LoggingObserver | undefined): void => {
+    observer = next;
+    applyAll();
+  };
+
+  return {
+    getLogger,
+    activateSpec,
+    spec: () => levels.spec(),
+    levelOf: (name) => levels.levelOf(name),
+    setObserver,
+    format,
+  };
+}
