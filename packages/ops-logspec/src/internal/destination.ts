@@ -15,8 +15,11 @@ export interface BoundedSink extends DestinationStream {
   write(line: string): void;
   /** Lines dropped so far because the reader fell behind (or went away). */
   dropped(): number;
-  /** Resolves once everything queued is handed to the OS, or after `timeoutMs`, whichever is first. */
-  flush(timeoutMs: number): Promise<void>;
+  /**
+   * Resolves once everything queued is handed to the OS, or after `timeoutMs`, whichever is
+   * first. (Not named `flush`: pino's `logger.flush(cb)` calls a destination's `flush` with a callback.)
+   */
+  whenFlushed(timeoutMs: number): Promise<void>;
 }
 
 const FLUSH_POLL_MS = 10;
@@ -69,7 +72,7 @@ export function boundedSink(stream: WritableLike, maxBuffered: number = DEFAULT_
       stream.write(line);
     },
     dropped: () => dropped,
-    flush(timeoutMs: number): Promise<void> {
+    whenFlushed(timeoutMs: number): Promise<void> {
       if (health.broken || stream.writableLength === 0) return Promise.resolve();
       const deadline = Date.now() + timeoutMs;
       return new Promise<void>((resolve) => {
