@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { Agent } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { configDir, freeTcpPort, send } from '@fabric-ops/test-kit';
+import { configDir, freeTcpPort, send, spawnApp } from '@fabric-ops/test-kit';
 
 // Logging must never stop the server (issue 13, item 4): with stdout and stderr piped to a
 // reader that stops reading, the peer used to freeze (every endpoint, and SIGTERM) once
@@ -100,4 +100,25 @@ describe('a log reader that stops reading', () => {
     expect(audits.at(-1)).toContain(`newSpec="${marker}"`);
     expect(out).toContain('stopping operations server');
   }, 120_000);
+});
+
+describe('a 100,000-logger spec (issue 13, item 7)', () => {
+  it('is accepted, and its audit line stays bounded while naming both specs', async () => {
+    const dir = configDir('core.yaml', 'vm:\n  endpoint: ""\noperations:\n  listenAddress: 127.0.0.1:0\n');
+    const app = await spawnApp(bin, { env: { FABRIC_CFG_PATH: dir, FABRIC_LOGGING_SPEC: 'info' } });
+    child = app.child;
+    const spec = `${Array.from({ length: 100_000 }, (_, i) => `l${i.toString(36)}`).join(',')}=debug:info`;
+    const body = JSON.stringify({ spec });
+    // Inside the default 1 MiB body limit.
+    expect(body.length).toBeLessThan(1024 * 1024);
+    expect((await send(app.address, '/logspec', { method: 'PUT', body, timeoutMs: 30_000 })).status).toBe(204);
+    const active = JSON.parse((await send(app.address, '/logspec')).body).spec as string;
+    expect(active.length).toBeGreaterThan(600_000);
+    for (let i = 0; i < 50 && !app.stdout.some((line) => line.includes('logging spec changed')); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    const audit = app.stdout.find((line) => line.includes('logging spec changed'))!;
+    expect(audit.length).toBeLessThanOrEqual(3 * 1024);
+    expect(audit).toContain('oldSpec=info ');
+    expect(audit).toContain(`newSpecLength=${active.length} `);
+    expect(audit).toMatch(/newSpecSha256=[0-9a-f]{16}/);
+  }, 60_000);
 });

@@ -60,7 +60,7 @@ describe('boundedSink', () => {
     const sink = boundedSink(first.stream, 10_000);
     sink.write('queued\n');
     sink.write('queued\n');
-    const flushed = sink.flush(5_000);
+    const flushed = sink.whenFlushed(5_000);
     setTimeout(() => {
       first.release();
       first.release();
@@ -72,7 +72,7 @@ describe('boundedSink', () => {
     const stuck = boundedSink(second.stream, 10_000);
     stuck.write('never read\n');
     const started = Date.now();
-    await stuck.flush(50);
+    await stuck.whenFlushed(50);
     expect(Date.now() - started).toBeGreaterThanOrEqual(40);
     expect(second.stream.writableLength).toBeGreaterThan(0);
   });
@@ -108,5 +108,25 @@ describe('createLogging on a stream destination', () => {
     expect(lines).toHaveLength(10);
     expect(logging.droppedLines()).toBe(0);
     await logging.flush(10);
+  });
+});
+
+describe('many registries on one stream', () => {
+  it('add one error listener to it, not one each', () => {
+    const { stream } = stalledStream();
+    for (let i = 0; i < 20; i++) createLogging({ destination: stream });
+    expect(stream.listenerCount('error')).toBe(1);
+  });
+});
+
+describe("pino's logger.flush(cb)", () => {
+  it('calls back at once on a stream destination, in both formats', async () => {
+    for (const format of ['json', 'text'] as const) {
+      const { stream } = stalledStream();
+      const logging = createLogging({ format, destination: stream });
+      const log = logging.getLogger('a');
+      log.info('queued');
+      await new Promise<void>((resolve) => log.flush(() => resolve()));
+    }
   });
 });

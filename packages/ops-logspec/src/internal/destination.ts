@@ -15,11 +15,32 @@ export interface BoundedSink extends DestinationStream {
   write(line: string): void;
   /** Lines dropped so far because the reader fell behind (or went away). */
   dropped(): number;
-  /** Resolves once everything queued is handed to the OS, or after `timeoutMs`, whichever is first. */
-  flush(timeoutMs: number): Promise<void>;
+  /**
+   * Resolves once everything queued is handed to the OS, or after `timeoutMs`, whichever is
+   * first. (Not named `flush`: pino's `logger.flush(cb)` calls a destination's `flush` with a callback.)
+   */
+  whenFlushed(timeoutMs: number): Promise<void>;
 }
 
 const FLUSH_POLL_MS = 10;
+
+// One error listener per stream, however many registries write to it (process.stdout is shared).
+const healthByStream = new WeakMap<WritableLike, { broken: boolean }>();
+
+function healthOf(stream: WritableLike): { broken: boolean } {
+  let health = healthByStream.get(stream);
+  if (health === undefined) {
+    const created = { broken: false };
+    // A reader that went away (EPIPE) is a sink that drops everything; an unhandled stream
+    // error would otherwise end the process.
+    stream.on?.('error', () => {
+      created.broken = true;
+    });
+    healthByStream.set(stream, created);
+    health = created;
+  }
+  return health;
+}
 
 export function isWritableLike(value: unknown): value is WritableLike {
   return typeof value === 'object' && value !== null && typeof (value as { writableLength?: unknown }).writableLength === 'number';
@@ -37,32 +58,27 @@ export function isWritableLike(value: unknown): value is WritableLike {
  */
 export function boundedSink(stream: WritableLike, maxBuffered: number = DEFAULT_MAX_BUFFERED, onDrop?: () => void): BoundedSink {
   let dropped = 0;
-  let broken = false;
-  // A reader that went away (EPIPE) is a sink that drops everything; an unhandled stream
-  // error would otherwise end the process.
-  stream.on?.('error', () => {
-    broken = true;
-  });
+  const health = healthOf(stream);
   const drop = (): void => {
     dropped++;
     onDrop?.();
   };
   return {
     write(line: string): void {
-      if (broken || stream.writableLength + line.length > maxBuffered) {
+      if (health.broken || stream.writableLength + line.length > maxBuffered) {
         drop();
         return;
       }
       stream.write(line);
     },
     dropped: () => dropped,
-    flush(timeoutMs: number): Promise<void> {
-      if (broken || stream.writableLength === 0) return Promise.resolve();
+    whenFlushed(timeoutMs: number): Promise<void> {
+      if (health.broken || stream.writableLength === 0) return Promise.resolve();
       const deadline = Date.now() + timeoutMs;
       return new Promise<void>((resolve) => {
         // 'drain' only follows a write that passed the high-water mark, so look at the queue instead.
         const timer = setInterval(() => {
-          if (broken || stream.writableLength === 0 || Date.now() >= deadline) {
+          if (health.broken || stream.writableLength === 0 || Date.now() >= deadline) {
             clearInterval(timer);
             resolve();
           }

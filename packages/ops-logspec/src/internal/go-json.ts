@@ -260,6 +260,19 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 
 // A validated JSON string token as Go decodes it: invalid UTF-8 and lone surrogates become U+FFFD.
 function decodeString(body: Uint8Array, start: number, end: number): string {
+  // The scanner has validated the token: one without escapes or non-ASCII bytes is its own text.
+  let plain = true;
+  for (let i = start + 1; i < end - 1; i++) {
+    const c = body[i]!;
+    if (c === 0x5c || c >= 0x80) {
+      plain = false;
+      break;
+    }
+  }
+  if (plain) {
+    const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+    return bytes.toString('latin1', start + 1, end - 1);
+  }
   const text = JSON.parse(Buffer.from(body.buffer, body.byteOffset + start, end - start).toString('utf8')) as string;
   return text.replace(LONE_SURROGATE, '\uFFFD');
 }

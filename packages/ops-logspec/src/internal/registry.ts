@@ -271,7 +271,7 @@ export function createLogging(options: LoggingOptions = {}): Logging {
     levelOf: (name) => resolveKeys(parsed, entries.get(name)?.keys ?? lookupKeys(name)),
     setObserver,
     droppedLines: () => sink?.dropped() ?? 0,
-    flush: (timeoutMs = 2_000) => sink?.flush(timeoutMs) ?? Promise.resolve(),
+    flush: (timeoutMs = 2_000) => sink?.whenFlushed(timeoutMs) ?? Promise.resolve(),
     format,
   };
 }
