@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { formatHostPort, peerConfigFromCommandLine, type DockerEndpoint, type PeerConfig } from '@fabric-ops/ops-config';
+import { peerConfigFromCommandLine, type PeerConfig } from '@fabric-ops/ops-config';
 import { DOCKER_COMPONENT, dockerChecker } from '@fabric-ops/ops-health';
 import { runOperationsApp, type OperationsSystem } from '@fabric-ops/ops-server';
 import packageJson from '../package.json' with { type: 'json' };
@@ -25,16 +25,9 @@ export function runPeer(options: PeerRunOptions = {}): Promise<number> {
     configure: (verify) => peerConfigFromCommandLine({ argv: options.argv ?? process.argv.slice(2), env, sampleFile: SAMPLE_CORE_YAML, verify }),
     register: (system, config) => {
       // Fabric's peer checks its container runtime only when vm.endpoint is set (cleared for external builders).
-      if (config.vm.endpoint !== undefined) system.registerChecker(DOCKER_COMPONENT, dockerChecker(endpointText(config.vm.endpoint)));
+      if (config.vm.endpoint !== undefined) system.registerChecker(DOCKER_COMPONENT, dockerChecker(config.vm.endpoint));
     },
     ...(options.onReady === undefined ? {} : { onReady: options.onReady }),
   });
 }
 
-/**
- * ops-health's dockerChecker still takes the endpoint as text. ops-config has parsed and
- * validated it already; this writes it back in a form that parser accepts unchanged.
- */
-function endpointText(endpoint: DockerEndpoint): string {
-  return endpoint.kind === 'unix' ? `unix://${endpoint.socketPath}` : `tcp://${formatHostPort(endpoint.host, endpoint.port)}`;
-}

@@ -273,3 +273,52 @@ describe('the audit line of a very large spec', () => {
     }
   });
 });
+
+describe('beforeActivate', () => {
+  function fakeExchange(body: unknown): { req: IncomingMessage; res: ServerResponse; status: () => number } {
+    let statusCode = 0;
+    const req = { method: 'PUT', headers: {}, body, readableEnded: true, socket: { remoteAddress: '127.0.0.1', remotePort: 1 } } as unknown as IncomingMessage;
+    const res = {
+      headersSent: false,
+      writeHead(code: number) {
+        statusCode = code;
+        return this;
+      },
+      setHeader() {},
+      end() {},
+    } as unknown as ServerResponse;
+    return { req, res, status: () => statusCode };
+  }
+
+  it('runs with the normalised spec before it is activated, and the 204 waits for it', async () => {
+    const own = createLogging({ format: 'json', destination: { write() {} } });
+    let release: () => void = () => {};
+    const seen: string[] = [];
+    const handler = logspecHandler(own, {
+      beforeActivate: (spec) => {
+        seen.push(spec);
+        return new Promise<void>((resolve) => (release = resolve));
+      },
+    });
+    const exchange = fakeExchange({ spec: 'b=warn:a=debug' });
+    const done = handler(exchange.req, exchange.res);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(seen).toEqual(['a=debug:b=warn:info']);
+    expect(own.spec()).toBe('info');
+    expect(exchange.status()).toBe(0);
+    release();
+    await done;
+    expect(own.spec()).toBe('a=debug:b=warn:info');
+    expect(exchange.status()).toBe(204);
+  });
+
+  it('is not called for a refused spec', async () => {
+    const own = createLogging({ format: 'json', destination: { write() {} } });
+    let calls = 0;
+    const handler = logspecHandler(own, { beforeActivate: async () => void calls++ });
+    const exchange = fakeExchange({ spec: 'a=nonsense' });
+    await handler(exchange.req, exchange.res);
+    expect(calls).toBe(0);
+    expect(exchange.status()).toBe(400);
+  });
+});

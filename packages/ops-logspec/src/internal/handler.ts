@@ -16,6 +16,12 @@ export interface LogspecHandlerOptions {
   readonly bodyLimit?: number;
   /** The logger that records every change. Default: the `operations` logger of `logging`. */
   readonly auditLoggerName?: string;
+  /**
+   * Runs after a PUT's spec is validated and before it is activated and the 204 sent, with the
+   * spec normalised (a multi-process primary applies it to its workers here). Not called for a
+   * refused spec.
+   */
+  readonly beforeActivate?: (spec: string) => Promise<void>;
 }
 
 /** `ip:port` as Go prints `RemoteAddr` (`[::1]:5000` for IPv6). */
@@ -86,7 +92,8 @@ function specOfParsedBody(value: unknown): string {
 export function logspecHandler(logging: Logging, options: LogspecHandlerOptions = {}): Handler {
   const audit = logging.getLogger(options.auditLoggerName ?? 'operations');
   const limit = options.bodyLimit;
-  const change = (req: IncomingMessage, res: ServerResponse, decode: () => string): void => {
+  const beforeActivate = options.beforeActivate;
+  const change = (req: IncomingMessage, res: ServerResponse, decode: () => string): void | Promise<void> => {
     let parsed;
     try {
       parsed = parseSpec(decode());
@@ -99,21 +106,26 @@ export function logspecHandler(logging: Logging, options: LogspecHandlerOptions 
     const record: Record<string, unknown> = {};
     auditFields('oldSpec', logging.spec(), record);
     // Printed once: activateSpec below reuses this text.
-    auditFields('newSpec', formatSpec(parsed), record);
+    const newSpec = formatSpec(parsed);
+    auditFields('newSpec', newSpec, record);
     record['remoteAddress'] = remoteAddressOf(req);
     if (client !== undefined) record['client'] = client;
     // The line is written under whichever spec lets it through: a change that silences the
     // operations logger is still recorded, and so is one that unsilences it. Either way it
     // is handed to the destination before the 204.
-    const loggedBefore = audit.isLevelEnabled('info');
-    if (loggedBefore) audit.info(record, 'logging spec changed');
-    logging.activateSpec(parsed);
-    if (!loggedBefore) audit.info(record, 'logging spec changed');
-    writeEmpty(res, 204);
+    const activate = () => {
+      const loggedBefore = audit.isLevelEnabled('info');
+      if (loggedBefore) audit.info(record, 'logging spec changed');
+      logging.activateSpec(parsed);
+      if (!loggedBefore) audit.info(record, 'logging spec changed');
+      writeEmpty(res, 204);
+    };
+    if (beforeActivate === undefined) return activate();
+    return beforeActivate(newSpec).then(activate);
   };
   const put = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const body = await readBody(req, limit === undefined ? {} : { limit });
-    change(req, res, () => decodeLogSpecBody(body));
+    await change(req, res, () => decodeLogSpecBody(body));
   };
   // Only PUT waits for a body; GET and refusals stay synchronous so that polling costs no promise.
   return (req, res) => {
@@ -129,8 +141,7 @@ export function logspecHandler(logging: Logging, options: LogspecHandlerOptions 
     }
     const parsedBody = parsedBodyOf(req);
     if (parsedBody !== undefined) {
-      change(req, res, () => specOfParsedBody(parsedBody.value));
-      return;
+      return change(req, res, () => specOfParsedBody(parsedBody.value));
     }
     return put(req, res);
   };
