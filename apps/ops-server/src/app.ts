@@ -1,4 +1,5 @@
-import { formatHostPort, type LoadedConfig, type MetricsSettings, type OperationsSettings } from '@fabric-ops/ops-config';
+import { formatHostPort } from '@fabric-ops/ops-http';
+import { type LoadedConfig, type MetricsSettings, type OperationsSettings } from '@fabric-ops/ops-config';
 import type { MetricsOptions } from '@fabric-ops/ops-metrics';
 import { createLoggingFromEnv, isLogspecError, type Logging } from '@fabric-ops/ops-logspec';
 import { isTlsAuthError, loadTlsCredentials } from '@fabric-ops/ops-tls-auth';

@@ -2,7 +2,7 @@ export { createOperationsSystem } from './system.ts';
 export type { OperationsLogger, OperationsSystem, OperationsSystemOptions } from './system.ts';
 export { OpsServerError, isOpsServerError } from './errors.ts';
 export type { OpsServerErrorCode } from './errors.ts';
-export { parseListenAddress, formatAddress } from './listen-address.ts';
+export { parseListenAddress } from './listen-address.ts';
 export type { ListenTarget } from './listen-address.ts';
 export { resolveCommitSha, versionHandler, COMMIT_SHA_ENV } from './version.ts';
 export type { VersionInfo } from './version.ts';

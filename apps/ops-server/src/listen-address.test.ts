@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatAddress, listenError, parseListenAddress } from './listen-address.ts';
+import { listenError, parseListenAddress } from './listen-address.ts';
 
 describe('parseListenAddress', () => {
   it.each([
@@ -47,12 +47,5 @@ describe('listenError', () => {
   it('words an unknown host as a failed lookup', () => {
     const error = Object.assign(new Error('getaddrinfo ENOTFOUND nowhere.invalid'), { code: 'ENOTFOUND' });
     expect(listenError('nowhere.invalid:1', error).message).toBe('listen tcp: lookup nowhere.invalid: no such host');
-  });
-});
-
-describe('formatAddress', () => {
-  it('brackets IPv6 hosts', () => {
-    expect(formatAddress('::', 9443)).toBe('[::]:9443');
-    expect(formatAddress('127.0.0.1', 9443)).toBe('127.0.0.1:9443');
   });
 });

@@ -1,4 +1,5 @@
-import { formatHostPort, isConfigError, parseHostPort, type HostPort } from '@fabric-ops/ops-config';
+import { isConfigError, parseHostPort, type HostPort } from '@fabric-ops/ops-config';
+import { formatHostPort, goErrnoText } from '@fabric-ops/ops-http';
 import { OpsServerError } from './errors.ts';
 
 /** Where to listen: ops-config's parsed `listenAddress`. */
@@ -31,17 +32,6 @@ export function parseListenAddress(address: string | ListenTarget): ListenTarget
   return { host: target.host === 'localhost' ? '127.0.0.1' : target.host, port: target.port };
 }
 
-/** `host:port` as Go prints a listener's address (`[::]:9443` for every interface). */
-export function formatAddress(host: string, port: number): string {
-  return formatHostPort(host, port);
-}
-
-const BIND_ERRORS: Record<string, string> = {
-  EADDRINUSE: 'bind: address already in use',
-  EACCES: 'bind: permission denied',
-  EADDRNOTAVAIL: 'bind: cannot assign requested address',
-};
-
 /** A Node listen error in Go's words: `listen tcp 127.0.0.1:9443: bind: address already in use`. */
 export function listenError(address: string | ListenTarget, error: NodeJS.ErrnoException): OpsServerError {
   const code = error.code ?? '';
@@ -49,7 +39,6 @@ export function listenError(address: string | ListenTarget, error: NodeJS.ErrnoE
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
     return new OpsServerError('LISTEN_FAILED', `listen tcp: lookup ${target.host}: no such host`, { cause: error });
   }
-  const reason = BIND_ERRORS[code] ?? error.message;
   const written = typeof address === 'string' ? address : formatHostPort(address.host, address.port);
-  return new OpsServerError('LISTEN_FAILED', `listen tcp ${written}: ${reason}`, { cause: error });
+  return new OpsServerError('LISTEN_FAILED', `listen tcp ${written}: bind: ${goErrnoText(error)}`, { cause: error });
 }

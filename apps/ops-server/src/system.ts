@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createRouter, DEFAULT_SERVER_LIMITS, serverOptionsFor, type Route, type ServerLimits } from '@fabric-ops/ops-http';
+import { createRouter, DEFAULT_SERVER_LIMITS, formatHostPort, serverOptionsFor, type Route, type ServerLimits } from '@fabric-ops/ops-http';
 import { OpsServerError } from './errors.ts';
-import { formatAddress, listenError, parseListenAddress, type ListenTarget } from './listen-address.ts';
+import { listenError, parseListenAddress, type ListenTarget } from './listen-address.ts';
 import type { SystemPart } from './part.ts';
 import type { Checker, HealthOptions, Readiness, RegisterOptions } from '@fabric-ops/ops-health';
 import { createHealthPart } from './health.ts';
@@ -186,7 +186,7 @@ export function createSystem(options: OperationsSystemOptions, extensions: Syste
       });
       httpServer.on('error', (error) => logger.error({ err: error }, 'operations server error'));
       const info = httpServer.address() as AddressInfo;
-      bound = formatAddress(info.address, info.port);
+      bound = formatHostPort(info.address, info.port);
       server = httpServer;
       state = 'running';
     } catch (error) {

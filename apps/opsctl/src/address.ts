@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { formatHostPort } from '@fabric-ops/ops-http';
 import { OpsctlError } from './errors.ts';
 
 export interface HostPort {
@@ -36,7 +37,7 @@ export function parseHostPort(text: string, what = '--address'): HostPort {
     if (rawHost !== '' && isIP(rawHost) === 0 && !HOST_NAME.test(rawHost)) fail('');
     host = rawHost;
   }
-  return { host, port, address: isIP(host) === 6 ? `[${host}]:${port}` : `${host}:${port}` };
+  return { host, port, address: formatHostPort(host, port) };
 }
 
 /** The address to dial: an empty or wildcard host means this machine. */

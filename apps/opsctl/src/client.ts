@@ -3,7 +3,7 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { dialHost, parseHostPort } from './address.ts';
 import type { ConnectionOptions } from './args.ts';
-import { OpsctlError } from './errors.ts';
+import { OpsctlError, unreadableFileError } from './errors.ts';
 
 export interface OpsResponse {
   readonly status: number;
@@ -46,9 +46,7 @@ async function readPem(option: string, file: string | undefined): Promise<Buffer
   try {
     return await readFile(file);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'is a directory' : (error as Error).message;
-    throw new OpsctlError('USAGE', `cannot read ${option} file ${file}: ${why}`);
+    throw unreadableFileError(option, file, error);
   }
 }
 

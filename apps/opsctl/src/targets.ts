@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { parseHostPort } from './address.ts';
-import { OpsctlError } from './errors.ts';
+import { OpsctlError, unreadableFileError } from './errors.ts';
 
 /** A credential set chosen by a target's labels instead of --cacert/--cert/--key. */
 export interface TargetCredentials {
@@ -127,9 +127,7 @@ export async function readFileSd(file: string): Promise<FleetTarget[]> {
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'is a directory' : (error as Error).message;
-    throw new OpsctlError('USAGE', `cannot read --targets file ${file}: ${why}`);
+    throw unreadableFileError('--targets', file, error);
   }
   return parseFileSd(text, file, dirname(resolve(file)));
 }

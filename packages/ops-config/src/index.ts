@@ -3,6 +3,6 @@ export { ConfigError, isConfigError } from './internal/errors.ts';
 export { loadOrdererConfig, loadPeerConfig, parseConfigText } from './internal/load.ts';
 export type { LoadedConfig, MetricsSettings, OperationsSettings, OrdererConfig, PeerConfig, StatsdTarget, TlsSettings } from './internal/load.ts';
 export type { DockerEndpoint } from './internal/docker-endpoint.ts';
-export { formatHostPort, parseHostPort } from './internal/host-port.ts';
+export { parseHostPort } from './internal/host-port.ts';
 export type { HostPort } from './internal/host-port.ts';
 export { ordererConfigFromCommandLine, peerConfigFromCommandLine } from './internal/cli.ts';

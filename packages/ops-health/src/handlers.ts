@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { parseRequestTarget, writeEmpty, writeJson, writeText, type Handler, type Route } from '@fabric-ops/ops-http';
+import { parseRequestTarget, writeEmpty, writeJson, writeNotFound, writeText, type Handler, type Route } from '@fabric-ops/ops-http';
 import { nowRfc3339Nano } from './internal/go-format.ts';
 import { createReadinessState, type Readiness, type ReadinessOptions } from './internal/readiness.ts';
 import { fabricHealthResponse, verboseText, type FailedCheck } from './internal/report.ts';
@@ -60,12 +60,6 @@ function gone(res: ServerResponse): boolean {
 function componentOf(req: IncomingMessage): string {
   const { path } = parseRequestTarget(req.url ?? '/');
   return path.slice(path.lastIndexOf('/') + 1);
-}
-
-/** Go's ServeMux 404, for `/healthz/` itself and unknown components. */
-function notFound(res: ServerResponse): void {
-  res.removeHeader('X-Request-Id');
-  writeText(res, 404, '404 page not found\n', { 'X-Content-Type-Options': 'nosniff' });
 }
 
 /**
@@ -130,13 +124,13 @@ export function createHealthEndpoints(registry: HealthRegistry, options: HealthE
   const healthzComponent: Handler = async (req, res) => {
     const component = componentOf(req);
     if (component === '') {
-      notFound(res);
+      writeNotFound(res);
       return;
     }
     if (!additiveMethodOk(req, res)) return;
     const running = registry.runOne(component);
     if (running === undefined) {
-      notFound(res);
+      writeNotFound(res);
       return;
     }
     await answer(res, running, `healthz/${component}`, wantsVerbose(req), true);
@@ -146,7 +140,7 @@ export function createHealthEndpoints(registry: HealthRegistry, options: HealthE
   const healthzComponentRoute: Handler = (req, res) => {
     const { path } = parseRequestTarget(req.url ?? '/');
     if (path.indexOf('/', '/healthz/'.length) !== -1) {
-      notFound(res);
+      writeNotFound(res);
       return;
     }
     return healthzComponent(req, res);

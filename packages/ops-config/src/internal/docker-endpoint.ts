@@ -1,3 +1,4 @@
+import { formatHostPort } from '@fabric-ops/ops-http';
 import { isConfigError } from './errors.ts';
 import { parseHostPort } from './host-port.ts';
 
@@ -40,5 +41,5 @@ export function parseDockerEndpoint(text: string): { readonly ok: true; readonly
 /** The endpoint as text Docker's clients accept (`unix:///…`, `tcp://host:port`). */
 export function formatDockerEndpoint(endpoint: DockerEndpoint): string {
   if (endpoint.kind === 'unix') return `unix://${endpoint.socketPath}`;
-  return `tcp://${endpoint.host.includes(':') ? `[${endpoint.host}]` : endpoint.host}:${endpoint.port}`;
+  return `tcp://${formatHostPort(endpoint.host, endpoint.port)}`;
 }

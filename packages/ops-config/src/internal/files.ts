@@ -1,14 +1,6 @@
+import { goErrnoText } from '@fabric-ops/ops-http';
 import { closeSync, fstatSync, openSync } from 'node:fs';
 import type { LoadedConfig, OrdererConfig, PeerConfig } from './load.ts';
-
-// Go's words for the common failures, which operators know from Fabric's start-up errors.
-const REASONS: Readonly<Record<string, string>> = {
-  ENOENT: 'no such file or directory',
-  EACCES: 'permission denied',
-  EPERM: 'operation not permitted',
-  ENOTDIR: 'not a directory',
-  ELOOP: 'too many levels of symbolic links',
-};
 
 /** Go's `open <path>: <why>` (or `read <path>: is a directory`); undefined when the file can be read. */
 function unreadableReason(path: string): string | undefined {
@@ -19,8 +11,7 @@ function unreadableReason(path: string): string | undefined {
     if (stats.isFile()) return undefined;
     return stats.isDirectory() ? `read ${path}: is a directory` : `open ${path}: not a regular file`;
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? '';
-    return `open ${path}: ${REASONS[code] ?? code.toLowerCase()}`;
+    return `open ${path}: ${goErrnoText(error)}`;
   } finally {
     if (fd !== undefined) closeSync(fd);
   }

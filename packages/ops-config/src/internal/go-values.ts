@@ -29,7 +29,7 @@ const DURATION_TERM = /(\d*)(?:\.(\d*))?([^\d.]*)/y;
 
 /**
  * Go's `time.ParseDuration`, in nanoseconds; undefined where Go returns an error. Exact
- * integer arithmetic, as Go's, so that what formatGoDuration prints reads back unchanged.
+ * integer arithmetic, as Go's, so that what ops-http's formatGoDuration prints reads back unchanged.
  */
 export function parseGoDuration(text: string): number | undefined {
   let rest = text;
@@ -63,29 +63,6 @@ export function parseGoDuration(text: string): number | undefined {
  */
 export function parseCastDuration(text: string): number | undefined {
   return /[nsuµmh]/.test(text) ? parseGoDuration(text) : parseGoDuration(`${text}ns`);
-}
-
-function withFraction(value: bigint, digits: number, unit: string): string {
-  const scale = 10n ** BigInt(digits);
-  const fraction = (value % scale).toString().padStart(digits, '0').replace(/0+$/, '');
-  return `${value / scale}${fraction === '' ? '' : `.${fraction}`}${unit}`;
-}
-
-/** Go's `time.Duration.String()` for a nanosecond count (`10s`, `1m30s`, `250ms`, `1h0m0s`). */
-export function formatGoDuration(nanos: number): string {
-  const whole = BigInt(Math.trunc(nanos));
-  if (whole === 0n) return '0s';
-  const sign = whole < 0n ? '-' : '';
-  const left = whole < 0n ? -whole : whole;
-  if (left < 1_000n) return `${sign}${left}ns`;
-  if (left < 1_000_000n) return `${sign}${withFraction(left, 3, '\u00b5s')}`;
-  if (left < 1_000_000_000n) return `${sign}${withFraction(left, 6, 'ms')}`;
-  const hours = left / 3_600_000_000_000n;
-  const minutes = (left / 60_000_000_000n) % 60n;
-  const seconds = withFraction(left % 60_000_000_000n, 9, 's');
-  if (hours > 0n) return `${sign}${hours}h${minutes}m${seconds}`;
-  if (minutes > 0n) return `${sign}${minutes}m${seconds}`;
-  return `${sign}${seconds}`;
 }
 
 /** Go's `strings.Fields`: split on runs of whitespace, no empty entries. */

@@ -45,8 +45,3 @@ export function parseHostPort(address: string): HostPort {
   if (port > MAX_PORT) throw invalid(portText, 'invalid port');
   return { host, port };
 }
-
-/** `host:port` as Go writes it: IPv6 hosts in brackets (`[::1]:9443`). */
-export function formatHostPort(host: string, port: number): string {
-  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
-}

@@ -1,40 +1,8 @@
-const NS_PER_MS = 1_000_000n;
-const UNITS: ReadonlyArray<readonly [bigint, string]> = [
-  [3_600_000_000_000n, 'h'],
-  [60_000_000_000n, 'm'],
-];
+import { formatGoDuration } from '@fabric-ops/ops-http';
 
-function fraction(value: bigint, scale: bigint, digits: number): string {
-  const whole = value / scale;
-  const rest = (value % scale).toString().padStart(digits, '0').replace(/0+$/, '');
-  return rest === '' ? whole.toString() : `${whole}.${rest}`;
-}
-
-/**
- * A duration in milliseconds written as Go's `time.Duration.String()` does (`5s`, `1.5s`,
- * `250ms`, `1m30s`), so timeout reasons read the same as Fabric's Go messages.
- */
+/** A duration in milliseconds (how the checks time themselves) as Go prints it (`5s`, `250ms`). */
 export function goDuration(ms: number): string {
-  if (!Number.isFinite(ms)) return String(ms);
-  let ns = BigInt(Math.round(ms * 1_000_000));
-  if (ns === 0n) return '0s';
-  const sign = ns < 0n ? '-' : '';
-  if (ns < 0n) ns = -ns;
-  if (ns < 1_000n) return `${sign}${ns}ns`;
-  if (ns < 1_000_000n) return `${sign}${fraction(ns, 1_000n, 3)}µs`;
-  if (ns < 1_000_000_000n) return `${sign}${fraction(ns, NS_PER_MS, 6)}ms`;
-  let text = '';
-  let rest = ns;
-  let started = false;
-  for (const [size, unit] of UNITS) {
-    const count = rest / size;
-    if (count > 0n || started) {
-      text += `${count}${unit}`;
-      started = true;
-    }
-    rest %= size;
-  }
-  return `${sign}${text}${fraction(rest, 1_000_000_000n, 9)}s`;
+  return formatGoDuration(Math.round(ms * 1_000_000));
 }
 
 function pad(value: number, width = 2): string {

@@ -1,14 +1,10 @@
-import { getSystemErrorMap } from 'node:util';
+import { formatHostPort, goErrnoText } from '@fabric-ops/ops-http';
 import type { DockerEndpoint } from '../docker.ts';
 
 export function describeAddress(endpoint: DockerEndpoint): { network: string; address: string; url: string } {
   if (endpoint.kind === 'unix') return { network: 'unix', address: endpoint.socketPath, url: 'http://unix.sock/_ping' };
-  const host = endpoint.host.includes(':') ? `[${endpoint.host}]` : endpoint.host;
-  return { network: 'tcp', address: `${host}:${endpoint.port}`, url: `http://${host}:${endpoint.port}/_ping` };
-}
-
-function systemText(error: NodeJS.ErrnoException): string | undefined {
-  return typeof error.errno === 'number' ? getSystemErrorMap().get(error.errno)?.[1] : undefined;
+  const address = formatHostPort(endpoint.host, endpoint.port);
+  return { network: 'tcp', address, url: `http://${address}/_ping` };
 }
 
 /**
@@ -19,7 +15,7 @@ function systemText(error: NodeJS.ErrnoException): string | undefined {
 export function describePingError(endpoint: DockerEndpoint, error: unknown): string {
   const { network, address, url } = describeAddress(endpoint);
   const err = error as NodeJS.ErrnoException & { hostname?: string };
-  const text = systemText(err) ?? err.message;
+  const text = goErrnoText(err);
   let cause: string;
   if (err.syscall === 'connect') cause = `dial ${network} ${address}: connect: ${text}`;
   else if (err.syscall === 'getaddrinfo') cause = `dial ${network}: lookup ${err.hostname ?? address}: no such host`;

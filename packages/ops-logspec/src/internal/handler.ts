@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { readBody, writeEmpty, writeJson, type Handler } from '@fabric-ops/ops-http';
+import { formatRemoteAddress, readBody, writeEmpty, writeJson, type Handler } from '@fabric-ops/ops-http';
 import { isLogspecError } from '../errors.ts';
 import { decodeLogSpecBody, decodeParsedLogSpec } from './go-json.ts';
 import type { Logging } from './registry.ts';
@@ -22,13 +22,6 @@ export interface LogspecHandlerOptions {
    * refused spec.
    */
   readonly beforeActivate?: (spec: string) => Promise<void>;
-}
-
-/** `ip:port` as Go prints `RemoteAddr` (`[::1]:5000` for IPv6). */
-function remoteAddressOf(req: IncomingMessage): string {
-  const { remoteAddress, remotePort } = req.socket;
-  if (remoteAddress === undefined) return '';
-  return remoteAddress.includes(':') ? `[${remoteAddress}]:${remotePort ?? ''}` : `${remoteAddress}:${remotePort ?? ''}`;
 }
 
 function writeError(res: ServerResponse, message: string): void {
@@ -108,7 +101,7 @@ export function logspecHandler(logging: Logging, options: LogspecHandlerOptions 
     // Printed once: activateSpec below reuses this text.
     const newSpec = formatSpec(parsed);
     auditFields('newSpec', newSpec, record);
-    record['remoteAddress'] = remoteAddressOf(req);
+    record['remoteAddress'] = formatRemoteAddress(req.socket.remoteAddress, req.socket.remotePort);
     if (client !== undefined) record['client'] = client;
     // The line is written under whichever spec lets it through: a change that silences the
     // operations logger is still recorded, and so is one that unsilences it. Either way it
@@ -131,7 +124,7 @@ export function logspecHandler(logging: Logging, options: LogspecHandlerOptions 
   return (req, res) => {
     if (req.method === 'GET') {
       // Reads are frequent (scripts poll): build the log fields only when the line will be written.
-      if (audit.isLevelEnabled('debug')) audit.debug({ remoteAddress: remoteAddressOf(req) }, 'logging spec read');
+      if (audit.isLevelEnabled('debug')) audit.debug({ remoteAddress: formatRemoteAddress(req.socket.remoteAddress, req.socket.remotePort) }, 'logging spec read');
       writeJson(res, 200, { spec: logging.spec() }, { trailingNewline: true });
       return;
     }

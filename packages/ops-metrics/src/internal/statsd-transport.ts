@@ -1,6 +1,7 @@
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { lookup } from 'node:dns/promises';
 import { isIP, connect, type Socket } from 'node:net';
+import { formatHostPort } from '@fabric-ops/ops-http';
 import { backoffDelayMs, packLines } from './statsd-aggregate.ts';
 import type { MetricsLogger } from './types.ts';
 
@@ -238,7 +239,7 @@ export class StatsdTransport {
   }
 
   private target(): string {
-    return this.options.host.includes(':') ? `[${this.options.host}]:${this.options.port}` : `${this.options.host}:${this.options.port}`;
+    return formatHostPort(this.options.host, this.options.port);
   }
 
   private udpSocket(family: 4 | 6): UdpSocket {

@@ -1,5 +1,6 @@
 import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { goErrnoText } from '@fabric-ops/ops-http';
 import { TlsAuthError } from './errors.ts';
 import { clientRootCaLabel, DEFAULT_FILE_LABELS, type TlsFileLabels, type TlsFiles } from './settings.ts';
 
@@ -33,23 +34,11 @@ const readUtf8: ReadText = (path) => readFileSync(path, 'utf8');
 const CERTIFICATE_BLOCK = /-----BEGIN CERTIFICATE-----\r?\n[\s\S]*?-----END CERTIFICATE-----/g;
 const PRIVATE_KEY_BLOCK = /-----BEGIN ((?:RSA |EC |ENCRYPTED )?PRIVATE KEY)-----\r?\n[\s\S]*?-----END \1-----/;
 
-/** Go's wording for the common errno values, so messages read like Fabric's. */
-const ERRNO_TEXT: Readonly<Record<string, string>> = {
-  ENOENT: 'no such file or directory',
-  EACCES: 'permission denied',
-  EPERM: 'operation not permitted',
-  EISDIR: 'is a directory',
-  ENOTDIR: 'not a directory',
-  ELOOP: 'too many levels of symbolic links',
-  EMFILE: 'too many open files',
-};
-
 function readOrFail(read: ReadText, key: string, path: string): string {
   try {
     return read(path);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? '';
-    const reason = ERRNO_TEXT[code] ?? (code || (error as Error).message.split('\n')[0]);
+    const reason = goErrnoText(error);
     throw new TlsAuthError('FILE_UNREADABLE', `${key}: open ${path}: ${reason}`, { cause: error });
   }
 }

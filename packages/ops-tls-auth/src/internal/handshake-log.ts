@@ -1,15 +1,5 @@
 import type { WarnLogger } from './authorize.ts';
 
-/**
- * `ip:port` as Go prints a remote address: IPv6 in brackets, and an IPv4 client reaching a
- * dual-stack listener as plain IPv4 (Node reports `::ffff:1.2.3.4`).
- */
-export function formatRemoteAddress(address: string | undefined, port: number | undefined): string {
-  const host = address ?? '';
-  const plain = host.startsWith('::ffff:') && host.includes('.') ? host.slice(7) : host;
-  return plain.includes(':') ? `[${plain}]:${port ?? 0}` : `${plain}:${port ?? 0}`;
-}
-
 export type HandshakeLog = (remoteAddress: string, reason: string) => void;
 
 /**

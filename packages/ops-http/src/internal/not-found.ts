@@ -1,0 +1,14 @@
+import type { ServerResponse } from 'node:http';
+
+const NOT_FOUND_BODY = '404 page not found\n';
+
+/**
+ * Go ServeMux's 404 (`404 page not found\n`, text/plain, `X-Content-Type-Options: nosniff`),
+ * for the router's unknown paths and a handler's unknown sub-resources alike. Like the router's
+ * own 404, it carries no `X-Request-Id`: Fabric answers such paths before any handler runs.
+ */
+export function writeNotFound(res: ServerResponse): void {
+  res.removeHeader('X-Request-Id');
+  res.writeHead(404, ['X-Content-Type-Options', 'nosniff', 'Content-Type', 'text/plain; charset=utf-8', 'Content-Length', String(NOT_FOUND_BODY.length)]);
+  res.end(NOT_FOUND_BODY);
+}
