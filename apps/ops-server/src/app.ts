@@ -1,10 +1,11 @@
 import { formatHostPort } from '@fabric-ops/ops-http';
-import { type LoadedConfig, type MetricsSettings, type OperationsSettings } from '@fabric-ops/ops-config';
+import type { LoadedConfig, MetricsSettings, OperationsSettings } from '@fabric-ops/ops-config';
 import type { MetricsOptions } from '@fabric-ops/ops-metrics';
 import { createLoggingFromEnv, isLogspecError, type Logging } from '@fabric-ops/ops-logspec';
 import { isTlsAuthError, loadTlsCredentials } from '@fabric-ops/ops-tls-auth';
-import { runUntilSignalled } from './run.ts';
-import { createOperationsSystem, type OperationsSystem } from './system.ts';
+// The package's own entry, by name: this entry point then shares the one copy of the system
+// code with it instead of bundling a second.
+import { createOperationsSystem, runUntilSignalled, type OperationsSystem } from '@fabric-ops/ops-server';
 import { resolveCommitSha } from './version.ts';
 
 /** The configuration an operations app runs from (ops-config's PeerConfig and OrdererConfig). */
@@ -108,7 +109,7 @@ export async function runOperationsApp<C extends AppConfig>(app: OperationsApp<C
     system = createOperationsSystem({
       listenAddress: config.operations.listenAddress,
       tls: config.operations.tls,
-      tlsKeyNames: loaded.tlsLabels,
+      tlsLabels: loaded.tlsLabels,
       health: config.operations.health,
       version: { version: app.version, commitSha: resolveCommitSha(env) },
       logging,

@@ -1,22 +1,13 @@
+// What an embedder calls. The apps' start-up sequence is `@fabric-ops/ops-server/app`, so that
+// embedding the server does not install ops-config (zod, yaml).
 export { createOperationsSystem } from './system.ts';
 export type { OperationsLogger, OperationsSystem, OperationsSystemOptions } from './system.ts';
 export { OpsServerError, isOpsServerError } from './errors.ts';
 export type { OpsServerErrorCode } from './errors.ts';
-export { parseListenAddress } from './listen-address.ts';
 export type { ListenTarget } from './listen-address.ts';
-export { resolveCommitSha, versionHandler, COMMIT_SHA_ENV } from './version.ts';
 export type { VersionInfo } from './version.ts';
-export type { SystemPart } from './part.ts';
 export { runUntilSignalled } from './run.ts';
 export type { RunOptions, SignalSource } from './run.ts';
-export { ORDERER_TLS_KEY_NAMES, PEER_TLS_KEY_NAMES } from './tls.ts';
-export type { TlsKeyNames } from './tls.ts';
-export type { RouteAllowList, SubjectRule, TlsSettings } from '@fabric-ops/ops-tls-auth';
-export { createLogging, createLoggingFromEnv, isLogspecError } from '@fabric-ops/ops-logspec';
-export type { Logging, LoggingObserver } from '@fabric-ops/ops-logspec';
-export { DEFAULT_OPERATIONS_LOGGER_NAME } from './logspec.ts';
-export { runOperationsApp } from './app.ts';
-export type { AppConfig, AppStartup, OperationsApp } from './app.ts';
 export { createOperationsCluster, workerComponent, CLUSTER_COMPONENT } from './cluster/primary.ts';
 export type { ClusterMember, ClusterSettings, OperationsCluster, OperationsClusterOptions } from './cluster/primary.ts';
 export { joinOperationsCluster, startOperationsWorker } from './cluster/worker.ts';

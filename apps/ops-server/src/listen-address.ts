@@ -1,14 +1,13 @@
-import { isConfigError, parseHostPort, type HostPort } from '@fabric-ops/ops-config';
-import { formatHostPort, goErrnoText } from '@fabric-ops/ops-http';
+import { formatHostPort, goErrnoText, splitHostPort, type HostPort } from '@fabric-ops/ops-http';
 import { OpsServerError } from './errors.ts';
 
-/** Where to listen: ops-config's parsed `listenAddress`. */
+/** Where to listen: ops-config's parsed `listenAddress`, or an embedder's own. */
 export interface ListenTarget extends HostPort {}
 
 const MAX_PORT = 65_535;
 
 /**
- * The address to listen on, from `host:port` text (ops-config's one parser, Go's error texts:
+ * The address to listen on, from `host:port` text (ops-http's splitHostPort, Go's error texts:
  * `listen tcp: address 127.0.0.1: missing port in address`) or an already parsed target.
  * '' listens on every interface at a free port; `localhost` listens on 127.0.0.1, as Go does.
  */
@@ -22,12 +21,9 @@ export function parseListenAddress(address: string | ListenTarget): ListenTarget
   } else if (address === '') {
     target = { host: '', port: 0 };
   } else {
-    try {
-      target = parseHostPort(address);
-    } catch (error) {
-      if (!isConfigError(error)) throw error;
-      throw new OpsServerError('INVALID_LISTEN_ADDRESS', `listen tcp: ${error.problems[0]!}`, { cause: error });
-    }
+    const split = splitHostPort(address);
+    if ('problem' in split) throw new OpsServerError('INVALID_LISTEN_ADDRESS', `listen tcp: ${split.problem}`);
+    target = split;
   }
   return { host: target.host === 'localhost' ? '127.0.0.1' : target.host, port: target.port };
 }

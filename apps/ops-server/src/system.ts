@@ -13,8 +13,7 @@ import type { MetricsOptions } from '@fabric-ops/ops-metrics';
 import { createMetricsPart } from './metrics.ts';
 import type { Logging } from '@fabric-ops/ops-logspec';
 import { createLogspecPart, DEFAULT_OPERATIONS_LOGGER_NAME, resolveLogging } from './logspec.ts';
-import type { RouteAllowList, TlsSettings } from '@fabric-ops/ops-tls-auth';
-import type { TlsKeyNames } from './tls.ts';
+import type { RouteAllowList, TlsFileLabels, TlsSettings } from '@fabric-ops/ops-tls-auth';
 import { versionHandler, type VersionInfo } from './version.ts';
 
 /** The subset of a pino logger the system writes to. */
@@ -54,8 +53,8 @@ export interface OperationsSystemOptions {
   readonly health?: HealthOptions;
   /** Operations TLS (ops-config's `operations.tls`); when enabled, HTTPS with Fabric's client-certificate rules. */
   readonly tls?: TlsSettings;
-  /** Config key names for TLS error lines (the orderer passes ORDERER_TLS_KEY_NAMES); the peer's by default. */
-  readonly tlsKeyNames?: TlsKeyNames;
+  /** How TLS error lines name the files: ops-config's `tlsLabels` (the key or environment variable the value came from). Default: the peer's core.yaml keys. */
+  readonly tlsLabels?: TlsFileLabels;
   /** Opt-in: per secure route, the client certificate subjects/SANs admitted (ops-tls-auth RouteAllowList). */
   readonly tlsAllowList?: RouteAllowList;
   /** Which metrics provider and its settings (ops-metrics' typed options): `prometheus` serves /metrics, `statsd` pushes; disabled when omitted. */
@@ -142,7 +141,7 @@ export function createSystem(options: OperationsSystemOptions, extensions: Syste
 
   const tls =
     options.tls?.enabled === true
-      ? createOperationsTls({ settings: options.tls, keyNames: options.tlsKeyNames, allowList: options.tlsAllowList, handshakeTimeoutMs: limits.requestTimeoutMs, logger, authLogger: options.logger ?? logging.getLogger('middleware') })
+      ? createOperationsTls({ settings: options.tls, labels: options.tlsLabels, allowList: options.tlsAllowList, handshakeTimeoutMs: limits.requestTimeoutMs, logger, authLogger: options.logger ?? logging.getLogger('middleware') })
       : undefined;
   if (tls !== undefined) parts.push(tls.part);
 

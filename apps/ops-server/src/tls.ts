@@ -15,23 +15,6 @@ import {
 } from '@fabric-ops/ops-tls-auth';
 import type { SystemPart } from './part.ts';
 
-/** How TLS error lines name the files (see ops-tls-auth's TlsFileLabels). */
-export type TlsKeyNames = TlsFileLabels;
-
-/** The peer's `core.yaml` keys. The default. */
-export const PEER_TLS_KEY_NAMES: TlsKeyNames = {
-  certFile: 'operations.tls.cert.file',
-  keyFile: 'operations.tls.key.file',
-  clientRootCAs: 'operations.tls.clientRootCAs.files',
-};
-
-/** The orderer's `orderer.yaml` keys. */
-export const ORDERER_TLS_KEY_NAMES: TlsKeyNames = {
-  certFile: 'Operations.TLS.Certificate',
-  keyFile: 'Operations.TLS.PrivateKey',
-  clientRootCAs: 'Operations.TLS.ClientRootCAs',
-};
-
 /** The subset of the system logger TLS writes to. */
 interface TlsLogger {
   info(obj: object, msg?: string): void;
@@ -40,8 +23,8 @@ interface TlsLogger {
 
 export interface OperationsTlsOptions {
   readonly settings: TlsSettings;
-  /** How error lines name the files; the peer's config keys by default. */
-  readonly keyNames?: TlsKeyNames | undefined;
+  /** How error lines name the files (ops-config's `tlsLabels`); ops-tls-auth's default, the peer's config keys, otherwise. */
+  readonly labels?: TlsFileLabels | undefined;
   /** Opt-in per-route subject rules (see ops-tls-auth's RouteAllowList). */
   readonly allowList?: RouteAllowList | undefined;
   /** Deadline for a TLS handshake, from the TCP accept (Go uses its ReadTimeout). Default 10 s. */
@@ -67,7 +50,7 @@ export interface OperationsTls {
 }
 
 export function createOperationsTls(options: OperationsTlsOptions): OperationsTls {
-  const loadOptions = { labels: options.keyNames ?? PEER_TLS_KEY_NAMES };
+  const loadOptions = options.labels === undefined ? {} : { labels: options.labels };
   const allowList = options.allowList === undefined ? undefined : validateAllowList(options.allowList, 'tls.allowList');
   const { logger } = options;
   let credentials: TlsCredentials | undefined;

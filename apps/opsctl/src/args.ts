@@ -59,7 +59,7 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 export const DEFAULT_CONCURRENCY = 16;
 export const DEFAULT_DEADLINE_MS = 60_000;
 
-export const USAGE = `usage: opsctl [options] <command>
+export const USAGE: string = `usage: opsctl [options] <command>
 
 commands:
   logspec get              print the active logging spec

@@ -19,7 +19,7 @@ export interface OpsClient {
 }
 
 /** Large enough for a busy /metrics page, small enough that a runaway server cannot exhaust memory. */
-export const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+export const MAX_RESPONSE_BYTES: number = 32 * 1024 * 1024;
 
 /** The PEM bytes of one credential set, read once and shared by every request that uses it. */
 export interface TlsMaterial {

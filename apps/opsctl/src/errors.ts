@@ -27,7 +27,14 @@ export function isOpsctlError(value: unknown): value is OpsctlError {
 }
 
 /** Process exit codes; documented in the README and stable across releases. */
-export const EXIT_CODES = {
+export const EXIT_CODES: {
+  readonly OK: 0;
+  readonly REFUSED: 1;
+  readonly USAGE: 2;
+  readonly UNREACHABLE: 3;
+  readonly TLS: 4;
+  readonly UNEXPECTED_RESPONSE: 5;
+} = {
   OK: 0,
   REFUSED: 1,
   USAGE: 2,

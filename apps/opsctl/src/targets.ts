@@ -30,7 +30,7 @@ export interface FleetTarget {
  * Prometheus's target API (as discovered labels) but are dropped before Prometheus stores a
  * series, so file paths never become labels of every metric; the plain forms work as well.
  */
-export const CREDENTIAL_LABELS = {
+export const CREDENTIAL_LABELS: { readonly [K in keyof TargetCredentials]-?: readonly [string, string] } = {
   caFile: ['__opsctl_cacert', 'opsctl_cacert'],
   certFile: ['__opsctl_cert', 'opsctl_cert'],
   keyFile: ['__opsctl_key', 'opsctl_key'],

@@ -1,10 +1,11 @@
 import { fileURLToPath } from 'node:url';
 import { ordererConfigFromCommandLine, type OrdererConfig } from '@fabric-ops/ops-config';
-import { runOperationsApp, type OperationsSystem } from '@fabric-ops/ops-server';
+import type { OperationsSystem } from '@fabric-ops/ops-server';
+import { runOperationsApp } from '@fabric-ops/ops-server/app';
 import packageJson from '../package.json' with { type: 'json' };
 
 /** The orderer.yaml this package ships, used when no other is found. */
-export const SAMPLE_ORDERER_YAML = fileURLToPath(new URL('../sampleconfig/orderer.yaml', import.meta.url));
+export const SAMPLE_ORDERER_YAML: string = fileURLToPath(new URL('../sampleconfig/orderer.yaml', import.meta.url));
 
 export interface OrdererRunOptions {
   readonly argv?: readonly string[];

@@ -1,11 +1,12 @@
 import { fileURLToPath } from 'node:url';
 import { peerConfigFromCommandLine, type PeerConfig } from '@fabric-ops/ops-config';
 import { DOCKER_COMPONENT, dockerChecker } from '@fabric-ops/ops-health';
-import { runOperationsApp, type OperationsSystem } from '@fabric-ops/ops-server';
+import type { OperationsSystem } from '@fabric-ops/ops-server';
+import { runOperationsApp } from '@fabric-ops/ops-server/app';
 import packageJson from '../package.json' with { type: 'json' };
 
 /** The core.yaml this package ships, used when no other is found. */
-export const SAMPLE_CORE_YAML = fileURLToPath(new URL('../sampleconfig/core.yaml', import.meta.url));
+export const SAMPLE_CORE_YAML: string = fileURLToPath(new URL('../sampleconfig/core.yaml', import.meta.url));
 
 export interface PeerRunOptions {
   readonly argv?: readonly string[];

@@ -11,5 +11,6 @@ export { createRouter, DEFAULT_WRITE_TIMEOUT_MS } from './router.ts';
 export type { AccessDecision, Authorize, Handler, Route, Router, RouterOptions } from './router.ts';
 export { DEFAULT_SERVER_LIMITS, serverOptionsFor } from './server-limits.ts';
 export type { ServerLimits } from './server-limits.ts';
-export { formatGoDuration, formatHostPort, formatRemoteAddress, goErrnoText } from './internal/go-text.ts';
+export { formatGoDuration, formatHostPort, formatRemoteAddress, goErrnoText, splitHostPort } from './internal/go-text.ts';
+export type { HostPort, HostPortProblem } from './internal/go-text.ts';
 export { writeNotFound } from './internal/not-found.ts';

@@ -12,6 +12,8 @@ interface PackageReport {
   readonly dir: string;
   readonly name: string;
   readonly problems: readonly string[];
+  /** What installing the package brings: bytes on disk and `name@version` of each package. */
+  readonly install?: { readonly bytes: number; readonly packages: readonly string[] };
 }
 
 async function checkPackages(args: readonly string[] = []): Promise<{ code: number; reports: PackageReport[] }> {
@@ -39,6 +41,42 @@ describe('pnpm check:packages', () => {
     }
     expect(reports.filter((r) => r.problems.length > 0)).toEqual([]);
     expect(code).toBe(0);
+    // An embedder installing the server gets neither ops-config's zod and yaml nor a native build.
+    const server = reports.find((r) => r.name === '@fabric-ops/ops-server');
+    expect(server?.install?.packages).toContain('@fabric-ops/ops-health@0.1.0');
+    expect(server?.install?.packages.filter((p) => /^(zod|yaml|hot-shots|unix-dgram|@fabric-ops\/ops-config)@/.test(p))).toEqual([]);
+    for (const report of reports) expect(report.install?.bytes ?? 0).toBeGreaterThan(0);
+  });
+
+  it('reports a package that installs a shared runtime library, uses one without a peer, or exposes its internals', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'fabric-ops-peer-rule-'));
+    scratch.push(dir);
+    await mkdir(join(dir, 'dist'));
+    await mkdir(join(dir, 'src'));
+    await writeFile(join(dir, 'dist', 'index.js'), 'export const answer = 42;\n');
+    await writeFile(join(dir, 'dist', 'index.d.ts'), 'export declare const answer: number;\n');
+    await writeFile(join(dir, 'src', 'index.ts'), "import { Registry } from 'prom-client';\nexport const registry = new Registry();\n");
+    // A test may import what it likes: only the shipped source counts.
+    await writeFile(join(dir, 'src', 'index.test.ts'), "import 'hot-shots';\n");
+    await writeFile(join(dir, 'README.md'), '# peer rule\n');
+    await writeFile(
+      join(dir, 'package.json'),
+      JSON.stringify({
+        name: 'peer-rule-fixture',
+        version: '1.0.0',
+        type: 'module',
+        exports: { '.': { types: './dist/index.d.ts', default: './dist/index.js' } },
+        files: ['dist'],
+        dependencies: { pino: '^10.1.0' },
+      }),
+    );
+    const { code, reports } = await checkPackages([dir]);
+    expect(code).toBe(1);
+    const problems = reports[0]?.problems ?? [];
+    expect(problems).toContain('peer rule: pino is a dependency; the host shares one copy, make it a peerDependency');
+    expect(problems).toContain('peer rule: prom-client is not a peerDependency, but its source imports it');
+    expect(problems).toContain('exports rule: exports does not block "./internal/*" (add "./internal/*": null)');
+    expect(problems.filter((p) => p.includes('hot-shots'))).toEqual([]);
   });
 
   it('reports a package whose exports map lies about its module format', async () => {

@@ -2,7 +2,7 @@ import { createServer, request, type Server } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { formatGoDuration, formatHostPort, formatRemoteAddress, goErrnoText } from './go-text.ts';
+import { formatGoDuration, formatHostPort, formatRemoteAddress, goErrnoText, splitHostPort } from './go-text.ts';
 import { writeNotFound } from './not-found.ts';
 
 describe('formatGoDuration (time.Duration.String)', () => {
@@ -43,6 +43,36 @@ describe('formatHostPort (net.JoinHostPort)', () => {
     expect(formatHostPort('fe80::1%eth0', 80)).toBe('[fe80::1%eth0]:80');
     expect(formatHostPort('127.0.0.1', 1)).toBe('127.0.0.1:1');
     expect(formatHostPort('', 0)).toBe(':0');
+  });
+});
+
+describe('splitHostPort (net.SplitHostPort)', () => {
+  it.each([
+    ['127.0.0.1:9443', { host: '127.0.0.1', port: 9443 }],
+    [':9443', { host: '', port: 9443 }],
+    ['[::1]:0', { host: '::1', port: 0 }],
+    ['[fe80::1%eth0]:80', { host: 'fe80::1%eth0', port: 80 }],
+    ['localhost:', { host: 'localhost', port: 0 }],
+  ])('%s', (text, expected) => {
+    expect(splitHostPort(text)).toEqual(expected);
+  });
+
+  it.each([
+    ['127.0.0.1', 'address 127.0.0.1: missing port in address'],
+    ['::1:80', 'address ::1:80: too many colons in address'],
+    ['[::1]', 'address [::1]: missing port in address'],
+    ['[::1', "address [::1: missing ']' in address"],
+    ['[::1]x80', "address [::1]x80: unexpected 'x' after address"],
+    ['[::1]:80:1', 'address [::1]:80:1: too many colons in address'],
+    ['a[b]:1', "address a[b]:1: unexpected '[' in address"],
+    ['host:http', 'address tcp/http: unknown port'],
+    ['host:65536', 'address 65536: invalid port'],
+  ])("%s fails with Go's text", (text, problem) => {
+    expect(splitHostPort(text)).toEqual({ problem });
+  });
+
+  it('reads back what formatHostPort writes', () => {
+    for (const [host, port] of [['::1', 80], ['', 0], ['example.com', 65_535]] as const) expect(splitHostPort(formatHostPort(host, port))).toEqual({ host, port });
   });
 });
 

@@ -72,3 +72,51 @@ export function goErrnoText(error: unknown): string {
   const message = err instanceof Error ? err.message : String(error);
   return message.split('\n')[0] ?? '';
 }
+
+/** A TCP address as `host:port` names it. `host` is bare (no IPv6 brackets); '' means every interface. */
+export interface HostPort {
+  readonly host: string;
+  /** 0 asks the system for a free port (when listening). */
+  readonly port: number;
+}
+
+/** What `splitHostPort` found wrong, in Go's words (`address 127.0.0.1: missing port in address`). */
+export interface HostPortProblem {
+  readonly problem: string;
+}
+
+const MAX_PORT = 65_535;
+
+/**
+ * Go's `net.SplitHostPort` plus the port rules of `net.Listen` and `net.Dial`, with Go's error
+ * texts, because operators search for those words. IPv6 hosts are written in brackets
+ * (`[::1]:9443`); an empty port is 0. Returns the problem instead of throwing, so each caller
+ * raises it as its own package's error.
+ */
+export function splitHostPort(address: string): HostPort | HostPortProblem {
+  const invalid = (subject: string, reason: string): HostPortProblem => ({ problem: `address ${subject}: ${reason}` });
+  let host: string;
+  let portText: string;
+  if (address.startsWith('[')) {
+    const end = address.indexOf(']');
+    if (end === -1) return invalid(address, "missing ']' in address");
+    host = address.slice(1, end);
+    const rest = address.slice(end + 1);
+    if (rest === '') return invalid(address, 'missing port in address');
+    if (!rest.startsWith(':')) return invalid(address, `unexpected '${rest[0]}' after address`);
+    portText = rest.slice(1);
+    if (portText.includes(':')) return invalid(address, 'too many colons in address');
+  } else {
+    const colon = address.lastIndexOf(':');
+    if (colon === -1) return invalid(address, 'missing port in address');
+    host = address.slice(0, colon);
+    if (host.includes(':')) return invalid(address, 'too many colons in address');
+    if (host.includes('[') || host.includes(']')) return invalid(address, "unexpected '[' in address");
+    portText = address.slice(colon + 1);
+  }
+  if (portText === '') return { host, port: 0 };
+  if (!/^[0-9]+$/.test(portText)) return invalid(`tcp/${portText}`, 'unknown port');
+  const port = Number(portText);
+  if (port > MAX_PORT) return invalid(portText, 'invalid port');
+  return { host, port };
+}

@@ -1,7 +1,7 @@
 import type { DestinationStream } from 'pino';
 
 /** The default bound on what waits for a slow log reader, in UTF-16 code units of queued text. */
-export const DEFAULT_MAX_BUFFERED = 1024 * 1024;
+export const DEFAULT_MAX_BUFFERED: number = 1024 * 1024;
 
 /** The part of a Node writable stream the bounded sink needs (process.stdout, a socket, a file stream). */
 export interface WritableLike {

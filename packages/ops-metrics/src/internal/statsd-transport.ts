@@ -6,7 +6,7 @@ import { backoffDelayMs, packLines } from './statsd-aggregate.ts';
 import type { MetricsLogger } from './types.ts';
 
 export const DEFAULT_MAX_PENDING_LINES = 10_000;
-export const DEFAULT_MAX_SOCKET_BUFFER_BYTES = 256 * 1024;
+export const DEFAULT_MAX_SOCKET_BUFFER_BYTES: number = 256 * 1024;
 /** Fits one Ethernet-MTU datagram with IP/UDP headers to spare. */
 const UDP_PACKET_BYTES = 1_432;
 const TCP_WRITE_BYTES = 64 * 1024;
