@@ -252,7 +252,7 @@ async function main() {
     process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
   } else {
     for (const r of results) {
-      if (r.install !== undefined) process.stdout.write(`size ${r.name}: ${formatBytes(r.install.bytes)} installed, ${r.install.packages.length} packages (${r.install.packages.length - 1} dependencies)\n`);
+      if (r.install !== undefined) process.stdout.write(`size ${r.name}: ${formatBytes(r.install.bytes)} installed, ${r.install.packages.length} package(s): itself and ${r.install.packages.length - 1} more\n`);
       if (r.problems.length === 0) process.stdout.write(`ok   ${r.name} (${r.dir})\n`);
       for (const p of r.problems) process.stdout.write(`FAIL ${r.name} (${r.dir}): ${p}\n`);
     }
