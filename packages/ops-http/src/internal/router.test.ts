@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { readBody } from './body.ts';
 import { writeJson } from './json.ts';
 import { createRouter, type Route, type RouterOptions } from './router.ts';
+import { serverOptionsFor, DEFAULT_SERVER_LIMITS } from './server-limits.ts';
 
 interface Reply {
   status: number;
@@ -22,9 +23,9 @@ afterEach(async () => {
   }
 });
 
-async function serve(routes: Route[], options: Omit<RouterOptions, 'routes'> = {}): Promise<number> {
+async function serve(routes: Route[], options: Omit<RouterOptions, 'routes'> = {}, withServerOptions = false): Promise<number> {
   const router = createRouter({ routes, ...options });
-  server = createServer(router.handle);
+  server = withServerOptions ? createServer(serverOptionsFor(DEFAULT_SERVER_LIMITS), router.handle) : createServer(router.handle);
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   return (server.address() as AddressInfo).port;
@@ -234,5 +235,190 @@ describe('request bodies', () => {
     await once(socket, 'close');
     const text = Buffer.concat(chunks).toString();
     expect(text.startsWith('HTTP/1.1 413')).toBe(true);
+  });
+});
+
+/** Writes `raw` on a fresh socket and resolves with everything received until the server closes it (or `waitMs`). */
+async function exchange(port: number, raw: string, waitMs = 2_000): Promise<string> {
+  const socket = connect(port, '127.0.0.1');
+  socket.on('error', () => {});
+  const chunks: Buffer[] = [];
+  socket.on('data', (c: Buffer) => chunks.push(c));
+  socket.write(raw);
+  const timer = setTimeout(() => socket.destroy(), waitMs);
+  await once(socket, 'close');
+  clearTimeout(timer);
+  return Buffer.concat(chunks).toString('latin1');
+}
+
+describe('headers in one writeHead call (serverOptionsFor response class)', () => {
+  it('sends the request id exactly once from the writers and from a raw handler', async () => {
+    const port = await serve(
+      [hello, { path: '/raw', secure: false, handler: (_req, res) => { res.end('raw'); } }],
+      {},
+      true,
+    );
+    const text = await exchange(port, 'GET /hello HTTP/1.1\r\nHost: x\r\n\r\nGET /raw HTTP/1.1\r\nHost: x\r\nX-Request-Id: given\r\nConnection: close\r\n\r\n');
+    const [first, second] = text.split('HTTP/1.1 ').filter(Boolean);
+    expect(first).toMatch(/^200 OK\r\n/);
+    expect(first!.match(/X-Request-Id: [0-9a-f-]{36}\r\n/g)).toHaveLength(1);
+    expect(first).toContain('Content-Type: application/json\r\n');
+    expect(second!.match(/X-Request-Id: given\r\n/g)).toHaveLength(1);
+  });
+
+  it('leaves the id off refused and unknown requests', async () => {
+    const port = await serve([{ ...hello, secure: true }], { authorize: () => ({ allow: false, status: 401 }) }, true);
+    expect((await send(port, 'GET', '/hello', { 'X-Request-Id': 'r1' })).headers['x-request-id']).toBeUndefined();
+    expect((await send(port, 'GET', '/nope')).headers['x-request-id']).toBeUndefined();
+  });
+});
+
+describe('requests pipelined on one connection', () => {
+  /** A resource whose PUT takes effect only after its body is read and a turn of the event loop. */
+  function slowStore(): Route {
+    let value = 'old';
+    return {
+      path: '/value',
+      secure: false,
+      handler: async (req, res) => {
+        if (req.method === 'PUT') {
+          const body = await readBody(req);
+          await new Promise((r) => setImmediate(r));
+          value = body.toString();
+          res.writeHead(204);
+          res.end();
+          return;
+        }
+        writeJson(res, 200, { value });
+      },
+    };
+  }
+
+  it('runs a GET pipelined behind a PUT after the PUT has taken effect (20 of 20)', async () => {
+    const port = await serve([slowStore()]);
+    for (let i = 0; i < 20; i++) {
+      const v = `new-${i}`;
+      const text = await exchange(
+        port,
+        `PUT /value HTTP/1.1\r\nHost: x\r\nContent-Length: ${v.length}\r\n\r\n${v}` + 'GET /value HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+      );
+      expect(text).toMatch(/^HTTP\/1\.1 204 /);
+      expect(text).toContain(`{"value":"${v}"}`);
+    }
+  });
+
+  it('answers pipelined requests in order when a handler fails', async () => {
+    const port = await serve([
+      { path: '/boom', secure: false, handler: async () => { await new Promise((r) => setImmediate(r)); throw new Error('no'); } },
+      hello,
+    ]);
+    const text = await exchange(port, 'GET /boom HTTP/1.1\r\nHost: x\r\n\r\nGET /hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    expect(text.indexOf('HTTP/1.1 500')).toBe(0);
+    expect(text.indexOf('HTTP/1.1 200')).toBeGreaterThan(0);
+  });
+
+  it('does not run requests queued behind a response that closes the connection', async () => {
+    let ran = 0;
+    const port = await serve([
+      { path: '/last', secure: false, handler: async (_req, res) => { await new Promise((r) => setImmediate(r)); res.writeHead(200, ['Connection', 'close', 'Content-Length', '0']); res.end(); } },
+      { path: '/count', secure: false, handler: (_req, res) => { ran++; res.end(); } },
+    ]);
+    const text = await exchange(port, 'GET /last HTTP/1.1\r\nHost: x\r\n\r\nGET /count HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect(text).toMatch(/^HTTP\/1\.1 200 /);
+    expect(ran).toBe(0);
+  });
+
+  it('closes a connection that pipelines too deep behind a request still being handled', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const port = await serve([{ path: '/wait', secure: false, handler: async (_req, res) => { await gate; res.end(); } }, hello]);
+    const text = await exchange(port, 'GET /wait HTTP/1.1\r\nHost: x\r\n\r\n' + 'GET /hello HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(500), 5_000);
+    release();
+    // Closed by the server (not by the 5 s fallback), with nothing answered.
+    expect(text).toBe('');
+  });
+});
+
+describe('write deadline per connection', () => {
+  it('leaves an idle keep-alive connection open past the deadline', async () => {
+    const router = createRouter({ routes: [hello], writeTimeoutMs: 100 });
+    server = createServer(router.handle);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const port = (server.address() as AddressInfo).port;
+    const socket = connect(port, '127.0.0.1');
+    let closed = false;
+    socket.on('close', () => (closed = true));
+    socket.write('GET /hello HTTP/1.1\r\nHost: x\r\n\r\n');
+    await once(socket, 'data');
+    await new Promise((r) => setTimeout(r, 400));
+    expect(closed).toBe(false);
+    // The deadline is re-armed for the next request: it is answered, not cut off.
+    socket.write('GET /hello HTTP/1.1\r\nHost: x\r\n\r\n');
+    const [again] = (await once(socket, 'data')) as [Buffer];
+    expect(again.toString()).toMatch(/^HTTP\/1\.1 200 /);
+    socket.destroy();
+  });
+
+  it('lists the responses being served for stop()', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const router = createRouter({ routes: [hello, { path: '/wait', secure: false, handler: async (_req, res) => { await gate; res.end(); } }] });
+    server = createServer(router.handle);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const port = (server.address() as AddressInfo).port;
+    await send(port, 'GET', '/hello');
+    const waiting = send(port, 'GET', '/wait');
+    await vi.waitFor(() => expect([...router.inFlight()]).toHaveLength(1));
+    release();
+    await waiting;
+    await vi.waitFor(() => expect([...router.inFlight()]).toHaveLength(0));
+  });
+});
+
+describe('request lines and targets Go refuses or routes differently', () => {
+  it('answers HTTP/2.0 with Go\'s 505, byte for byte', async () => {
+    const port = await serve([hello]);
+    expect(await exchange(port, 'GET /hello HTTP/2.0\r\nHost: x\r\n\r\n')).toBe(
+      'HTTP/1.1 505 HTTP Version Not Supported: unsupported protocol version\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n505 HTTP Version Not Supported: unsupported protocol version',
+    );
+  });
+
+  it('answers a request line without a version with Go\'s 400, byte for byte', async () => {
+    const port = await serve([hello]);
+    expect(await exchange(port, 'GET /hello\r\n\r\n')).toBe('HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n400 Bad Request');
+  });
+
+  it('answers a broken escape with Go\'s 400 before routing', async () => {
+    const port = await serve([hello]);
+    expect(await exchange(port, 'GET /hel%zzlo HTTP/1.1\r\nHost: x\r\n\r\n')).toBe('HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n400 Bad Request');
+  });
+
+  it('routes an absolute-form target with ? before the path to / (301 to /?<query>, as Go)', async () => {
+    const port = await serve([hello]);
+    const text = await exchange(port, 'GET http://h?/hello HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n');
+    expect(text).toMatch(/^HTTP\/1\.1 301 Moved Permanently\r\n/);
+    expect(text).toContain('Location: /?/hello\r\n');
+    expect(text.endsWith('<a href="/?/hello">Moved Permanently</a>.\n\n')).toBe(true);
+  });
+
+  it('keeps # in the path (404), and refuses * for methods other than OPTIONS', async () => {
+    const port = await serve([hello]);
+    expect((await exchange(port, 'GET /hello#x HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n'))).toMatch(/^HTTP\/1\.1 404 /);
+    expect(await exchange(port, 'GET * HTTP/1.1\r\nHost: h\r\n\r\n')).toMatch(/^HTTP\/1\.1 400 Bad Request\r\nConnection: close\r\n/);
+  });
+});
+
+describe('router body limit', () => {
+  it('makes bodyLimitBytes the default of readBody for its requests', async () => {
+    const port = await serve(
+      [{ path: '/put', secure: false, handler: async (req, res) => { res.end(await readBody(req)); } }],
+      { bodyLimitBytes: 10 },
+    );
+    const reply = await send(port, 'PUT', '/put', {}, 'x'.repeat(11));
+    expect(reply.status).toBe(413);
+    expect(JSON.parse(reply.body)).toEqual({ error: 'request body is larger than 10 bytes' });
+    expect((await send(port, 'PUT', '/put', {}, 'x'.repeat(10))).body).toBe('x'.repeat(10));
   });
 });
