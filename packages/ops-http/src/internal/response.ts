@@ -4,21 +4,37 @@ type HeaderList = OutgoingHttpHeaders | OutgoingHttpHeader[];
 
 /**
  * The response class `serverOptionsFor` gives the server. The router leaves a routed request's id
- * here instead of calling `setHeader`: the ops-http writers then put it in the one header array
- * they hand to `writeHead` (Node's fast path: no per-header map), and a handler that answers any
- * other way still gets it, added just before its headers go out.
+ * here instead of calling `setHeader`, and it goes out in the same `writeHead` call as the other
+ * headers, as one flat array: Node's fast path, with no per-header map. The ops-http writers
+ * build that array themselves; a handler that calls `writeHead` with an object, or answers with
+ * `end()` alone, has its headers turned into one here.
  */
 export class RoutedResponse<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> {
   pendingRequestId: string | undefined = undefined;
 
   override writeHead(statusCode: number, messageOrHeaders?: string | HeaderList, headers?: HeaderList): this {
     const id = this.pendingRequestId;
+    const message = typeof messageOrHeaders === 'string' ? messageOrHeaders : undefined;
+    let given = message === undefined ? (messageOrHeaders as HeaderList | undefined) : headers;
     if (id !== undefined) {
       this.pendingRequestId = undefined;
-      this.setHeader('X-Request-Id', id);
+      given = withRequestId(id, given);
     }
-    return typeof messageOrHeaders === 'string' ? super.writeHead(statusCode, messageOrHeaders, headers) : super.writeHead(statusCode, messageOrHeaders);
+    return message === undefined ? super.writeHead(statusCode, given) : super.writeHead(statusCode, message, given);
   }
+}
+
+function withRequestId(id: string, given: HeaderList | undefined): OutgoingHttpHeader[] {
+  const list: OutgoingHttpHeader[] = ['X-Request-Id', id];
+  if (Array.isArray(given)) {
+    for (const item of given) list.push(item);
+  } else if (given !== undefined) {
+    for (const name in given) {
+      const value = given[name];
+      if (value !== undefined) list.push(name, value);
+    }
+  }
+  return list;
 }
 
 /** Gives the routed request's id to `res`: pending on a RoutedResponse, else set as a header now. */

@@ -266,6 +266,23 @@ describe('headers in one writeHead call (serverOptionsFor response class)', () =
     expect(second!.match(/X-Request-Id: given\r\n/g)).toHaveLength(1);
   });
 
+  it('adds the id to headers a handler gives writeHead as an object, or sets progressively', async () => {
+    const port = await serve(
+      [
+        { path: '/object', secure: false, handler: (_req, res) => { res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': '2' }); res.end('ok'); } },
+        { path: '/progressive', secure: false, handler: (_req, res) => { res.setHeader('X-Extra', 'yes'); res.statusCode = 202; res.end(); } },
+      ],
+      {},
+      true,
+    );
+    const text = await exchange(port, 'GET /object HTTP/1.1\r\nHost: x\r\n\r\nGET /progressive HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    const [first, second] = text.split('HTTP/1.1 ').filter(Boolean);
+    expect(first).toMatch(/^200 OK\r\nX-Request-Id: [0-9a-f-]{36}\r\nContent-Type: text\/plain\r\nContent-Length: 2\r\n/);
+    expect(second).toMatch(/^202 Accepted\r\n/);
+    expect(second!.match(/X-Request-Id: [0-9a-f-]{36}\r\n/g)).toHaveLength(1);
+    expect(second).toContain('X-Extra: yes\r\n');
+  });
+
   it('leaves the id off refused and unknown requests', async () => {
     const port = await serve([{ ...hello, secure: true }], { authorize: () => ({ allow: false, status: 401 }) }, true);
     expect((await send(port, 'GET', '/hello', { 'X-Request-Id': 'r1' })).headers['x-request-id']).toBeUndefined();

@@ -148,14 +148,17 @@ export function createRouter(options: RouterOptions = {}): Router {
       else writeEmpty(res, 400, { Connection: 'close' });
       return;
     }
-    let path: string;
-    let query: string;
-    try {
-      ({ path, query } = parseRequestTarget(target));
-    } catch {
-      // Go's server refuses a target its URL parser rejects before any handler runs.
-      writeMalformedRequest(res);
-      return;
+    let path = target;
+    let query = '';
+    // Nearly every target is a plain path: only split and decode the others.
+    if (target.charCodeAt(0) !== 0x2f || target.includes('?') || target.includes('%')) {
+      try {
+        ({ path, query } = parseRequestTarget(target));
+      } catch {
+        // Go's server refuses a target its URL parser rejects before any handler runs.
+        writeMalformedRequest(res);
+        return;
+      }
     }
     const clean = cleanPath(path);
     if (clean !== path) {
