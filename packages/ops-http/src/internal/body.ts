@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { OpsHttpError } from './errors.ts';
 
-export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+export const DEFAULT_BODY_LIMIT: number = 1024 * 1024;
 
 const ROUTED_BODY_LIMIT = Symbol('fabric-ops.bodyLimit');
 type LimitedRequest = IncomingMessage & { [ROUTED_BODY_LIMIT]?: number };
