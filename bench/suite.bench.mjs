@@ -25,6 +25,9 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? (QUICK ? 0.5 : 5));
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const RSS_REQUESTS = Number(process.env.BENCH_RSS_REQUESTS ?? (QUICK ? 20_000 : 100_000));
 const KEEPALIVE_CONNECTIONS = 32;
+// /metrics answers 503 beyond 4 scrapes in flight (the default `maxInFlight`); a slow scrape under 32
+// connections would measure refusals. Prometheus itself scrapes a target one request at a time.
+const METRICS_CONNECTIONS = 4;
 const CONNECT_CONCURRENCY = 16;
 // A run is "quiet" when the machine was idle before it and the raw baseline held steady in every cell.
 const QUIET_LOAD_AVERAGE = 0.5;
@@ -126,11 +129,16 @@ function runLoad(target, options) {
   });
 }
 
+function connectionsFor(cell) {
+  if (cell.mode !== 'keepalive') return CONNECT_CONCURRENCY;
+  return cell.path === '/metrics' ? METRICS_CONNECTIONS : KEEPALIVE_CONNECTIONS;
+}
+
 function loadOptions(target, cell, tls, extra = {}) {
   return {
     host: '127.0.0.1', port: target.port, path: cell.path, method: cell.method, body: cell.body ?? '', mode: cell.mode, seconds: SECONDS,
     tls: cell.auth === 'mtls' ? tls : { ca: tls.ca },
-    connections: cell.mode === 'keepalive' ? KEEPALIVE_CONNECTIONS : CONNECT_CONCURRENCY,
+    connections: connectionsFor(cell),
     ...extra,
   };
 }
@@ -237,7 +245,7 @@ try {
 
     for (const cell of group.cells) {
       const expected = responses[key(cell)];
-      const entry = { group: group.name, label: cellLabel({ ...cell, group: group.name }), ...cell, status: expected.status, bytes: Buffer.from(expected.body, 'base64').length, rounds: {} };
+      const entry = { group: group.name, label: cellLabel({ ...cell, group: group.name }), ...cell, connections: connectionsFor(cell), status: expected.status, bytes: Buffer.from(expected.body, 'base64').length, rounds: {} };
       for (const target of targets) entry.rounds[target.name] = [];
       for (let round = 0; round < ROUNDS; round++) {
         for (const target of targets) {
@@ -294,7 +302,7 @@ try {
   process.stdout.write([
     '',
     `Operations server (ours) vs raw node:https vs Go net/http, same bytes, same certificates${QUICK ? ' — QUICK MODE' : ''}`,
-    `Medians of ${ROUNDS} rounds × ${SECONDS} s per target, targets alternated round by round; ${KEEPALIVE_CONNECTIONS} keep-alive connections or ${CONNECT_CONCURRENCY} concurrent new connections; CPU is the server process's user+system time over the measured requests.`,
+    `Medians of ${ROUNDS} rounds × ${SECONDS} s per target, targets alternated round by round; ${KEEPALIVE_CONNECTIONS} keep-alive connections (${METRICS_CONNECTIONS} for /metrics) or ${CONNECT_CONCURRENCY} concurrent new connections; CPU is the server process's user+system time over the measured requests.`,
     `Machine: ${machineLine}`,
     `Load average (1 min) before ${loadBefore[0].toFixed(2)}, after ${loadAfter[0].toFixed(2)}. Quiet: ${quiet.quiet ? 'yes' : `no — ${reasons.join('; ')}`}`,
     '',
@@ -308,7 +316,7 @@ try {
   mkdirSync(results, { recursive: true });
   const stamp = startedAt.toISOString().replace(/[:.]/g, '-');
   const json = JSON.stringify({
-    date: startedAt.toISOString(), quick: QUICK, seconds: SECONDS, rounds: ROUNDS, keepAliveConnections: KEEPALIVE_CONNECTIONS, connectConcurrency: CONNECT_CONCURRENCY,
+    date: startedAt.toISOString(), quick: QUICK, seconds: SECONDS, rounds: ROUNDS, keepAliveConnections: KEEPALIVE_CONNECTIONS, metricsConnections: METRICS_CONNECTIONS, connectConcurrency: CONNECT_CONCURRENCY,
     machine, loadAverageBefore: loadBefore, loadAverageAfter: loadAfter, quiet, rss, cells,
   }, null, 2);
   writeFileSync(join(results, `suite-${stamp}.json`), `${json}\n`);
