@@ -1,21 +1,38 @@
-// The operations server under load, next to raw node:https serving the same bytes, in one run.
-// Starts the peer bin (TLS with client certificates, prometheus, docker checker on a real podman
-// service), the same composition with 1,000 and 10,000 extra series for /metrics, and a raw
-// node:https twin for each; drives every endpoint keep-alive and with a new mTLS connection per
-// request from a separate load process; prints a table and writes it to bench/results/.
-// Needs the built packages (pnpm build), openssl and podman (scripts/test-deps.sh).
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// The operations server under load, next to raw node:https and a Go net/http server serving the
+// same bytes, in one run. Starts the peer bin (TLS, client certificates verified when given,
+// prometheus, docker checker on a real podman service) and, for /metrics at 1,000 and 10,000 extra
+// series, the same composition with synthetic series; each with a raw node:https twin and a Go twin
+// (bench/go-hello) answering with the bytes it answered. Each cell is measured in rounds that
+// alternate the targets (ours, raw, Go, ours, raw, Go, …) from a separate load process; the server's
+// CPU time (/proc/<pid>/stat) is sampled around exactly the measured requests. Prints medians and
+// the ratios, and writes everything to bench/results/latest.json.
+//   node bench/suite.bench.mjs [--quick]
+// Needs the built packages (pnpm build), openssl and podman (scripts/test-deps.sh); Go is optional
+// (scripts/bench-deps.sh installs golang-go; without it the Go columns stay empty).
+import { execFileSync, spawn } from 'node:child_process';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
-import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildGoHello } from './lib/go-hello.mjs';
 import { createBenchPki } from './lib/pki.mjs';
 import { startPodmanService } from './lib/podman.mjs';
+import { cpuSeconds, median, rssMiB } from './lib/proc.mjs';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const QUICK = process.argv.includes('--quick') || process.env.BENCH_QUICK === '1';
+const SECONDS = Number(process.env.BENCH_SECONDS ?? (QUICK ? 0.5 : 5));
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
+const RSS_REQUESTS = Number(process.env.BENCH_RSS_REQUESTS ?? (QUICK ? 20_000 : 100_000));
 const KEEPALIVE_CONNECTIONS = 32;
+// /metrics answers 503 beyond 4 scrapes in flight (the default `maxInFlight`); a slow scrape under 32
+// connections would measure refusals. Prometheus itself scrapes a target one request at a time.
+const METRICS_CONNECTIONS = 4;
 const CONNECT_CONCURRENCY = 16;
+// A run is "quiet" when the machine was idle before it and the raw baseline held steady in every cell.
+const QUIET_LOAD_AVERAGE = 0.5;
+const QUIET_RAW_SPREAD = 0.1;
+const PUT_BODY = JSON.stringify({ spec: 'peer.operations=info:warn' });
 const here = (f) => fileURLToPath(new URL(f, import.meta.url));
 const peerBin = here('../apps/peer/dist/bin.js');
 
@@ -29,9 +46,15 @@ const cleanup = async () => {
 };
 process.on('SIGINT', () => cleanup().finally(() => process.exit(130)));
 
-/** Spawns a node script and resolves its child and the address from its "listening on" line. */
-function startNode(args, env = {}) {
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+/**
+ * Spawns a server and resolves it once its "listening on <address>" line arrives. Its stderr goes to
+ * a file, as a peer's log would, not to this terminal.
+ */
+function startServer(name, command, args, env = {}) {
+  const logFile = join(dir, `${name.replace(/\W+/g, '-')}.log`);
+  const stderr = openSync(logFile, 'w');
+  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', stderr] });
+  closeSync(stderr);
   children.push(child);
   return new Promise((resolve, reject) => {
     let out = '';
@@ -42,118 +65,262 @@ function startNode(args, env = {}) {
         child.stdout.removeAllListeners('data');
         child.stdout.resume();
         const address = match[1];
-        resolve({ child, port: Number(address.slice(address.lastIndexOf(':') + 1)) });
+        resolve({ name, child, port: Number(address.slice(address.lastIndexOf(':') + 1)), logFile, peakRssMiB: 0 });
       }
     });
-    child.once('exit', (code) => reject(new Error(`${args[0]} exited ${code} before listening: ${out}`)));
+    child.once('exit', (code) => reject(new Error(`${name} exited ${code} before listening: ${out}${readFileSync(logFile, 'utf8').slice(-2_000)}`)));
   });
 }
 
-function rssMiB(pid) {
-  const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-  return Number(kb) / 1024;
+function stopServer(target) {
+  if (!target || target.child.exitCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    target.child.once('exit', resolve);
+    target.child.kill('SIGTERM');
+    setTimeout(() => target.child.kill('SIGKILL'), 5_000).unref();
+  });
 }
 
-function fetchOnce(port, path, tls) {
+const key = (cell) => `${cell.method} ${cell.path} ${cell.auth}`;
+
+function fetchOnce(port, cell, tls) {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, agent: false, ...tls, servername: 'localhost' }, (res) => {
+    const credentials = cell.auth === 'mtls' ? tls : { ca: tls.ca };
+    const req = request({ host: '127.0.0.1', port, method: cell.method, path: cell.path, agent: false, ...credentials, servername: 'localhost' }, (res) => {
       const chunks = [];
       res.on('data', (c) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode, contentType: res.headers['content-type'] ?? '', body: Buffer.concat(chunks).toString('base64') }));
     });
     req.on('error', reject);
-    req.end();
+    req.end(cell.body);
   });
 }
 
-function runLoad(options) {
+/**
+ * Runs the load generator against `target` and samples the server's CPU time when the load's
+ * connections are open ("ready") and when its result arrives, so handshakes and process start-up
+ * stay outside the figure (keep-alive) and CPU per request is the server's alone.
+ */
+function runLoad(target, options) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [here('./lib/load.mjs'), JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [here('./lib/load.mjs'), JSON.stringify({ ...options, gate: true })], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const pid = target.child.pid;
+    const sampler = setInterval(() => (target.peakRssMiB = Math.max(target.peakRssMiB, rssMiB(pid))), 200);
     let out = '';
-    child.stdout.setEncoding('utf8').on('data', (c) => (out += c));
-    child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`load generator exited ${code}`))));
+    let cpuBefore;
+    child.stdout.setEncoding('utf8').on('data', (chunk) => {
+      out += chunk;
+      if (cpuBefore === undefined && out.startsWith('ready\n')) {
+        cpuBefore = cpuSeconds(pid);
+        out = out.slice('ready\n'.length);
+        child.stdin.end('go\n');
+      }
+      if (cpuBefore !== undefined && out.endsWith('\n')) {
+        const cpu = cpuSeconds(pid) - cpuBefore;
+        clearInterval(sampler);
+        const result = JSON.parse(out);
+        resolve({ ...result, cpuSeconds: cpu, cpuUsPerRequest: result.completed > 0 ? (cpu * 1e6) / result.completed : Number.NaN });
+      }
+    });
+    child.once('exit', (code) => {
+      clearInterval(sampler);
+      if (code !== 0) reject(new Error(`load generator exited ${code}`));
+    });
   });
 }
 
-/** Runs the load while sampling the target's RSS; returns the load result and the peak RSS. */
-async function measure(target, path, mode, tls) {
-  let peak = rssMiB(target.child.pid);
-  const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(target.child.pid))), 200);
-  const result = await runLoad({
-    host: '127.0.0.1', port: target.port, path, mode, seconds: SECONDS, tls,
-    connections: mode === 'keepalive' ? KEEPALIVE_CONNECTIONS : CONNECT_CONCURRENCY,
-  });
-  clearInterval(sampler);
-  return { ...result, peakRssMiB: peak };
+function connectionsFor(cell) {
+  if (cell.mode !== 'keepalive') return CONNECT_CONCURRENCY;
+  return cell.path === '/metrics' ? METRICS_CONNECTIONS : KEEPALIVE_CONNECTIONS;
 }
+
+function loadOptions(target, cell, tls, extra = {}) {
+  return {
+    host: '127.0.0.1', port: target.port, path: cell.path, method: cell.method, body: cell.body ?? '', mode: cell.mode, seconds: SECONDS,
+    tls: cell.auth === 'mtls' ? tls : { ca: tls.ca },
+    connections: connectionsFor(cell),
+    ...extra,
+  };
+}
+
+function versionOf(command, args) {
+  try {
+    return execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+function describeMachine(goVersion) {
+  const osRelease = (() => {
+    try {
+      return /^PRETTY_NAME="?([^"\n]*)"?/m.exec(readFileSync('/etc/os-release', 'utf8'))?.[1];
+    } catch {
+      return undefined;
+    }
+  })();
+  return {
+    cpus: cpus().length, cpuModel: cpus()[0]?.model?.trim() ?? 'cpu', memoryGiB: Math.round(totalmem() / 2 ** 30),
+    os: osRelease ?? 'unknown', kernel: release(), node: process.version, openssl: process.versions.openssl, go: goVersion ?? null,
+    podman: versionOf('podman', ['--version'])?.replace(/^podman version /, '') ?? null,
+  };
+}
+
+const cellLabel = (cell) => `${cell.method} ${cell.path}${cell.group === 'peer' ? '' : ` (${cell.group})`} · ${cell.auth === 'mtls' ? 'mTLS' : 'TLS'} · ${cell.mode === 'keepalive' ? 'keep-alive' : 'new conn'}`;
 
 try {
+  const loadBefore = loadavg();
+  const startedAt = new Date();
   const pki = createBenchPki(dir);
   const tls = pki.client;
-  runtime = await startPodmanService(dir);
+  const files = pki.files;
 
+  process.stdout.write('building the Go baseline (bench/go-hello)…\n');
+  const go = await buildGoHello(dir);
+  if (go.error) process.stdout.write(`no Go baseline: ${go.error}\n`);
+  else process.stdout.write(`Go baseline built with ${go.version}\n`);
+
+  runtime = await startPodmanService(dir);
   const coreYaml = [
     'vm:', `  endpoint: ${runtime.endpoint}`,
     'operations:', '  listenAddress: 127.0.0.1:0', '  tls:', '    enabled: true',
-    `    cert:\n      file: ${pki.files.certFile}`, `    key:\n      file: ${pki.files.keyFile}`,
-    '    clientAuthRequired: false', `    clientRootCAs:\n      files: [${pki.files.caFile}]`,
+    `    cert:\n      file: ${files.certFile}`, `    key:\n      file: ${files.keyFile}`,
+    '    clientAuthRequired: false', `    clientRootCAs:\n      files: [${files.caFile}]`,
     'metrics:', '  provider: prometheus', '',
   ].join('\n');
   writeFileSync(join(dir, 'core.yaml'), coreYaml);
 
-  const targets = [
-    { name: 'peer', start: () => startNode([peerBin], { FABRIC_CFG_PATH: dir, FABRIC_LOGGING_SPEC: 'peer.operations=info:warn' }), paths: ['/version', '/logspec', '/healthz', '/metrics'] },
-    ...[1_000, 10_000].map((extraSeries) => ({
+  const keepAliveCells = [
+    ...['tls', 'mtls'].flatMap((auth) => ['/version', '/logspec', '/livez', '/readyz'].map((path) => ({ method: 'GET', path, auth, mode: 'keepalive' }))),
+    { method: 'GET', path: '/metrics', auth: 'mtls', mode: 'keepalive' },
+    { method: 'PUT', path: '/logspec', auth: 'mtls', mode: 'keepalive', body: PUT_BODY },
+    { method: 'GET', path: '/healthz', auth: 'mtls', mode: 'keepalive' },
+  ];
+  const connectCells = QUICK ? [] : ['/version', '/logspec', '/healthz', '/metrics'].map((path) => ({ method: 'GET', path, auth: 'mtls', mode: 'connect' }));
+  const groups = [
+    {
+      name: 'peer',
+      start: () => startServer('peer', process.execPath, [peerBin], { FABRIC_CFG_PATH: dir, FABRIC_LOGGING_SPEC: 'peer.operations=info:warn' }),
+      cells: [...keepAliveCells, ...connectCells],
+      rss: true,
+    },
+    ...(QUICK ? [] : [1_000, 10_000]).map((extraSeries) => ({
       name: `+${extraSeries} series`,
-      start: () => startNode([here('./lib/ops-target.mjs'), JSON.stringify({ certFile: pki.files.certFile, keyFile: pki.files.keyFile, caFile: pki.files.caFile, runtimeEndpoint: runtime.endpoint, extraSeries })]),
-      paths: ['/metrics'],
+      start: () => startServer(`ops +${extraSeries}`, process.execPath, [here('./lib/ops-target.mjs'), JSON.stringify({ ...files, runtimeEndpoint: runtime.endpoint, extraSeries })]),
+      cells: [{ method: 'GET', path: '/metrics', auth: 'mtls', mode: 'keepalive' }],
+      rss: false,
     })),
   ];
 
-  const rows = [];
-  for (const target of targets) {
-    const ours = await target.start();
-    await new Promise((r) => setTimeout(r, 500));
-    const idleRssMiB = rssMiB(ours.child.pid);
+  const cells = [];
+  const rss = [];
+  for (const group of groups) {
+    const ours = await group.start();
+    await new Promise((r) => setTimeout(r, 1_000));
     const responses = {};
-    for (const path of target.paths) responses[path] = await fetchOnce(ours.port, path, tls);
-    const responsesFile = join(dir, 'responses.json');
+    for (const cell of group.cells) responses[key(cell)] ??= await fetchOnce(ours.port, cell, tls);
+    const responsesFile = join(dir, `responses-${cells.length}.json`);
     writeFileSync(responsesFile, JSON.stringify(responses));
-    const raw = await startNode([here('./lib/raw-target.mjs'), JSON.stringify({ certFile: pki.files.certFile, keyFile: pki.files.keyFile, caFile: pki.files.caFile, responsesFile })]);
-    for (const path of target.paths) {
-      for (const mode of ['keepalive', 'connect']) {
-        const o = await measure(ours, path, mode, tls);
-        const r = await measure(raw, path, mode, tls);
-        const label = target.name === 'peer' ? path : `${path} (${target.name})`;
-        rows.push({
-          endpoint: label, mode, bytes: Buffer.from(responses[path].body, 'base64').length,
-          ours: { rps: o.rps, p50ms: o.p50ms, p99ms: o.p99ms, failed: o.failed, statuses: o.statuses, idleRssMiB, peakRssMiB: o.peakRssMiB },
-          raw: { rps: r.rps, p50ms: r.p50ms, p99ms: r.p99ms, failed: r.failed, statuses: r.statuses },
-          ratio: o.rps / r.rps,
-        });
-        process.stdout.write(`  measured ${label} ${mode}: ${Math.round(o.rps)} vs ${Math.round(r.rps)} req/s\n`);
+    const twinOptions = JSON.stringify({ ...files, responsesFile, clientAuthRequired: false });
+    const targets = [
+      ours,
+      await startServer(`raw ${group.name}`, process.execPath, [here('./lib/raw-target.mjs'), twinOptions]),
+      ...(go.binary ? [await startServer(`go ${group.name}`, go.binary, [twinOptions])] : []),
+    ];
+    ours.name = 'ours';
+    targets[1].name = 'raw';
+    if (targets[2]) targets[2].name = 'go';
+    await new Promise((r) => setTimeout(r, 500));
+
+    if (group.rss) {
+      // RSS idle, then after a fixed number of keep-alive requests (GET /version over mutual TLS).
+      const rssCell = { method: 'GET', path: '/version', auth: 'mtls', mode: 'keepalive' };
+      for (const target of targets) {
+        const idleMiB = rssMiB(target.child.pid);
+        const result = await runLoad(target, loadOptions(target, rssCell, tls, { seconds: 600, requests: RSS_REQUESTS }));
+        rss.push({ target: target.name, idleMiB, afterMiB: rssMiB(target.child.pid), requests: result.completed, failed: result.failed });
+        process.stdout.write(`  RSS ${target.name}: ${idleMiB.toFixed(0)} MiB idle, ${rss.at(-1).afterMiB.toFixed(0)} MiB after ${result.completed} requests\n`);
       }
     }
-    ours.child.kill('SIGTERM');
-    raw.child.kill('SIGTERM');
+
+    for (const cell of group.cells) {
+      const expected = responses[key(cell)];
+      const entry = { group: group.name, label: cellLabel({ ...cell, group: group.name }), ...cell, connections: connectionsFor(cell), status: expected.status, bytes: Buffer.from(expected.body, 'base64').length, rounds: {} };
+      for (const target of targets) entry.rounds[target.name] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const target of targets) {
+          const r = await runLoad(target, loadOptions(target, cell, tls));
+          const wrong = Object.entries(r.statuses).reduce((n, [status, count]) => (Number(status) === expected.status ? n : n + count), 0);
+          entry.rounds[target.name].push({ rps: r.rps, p50ms: r.p50ms, p99ms: r.p99ms, cpuUsPerRequest: r.cpuUsPerRequest, completed: r.completed, errors: r.failed + wrong, statuses: r.statuses });
+        }
+      }
+      entry.median = Object.fromEntries(Object.entries(entry.rounds).map(([name, rounds]) => [name, {
+        rps: median(rounds.map((r) => r.rps)), p50ms: median(rounds.map((r) => r.p50ms)), p99ms: median(rounds.map((r) => r.p99ms)),
+        cpuUsPerRequest: median(rounds.map((r) => r.cpuUsPerRequest)), errors: rounds.reduce((n, r) => n + r.errors, 0),
+      }]));
+      const m = entry.median;
+      entry.ratios = {
+        rpsOursToRaw: m.ours.rps / m.raw.rps, rpsOursToGo: m.go ? m.ours.rps / m.go.rps : null,
+        cpuOursToRaw: m.ours.cpuUsPerRequest / m.raw.cpuUsPerRequest, cpuOursToGo: m.go ? m.ours.cpuUsPerRequest / m.go.cpuUsPerRequest : null,
+      };
+      entry.rawSpread = Math.max(...entry.rounds.raw.map((r) => Math.abs(r.rps / m.raw.rps - 1)));
+      cells.push(entry);
+      process.stdout.write(`  ${entry.label}: ${targets.map((t) => `${t.name} ${Math.round(m[t.name].rps)} req/s ${m[t.name].cpuUsPerRequest.toFixed(1)} µs`).join(', ')}\n`);
+    }
+    if (group.rss) {
+      for (const target of targets) {
+        const entry = rss.find((r) => r.target === target.name);
+        if (entry) entry.peakMiB = target.peakRssMiB;
+      }
+    }
+    await Promise.all(targets.map(stopServer));
   }
 
-  const fmt = (n, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : '-');
-  // Every non-200 answer and every failed connection is shown: a capped or failing endpoint must not pass as throughput.
-  const errors = (side) => side.failed + Object.entries(side.statuses).reduce((n, [status, count]) => (status === '200' ? n : n + count), 0);
-  const header = '| endpoint | mode | bytes | ours req/s | ours p50 ms | ours p99 ms | raw req/s | raw p50 ms | raw p99 ms | ours/raw | ours errors | RSS idle→peak MiB |';
-  const lines = [header, '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'];
-  for (const row of rows) {
-    lines.push(`| ${row.endpoint} | ${row.mode === 'keepalive' ? 'keep-alive' : 'new mTLS conn'} | ${row.bytes} | ${fmt(row.ours.rps)} | ${fmt(row.ours.p50ms, 2)} | ${fmt(row.ours.p99ms, 2)} | ${fmt(row.raw.rps)} | ${fmt(row.raw.p50ms, 2)} | ${fmt(row.raw.p99ms, 2)} | ${fmt(row.ratio, 2)} | ${errors(row.ours)} | ${fmt(row.ours.idleRssMiB)}→${fmt(row.ours.peakRssMiB)} |`);
+  const loadAfter = loadavg();
+  const maxRawSpread = Math.max(...cells.map((c) => c.rawSpread));
+  const reasons = [];
+  if (!(loadBefore[0] < QUIET_LOAD_AVERAGE)) reasons.push(`load average ${loadBefore[0].toFixed(2)} before the run (quiet: < ${QUIET_LOAD_AVERAGE})`);
+  if (!(maxRawSpread <= QUIET_RAW_SPREAD)) {
+    const worst = cells.reduce((a, b) => (b.rawSpread > a.rawSpread ? b : a));
+    reasons.push(`raw node:https req/s varied ±${(maxRawSpread * 100).toFixed(0)} % from its median across rounds (${worst.label}; quiet: ±${QUIET_RAW_SPREAD * 100} %)`);
   }
-  const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, load average ${loadavg()[0]?.toFixed(1)}`;
-  process.stdout.write(`\nOperations server vs raw node:https, same bytes, TLS with client certificate (${SECONDS} s per cell; ${KEEPALIVE_CONNECTIONS} keep-alive connections or ${CONNECT_CONCURRENCY} concurrent new connections)\nMachine: ${machine}\n\n${lines.join('\n')}\n`);
+  const quiet = { quiet: reasons.length === 0, loadAverageBefore: loadBefore[0], maxRawSpread, reasons };
+  const machine = describeMachine(go.version);
+
+  const fmt = (n, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : '–');
+  const ratio = (n) => (Number.isFinite(n) ? `${n.toFixed(2)}×` : '–');
+  const header = '| cell | status | bytes | ours req/s | ours p50 / p99 ms | ours µs CPU/req | raw req/s | raw µs CPU/req | Go req/s | Go µs CPU/req | req/s ours/raw | req/s ours/Go | CPU ours/raw | CPU ours/Go | ours errors |';
+  const lines = [header, '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'];
+  for (const c of cells) {
+    const { ours, raw } = c.median;
+    const goM = c.median.go ?? {};
+    lines.push(`| ${c.label} | ${c.status} | ${c.bytes} | ${fmt(ours.rps)} | ${fmt(ours.p50ms, 2)} / ${fmt(ours.p99ms, 2)} | ${fmt(ours.cpuUsPerRequest, 1)} | ${fmt(raw.rps)} | ${fmt(raw.cpuUsPerRequest, 1)} | ${fmt(goM.rps)} | ${fmt(goM.cpuUsPerRequest, 1)} | ${ratio(c.ratios.rpsOursToRaw)} | ${ratio(c.ratios.rpsOursToGo)} | ${ratio(c.ratios.cpuOursToRaw)} | ${ratio(c.ratios.cpuOursToGo)} | ${ours.errors} |`);
+  }
+  const rssLines = ['| server | RSS idle MiB | RSS after keep-alive requests MiB | requests | peak during the cells MiB |', '|---|---:|---:|---:|---:|'];
+  for (const r of rss) rssLines.push(`| ${r.target} | ${fmt(r.idleMiB)} | ${fmt(r.afterMiB)} | ${r.requests} | ${fmt(r.peakMiB)} |`);
+  const machineLine = `${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, ${machine.os}, Linux ${machine.kernel}, Node ${machine.node} (OpenSSL ${machine.openssl}), ${machine.go ?? 'no Go'}`;
+  process.stdout.write([
+    '',
+    `Operations server (ours) vs raw node:https vs Go net/http, same bytes, same certificates${QUICK ? ' — QUICK MODE' : ''}`,
+    `Medians of ${ROUNDS} rounds × ${SECONDS} s per target, targets alternated round by round; ${KEEPALIVE_CONNECTIONS} keep-alive connections (${METRICS_CONNECTIONS} for /metrics) or ${CONNECT_CONCURRENCY} concurrent new connections; CPU is the server process's user+system time over the measured requests.`,
+    `Machine: ${machineLine}`,
+    `Load average (1 min) before ${loadBefore[0].toFixed(2)}, after ${loadAfter[0].toFixed(2)}. Quiet: ${quiet.quiet ? 'yes' : `no — ${reasons.join('; ')}`}`,
+    '',
+    ...lines,
+    '',
+    ...rssLines,
+    '',
+  ].join('\n'));
+
   const results = here('./results/');
   mkdirSync(results, { recursive: true });
-  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const json = JSON.stringify({ date: new Date().toISOString(), machine, seconds: SECONDS, rows }, null, 2);
-  writeFileSync(join(results, `suite-${stamp}.json`), json);
-  writeFileSync(join(results, 'latest.json'), json);
+  const stamp = startedAt.toISOString().replace(/[:.]/g, '-');
+  const json = JSON.stringify({
+    date: startedAt.toISOString(), quick: QUICK, seconds: SECONDS, rounds: ROUNDS, keepAliveConnections: KEEPALIVE_CONNECTIONS, metricsConnections: METRICS_CONNECTIONS, connectConcurrency: CONNECT_CONCURRENCY,
+    machine, loadAverageBefore: loadBefore, loadAverageAfter: loadAfter, quiet, rss, cells,
+  }, null, 2);
+  writeFileSync(join(results, `suite-${stamp}.json`), `${json}\n`);
+  writeFileSync(join(results, 'latest.json'), `${json}\n`);
   process.stdout.write(`\nwritten: bench/results/suite-${stamp}.json and bench/results/latest.json\n`);
 } finally {
   await cleanup();

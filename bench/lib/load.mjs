@@ -1,20 +1,31 @@
 // Load generator, run as its own process: node load.mjs '<json>'; prints one JSON line.
-//   mode "keepalive": `connections` connections, each sending the next GET as soon as the
+//   mode "keepalive": `connections` connections, each sending the next request as soon as the
 //                     previous response is complete (no pipelining, like wrk).
-//   mode "connect":   `connections` loops of connect (+ full TLS handshake) → one GET → close.
+//   mode "connect":   `connections` loops of connect (+ full TLS handshake) → one request → close.
 //   mode "resume":    as "connect", offering the last TLS session ticket (resumption).
 // `tls` holds `ca` and, for mutual TLS, `cert` and `key`; without `tls` it speaks plain HTTP.
+// `method` (GET) and `body` (none) shape the request; `requests` stops after that many in all,
+// `seconds` after that long, whichever comes first.
+// With `gate: true` it opens its keep-alive connections first, prints "ready" and starts the
+// measured window only when a line arrives on stdin, so the caller can sample the server's CPU
+// around exactly the measured requests (the handshakes stay outside).
 // Latencies are recorded per request into 10 µs buckets, so memory stays fixed however long it runs.
 import { connect as tcpConnect } from 'node:net';
 import { connect as tlsConnect, createSecureContext } from 'node:tls';
 
-const { host, port, path, mode, connections, seconds, tls } = JSON.parse(process.argv[2]);
+const { host, port, path, mode, connections, seconds, tls, method = 'GET', body = '', requests = Infinity, gate = false } = JSON.parse(process.argv[2]);
 const keepAlive = mode === 'keepalive';
-const request = Buffer.from(`GET ${path} HTTP/1.1\r\nHost: ${host}:${port}\r\n${keepAlive ? '' : 'Connection: close\r\n'}\r\n`);
+const payload = Buffer.from(body);
+const request = Buffer.concat([
+  Buffer.from(`${method} ${path} HTTP/1.1\r\nHost: ${host}:${port}\r\n${keepAlive ? '' : 'Connection: close\r\n'}${payload.length > 0 ? `Content-Type: application/json\r\nContent-Length: ${payload.length}\r\n` : ''}\r\n`),
+  payload,
+]);
 // One context for every connection: building one per connect (parsing key and CA) would make the
 // client, not the server, the bottleneck of the handshake figures.
 const secureContext = tls ? createSecureContext(tls) : undefined;
-const deadline = performance.now() + seconds * 1_000;
+let deadline = Infinity;
+let sent = 0;
+const more = () => sent < requests && performance.now() < deadline;
 
 const BUCKET_US = 10;
 const buckets = new Uint32Array(200_000); // up to 2 s; slower lands in the last bucket
@@ -61,33 +72,45 @@ function onResponses(socket, onResponse) {
   });
 }
 
-function keepAliveLoop() {
-  return new Promise((resolve) => {
+/** Opens one keep-alive connection; resolves a function that runs requests on it until the end. */
+function keepAliveConnection() {
+  return new Promise((ready) => {
     const socket = open();
     let startedAt = 0;
+    let waiting = false;
+    let finished;
+    const done = new Promise((resolve) => (finished = resolve));
     const next = () => {
-      if (performance.now() >= deadline) {
+      if (!more()) {
         socket.destroy();
-        resolve();
+        finished();
         return;
       }
+      sent++;
+      waiting = true;
       startedAt = performance.now();
       socket.write(request);
     };
     onResponses(socket, (status) => {
+      waiting = false;
       record(startedAt, status);
       next();
     });
-    socket.once(secureContext ? 'secureConnect' : 'connect', next);
-    socket.on('error', () => {
-      failed++;
-      resolve();
+    socket.once(secureContext ? 'secureConnect' : 'connect', () => ready(() => (next(), done)));
+    // An error, or the server closing the connection under an unanswered request, ends this connection's loop.
+    let errored = false;
+    socket.on('error', () => (errored = true));
+    socket.on('close', () => {
+      if (waiting || errored) failed++;
+      finished();
+      ready(() => done);
     });
   });
 }
 
 async function connectLoop() {
-  while (performance.now() < deadline) {
+  while (more()) {
+    sent++;
     await new Promise((resolve) => {
       const startedAt = performance.now();
       const socket = open();
@@ -118,7 +141,14 @@ function percentile(q) {
   return Number.NaN;
 }
 
+const starters = keepAlive ? await Promise.all(Array.from({ length: connections }, keepAliveConnection)) : Array.from({ length: connections }, () => connectLoop);
+if (gate) {
+  process.stdout.write('ready\n');
+  await new Promise((resolve) => process.stdin.once('data', resolve));
+  process.stdin.pause();
+}
 const began = performance.now();
-await Promise.all(Array.from({ length: connections }, keepAlive ? keepAliveLoop : connectLoop));
+deadline = began + seconds * 1_000;
+await Promise.all(starters.map((start) => start()));
 const elapsed = (performance.now() - began) / 1_000;
 process.stdout.write(`${JSON.stringify({ completed, failed, statuses, handshakes, resumed, seconds: elapsed, rps: completed / elapsed, p50ms: percentile(0.5), p99ms: percentile(0.99) })}\n`);

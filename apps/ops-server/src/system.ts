@@ -148,6 +148,7 @@ export function createSystem(options: OperationsSystemOptions, extensions: Syste
   const router = createRouter({
     ...(tls === undefined ? {} : { authorize: tls.authorize }),
     writeTimeoutMs: limits.writeTimeoutMs,
+    bodyLimitBytes: limits.bodyLimitBytes,
     onHandlerError: (error, req) => logger.error({ err: error, url: req.url, method: req.method }, 'operations handler failed'),
   });
   for (const part of parts) for (const route of part.routes ?? []) router.add(route);

@@ -40,6 +40,7 @@ describe('describeFailure', () => {
   it('blames the client certificate for a dropped TLS connection only when one was presented', () => {
     expect(describeFailure(failure('ECONNRESET'), origin, true, true).message).toContain('the server rejected the client certificate');
     expect(describeFailure(failure('ECONNRESET'), origin, true, false).message).toBe(`${origin}: the server closed the connection during TLS`);
+    expect(describeFailure(failure('ECONNRESET'), origin, true, false, true)).toMatchObject({ code: 'TLS', message: `${origin}: client certificate required: the server closed the connection after the TLS handshake (pass --cert and --key)` });
     expect(describeFailure(failure('ECONNRESET'), origin, false)).toMatchObject({ code: 'UNREACHABLE', message: `${origin}: the server closed the connection (does it require TLS? pass --cacert)` });
   });
 });

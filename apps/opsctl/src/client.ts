@@ -118,7 +118,7 @@ export function describeTlsFailure(code: string | undefined, message: string): s
 }
 
 /** Maps a socket-level failure to one line naming the address. */
-export function describeFailure(error: NodeJS.ErrnoException, origin: string, tls: boolean, presentedCertificate = false): OpsctlError {
+export function describeFailure(error: NodeJS.ErrnoException, origin: string, tls: boolean, presentedCertificate = false, afterHandshake = false): OpsctlError {
   const tlsText = describeTlsFailure(error.code, error.message);
   if (tlsText !== undefined) return new OpsctlError('TLS', `${origin}: ${tlsText}`, { cause: error });
   switch (error.code) {
@@ -140,6 +140,11 @@ export function describeFailure(error: NodeJS.ErrnoException, origin: string, tl
       // certificate fails verification.
       if (tls && presentedCertificate) {
         return new OpsctlError('TLS', `${origin}: the server rejected the client certificate (it closed the connection; the certificate must chain to its clientRootCAs, be within its validity period and allow clientAuth)`, { cause: error });
+      }
+      // Our server, judging certificates as Go does, ends the connection right after the
+      // handshake when it demands a certificate and none came.
+      if (tls && afterHandshake) {
+        return new OpsctlError('TLS', `${origin}: client certificate required: the server closed the connection after the TLS handshake (pass --cert and --key)`, { cause: error });
       }
       return tls
         ? new OpsctlError('TLS', `${origin}: the server closed the connection during TLS`, { cause: error })
@@ -180,7 +185,7 @@ export function openOpsClient(options: ConnectionOptions, material: TlsMaterial,
       const fail = (error: NodeJS.ErrnoException) => {
         if (settled) return;
         finish();
-        reject(describeFailure(error, origin, options.tls, material.cert !== undefined));
+        reject(describeFailure(error, origin, options.tls, material.cert !== undefined, stage === 'answer'));
       };
       const req = send(
         {
@@ -220,13 +225,13 @@ export function openOpsClient(options: ConnectionOptions, material: TlsMaterial,
           res.on('error', fail);
         },
       );
-      if (limits.wholeRequestTimeout) {
-        req.on('socket', (socket) => {
-          socket.once('connect', () => {
-            if (stage === 'connection') stage = options.tls ? 'TLS handshake' : 'answer';
-          });
-          socket.once('secureConnect', () => (stage = 'answer'));
+      req.on('socket', (socket) => {
+        socket.once('connect', () => {
+          if (stage === 'connection') stage = options.tls ? 'TLS handshake' : 'answer';
         });
+        socket.once('secureConnect', () => (stage = 'answer'));
+      });
+      if (limits.wholeRequestTimeout) {
         wholeTimer = setTimeout(() => {
           req.destroy(Object.assign(new Error(`no ${stage} within ${seconds}`), { code: 'OPSCTL_TIMEOUT' }));
         }, options.timeoutMs);

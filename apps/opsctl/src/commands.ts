@@ -15,6 +15,9 @@ function unexpected(client: OpsClient, path: string, res: OpsResponse): OpsctlEr
   if (res.status === 401) {
     return new OpsctlError('TLS', `${client.origin}${path}: client certificate required (the server answered 401; pass --cert and --key signed by its client CA)`);
   }
+  if (res.status === 400 && res.body.startsWith('Client sent an HTTP request to an HTTPS server')) {
+    return new OpsctlError('TLS', `${client.origin}${path}: the server speaks TLS: pass --cacert (and --cert/--key if it requires client certificates)`);
+  }
   if (res.status === 404) {
     const hint = path === '/metrics' ? ' (metrics are served only when metrics.provider is prometheus)' : '';
     return new OpsctlError('UNEXPECTED_RESPONSE', `${client.origin}${path}: not found (404)${hint}`);

@@ -332,11 +332,16 @@ describe('deploy/grafana', () => {
     const sick = await peers.start({}, { CORE_VM_ENDPOINT: 'unix:///nonexistent/fabric-ops-dash/docker.sock' });
     await send(sick.address, '/healthz');
     const served = new Set<string>();
-    for (const app of [peer, sick]) {
-      const page = await send(app.address, '/metrics');
-      expect(page.status).toBe(200);
-      for (const [, name] of page.body.matchAll(/^# TYPE (\S+) /gm)) served.add(name!);
-    }
+    // Series with labels appear once something is recorded (as with Go's client): the GC
+    // histogram after the first collection, which a few scrapes' worth of allocation brings.
+    const deadline = Date.now() + 20_000;
+    do {
+      for (const app of [peer, sick]) {
+        const page = await send(app.address, '/metrics');
+        expect(page.status).toBe(200);
+        for (const [, name] of page.body.matchAll(/^# TYPE (\S+) /gm)) served.add(name!);
+      }
+    } while (!served.has('nodejs_gc_duration_seconds') && Date.now() < deadline);
     const used = new Set<string>();
     for (const { expr } of expressions) {
       for (const [, name] of concrete(expr).matchAll(/([a-zA-Z_:][a-zA-Z0-9_:]*)\{/g)) used.add(name!);

@@ -103,6 +103,9 @@ describe('ClusterCoordinator', () => {
     await expect(coordinator.checkWorker('2')).rejects.toThrow('worker 2 killed by SIGKILL');
     expect([...coordinator.departedWorkers().keys()]).toEqual(['2']);
     coordinator.attach('3', new FakeWorker());
+    // named until the replacement has joined
+    expect([...coordinator.departedWorkers().keys()]).toEqual(['2']);
+    await tick();
     expect([...coordinator.departedWorkers().keys()]).toEqual([]);
   });
 });

@@ -58,18 +58,23 @@ export class ClusterCoordinator {
     if (this.workers.get(name)?.alive) return;
     const tracked: Tracked = { name, channel, ready: false, alive: true, pending: new Map(), lastCumulative: new Map() };
     this.workers.set(name, tracked);
-    // A replacement takes the place of the oldest departed worker in /healthz.
-    const oldestDeparted = this.departed.keys().next();
-    if (!oldestDeparted.done) this.departed.delete(oldestDeparted.value);
     const init = () => this.send(tracked, { tag: PROTOCOL_TAG, type: 'init', spec: this.options.activeSpec() });
     channel.on('message', (message) => {
       if (!isProtocolMessage(message)) return;
       const typed = message as WorkerMessage;
       if (typed.type === 'hello') init();
       else if (typed.type === 'ready') {
-        const first = !tracked.ready;
+        // A spec changed while the greeting was on its way: greet again with the current one.
+        if (typed.spec !== this.options.activeSpec()) {
+          init();
+          return;
+        }
+        if (tracked.ready) return;
         tracked.ready = true;
-        if (first) this.options.onEvent?.({ type: 'joined', worker: name });
+        // A replacement takes the place of the oldest departed worker in /healthz once it serves.
+        const oldestDeparted = this.departed.keys().next();
+        if (!oldestDeparted.done) this.departed.delete(oldestDeparted.value);
+        this.options.onEvent?.({ type: 'joined', worker: name });
       } else if (typed.type === 'reply') {
         const pending = tracked.pending.get(typed.id);
         if (pending === undefined) return;

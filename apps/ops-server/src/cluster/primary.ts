@@ -1,5 +1,6 @@
 import cluster from 'node:cluster';
 import { OpsServerError } from '../errors.ts';
+import { DEFAULT_OPERATIONS_LOGGER_NAME } from '../logspec.ts';
 import { createSystem, type ExtendedSystem, type OperationsSystem, type OperationsSystemOptions } from '../system.ts';
 import { ClusterCoordinator, type WorkerStatus } from './coordinator.ts';
 import type { GaugeRule } from './exposition.ts';
@@ -74,10 +75,17 @@ export function createOperationsCluster(options: OperationsClusterOptions): Oper
     },
   });
 
+  let specChanges: Promise<void> = Promise.resolve();
   const created = createSystem(options, {
     aggregateMetrics: async (own) => `${await coordinator.collectMetrics(own)}${clusterFamilies()}`,
-    beforeSpecChange: async (spec) => {
-      await coordinator.broadcastSpec(spec);
+    // One change at a time, so every worker ends on the spec whose 204 was sent last: the
+    // handler activates a spec as soon as its broadcast resolves, before the next one starts.
+    beforeSpecChange: (spec) => {
+      const broadcast = specChanges.then(() => coordinator.broadcastSpec(spec)).then((late) => {
+        if (late.length > 0) created.logging.getLogger(DEFAULT_OPERATIONS_LOGGER_NAME).warn({ workers: late, spec }, 'workers did not acknowledge the logging spec in time; it is queued on their channel');
+      });
+      specChanges = broadcast;
+      return broadcast;
     },
   });
   const clusterFamilies = (): string =>

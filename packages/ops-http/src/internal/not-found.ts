@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { RoutedResponse } from './response.ts';
 
 const NOT_FOUND_BODY = '404 page not found\n';
 
@@ -8,7 +9,8 @@ const NOT_FOUND_BODY = '404 page not found\n';
  * own 404, it carries no `X-Request-Id`: Fabric answers such paths before any handler runs.
  */
 export function writeNotFound(res: ServerResponse): void {
-  res.removeHeader('X-Request-Id');
-  res.writeHead(404, ['X-Content-Type-Options', 'nosniff', 'Content-Type', 'text/plain; charset=utf-8', 'Content-Length', String(NOT_FOUND_BODY.length)]);
+  if (res instanceof RoutedResponse) res.pendingRequestId = undefined;
+  else res.removeHeader('X-Request-Id');
+  res.writeHead(404, ['X-Content-Type-Options', 'nosniff', 'Content-Type', 'text/plain; charset=utf-8', 'Content-Length', NOT_FOUND_BODY.length]);
   res.end(NOT_FOUND_BODY);
 }

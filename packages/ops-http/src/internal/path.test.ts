@@ -32,4 +32,16 @@ describe('parseRequestTarget', () => {
   it('rejects a broken escape with a typed error', () => {
     expect(() => parseRequestTarget('/%zz')).toThrowError(expect.objectContaining({ code: 'BAD_REQUEST_TARGET' }));
   });
+  it('ends the authority of an absolute-form target at a ? as Go does (empty path, query after it)', () => {
+    expect(parseRequestTarget('http://h?/logspec')).toEqual({ path: '', query: '/logspec' });
+    expect(parseRequestTarget('http://h')).toEqual({ path: '', query: '' });
+    expect(parseRequestTarget('HTTP://h/x?/logspec')).toEqual({ path: '/x', query: '/logspec' });
+  });
+  it('keeps # in the path or query, as Go does for request targets', () => {
+    expect(parseRequestTarget('/logspec#x')).toEqual({ path: '/logspec#x', query: '' });
+    expect(parseRequestTarget('/logspec?a#x')).toEqual({ path: '/logspec', query: 'a#x' });
+  });
+  it('rejects a relative target', () => {
+    expect(() => parseRequestTarget('logspec')).toThrowError(expect.objectContaining({ code: 'BAD_REQUEST_TARGET' }));
+  });
 });

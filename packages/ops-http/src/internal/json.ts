@@ -1,4 +1,5 @@
-import type { ServerResponse } from 'node:http';
+import type { OutgoingHttpHeader, ServerResponse } from 'node:http';
+import { headerArray } from './response.ts';
 
 const HTML_UNSAFE = /[<>&\u2028\u2029]/g;
 const ESCAPES: Record<string, string> = {
@@ -29,14 +30,17 @@ export interface JsonWriteOptions {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
+function withHeaders(list: OutgoingHttpHeader[], headers: Readonly<Record<string, string>> | undefined): OutgoingHttpHeader[] {
+  if (headers !== undefined) for (const name in headers) list.push(name, headers[name]!);
+  return list;
+}
+
 /** Writes a complete `application/json` response. */
 export function writeJson(res: ServerResponse, status: number, value: unknown, options: JsonWriteOptions = {}): void {
-  const body = options.trailingNewline ? goJson(value) + '\n' : goJson(value);
-  res.writeHead(status, {
-    ...options.headers,
-    'Content-Type': 'application/json',
-    'Content-Length': Buffer.byteLength(body),
-  });
+  const body = options.trailingNewline === true ? goJson(value) + '\n' : goJson(value);
+  const headers = withHeaders(headerArray(res), options.headers);
+  headers.push('Content-Type', 'application/json', 'Content-Length', Buffer.byteLength(body));
+  res.writeHead(status, headers);
   res.end(body);
 }
 
@@ -44,18 +48,17 @@ export function writeJson(res: ServerResponse, status: number, value: unknown, o
  * A status with no body, as Go sends one: `Content-Length: 0` and no Content-Type
  * (204 and 304 carry no Content-Length at all).
  */
-export function writeEmpty(res: ServerResponse, status: number, headers: Readonly<Record<string, string>> = {}): void {
-  if (status === 204 || status === 304) res.writeHead(status, headers);
-  else res.writeHead(status, { ...headers, 'Content-Length': '0' });
+export function writeEmpty(res: ServerResponse, status: number, headers?: Readonly<Record<string, string>>): void {
+  const list = withHeaders(headerArray(res), headers);
+  if (status !== 204 && status !== 304) list.push('Content-Length', '0');
+  res.writeHead(status, list);
   res.end();
 }
 
 /** A `text/plain; charset=utf-8` response. */
-export function writeText(res: ServerResponse, status: number, text: string, headers: Readonly<Record<string, string>> = {}): void {
-  res.writeHead(status, {
-    ...headers,
-    'Content-Type': 'text/plain; charset=utf-8',
-    'Content-Length': Buffer.byteLength(text),
-  });
+export function writeText(res: ServerResponse, status: number, text: string, headers?: Readonly<Record<string, string>>): void {
+  const list = withHeaders(headerArray(res), headers);
+  list.push('Content-Type', 'text/plain; charset=utf-8', 'Content-Length', Buffer.byteLength(text));
+  res.writeHead(status, list);
   res.end(text);
 }

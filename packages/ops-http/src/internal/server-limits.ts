@@ -1,4 +1,5 @@
 import type { ServerOptions } from 'node:http';
+import { RoutedResponse } from './response.ts';
 
 /** Timeouts and limits of the operations server, Fabric's where Fabric has one. */
 export interface ServerLimits {
@@ -25,7 +26,8 @@ export const DEFAULT_SERVER_LIMITS: ServerLimits = {
 /**
  * Options for `http.createServer` / `https.createServer` that enforce the limits.
  * Node only checks request timeouts every `connectionsCheckingInterval`, so that
- * interval is shortened for the 10 s limit to mean roughly 10 s.
+ * interval is shortened for the 10 s limit to mean roughly 10 s. The response class lets the
+ * router's request id go out in the same `writeHead` call as the other headers.
  */
 export function serverOptionsFor(limits: ServerLimits = DEFAULT_SERVER_LIMITS): ServerOptions {
   return {
@@ -34,5 +36,6 @@ export function serverOptionsFor(limits: ServerLimits = DEFAULT_SERVER_LIMITS): 
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     connectionsCheckingInterval: Math.min(1_000, limits.requestTimeoutMs),
     maxHeaderSize: limits.maxHeaderBytes,
+    ServerResponse: RoutedResponse,
   };
 }

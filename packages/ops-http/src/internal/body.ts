@@ -1,10 +1,18 @@
 import type { IncomingMessage } from 'node:http';
 import { OpsHttpError } from './errors.ts';
 
-export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+export const DEFAULT_BODY_LIMIT: number = 1024 * 1024;
+
+const ROUTED_BODY_LIMIT = Symbol('fabric-ops.bodyLimit');
+type LimitedRequest = IncomingMessage & { [ROUTED_BODY_LIMIT]?: number };
+
+/** Makes `limit` the default of `readBody` for `req` (the router's `bodyLimitBytes`). */
+export function setBodyLimit(req: IncomingMessage, limit: number): void {
+  (req as LimitedRequest)[ROUTED_BODY_LIMIT] = limit;
+}
 
 export interface ReadBodyOptions {
-  /** Largest body accepted, in bytes. Default 1 MiB. */
+  /** Largest body accepted, in bytes. Default: the router's `bodyLimitBytes`, else 1 MiB. */
   readonly limit?: number;
 }
 
@@ -14,7 +22,7 @@ export interface ReadBodyOptions {
  * one is refused as soon as it crosses the limit, and the rest is never buffered.
  */
 export function readBody(req: IncomingMessage, options: ReadBodyOptions = {}): Promise<Buffer> {
-  const limit = options.limit ?? DEFAULT_BODY_LIMIT;
+  const limit = options.limit ?? (req as LimitedRequest)[ROUTED_BODY_LIMIT] ?? DEFAULT_BODY_LIMIT;
   const tooLarge = () => new OpsHttpError('BODY_TOO_LARGE', `request body is larger than ${limit} bytes`);
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > limit) return Promise.reject(tooLarge());

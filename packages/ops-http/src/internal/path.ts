@@ -39,22 +39,25 @@ export interface RequestTarget {
 }
 
 /**
- * Splits a request target into path and query without any normalisation (WHATWG
- * `URL` would resolve `..` itself and hide the redirect Go clients expect).
+ * Splits a request target into path and query as Go's `url.ParseRequestURI` does, without any
+ * normalisation (WHATWG `URL` would resolve `..` itself and hide the redirect Go clients expect).
+ * A `#` is no fragment in a request target: Go keeps it in the path or the query, and so does this.
  */
 export function parseRequestTarget(target: string): RequestTarget {
-  if (target.startsWith('/') && !target.includes('?') && !target.includes('%') && !target.includes('#')) {
+  if (target.startsWith('/') && !target.includes('?') && !target.includes('%')) {
     return { path: target, query: '' };
   }
   let rest = target;
-  // absolute-form (`GET http://host/path`): keep only the path.
+  // absolute-form (`GET http://host/path`): the authority ends at the first `/` or `?`, so
+  // `http://h?/logspec` has an empty path and the query `/logspec`, as in Go.
   const scheme = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//.exec(rest);
   if (scheme) {
-    const slash = rest.indexOf('/', scheme[0].length);
-    rest = slash === -1 ? '/' : rest.slice(slash);
+    const after = rest.slice(scheme[0].length);
+    const end = after.search(/[/?]/);
+    rest = end === -1 ? '' : after.slice(end);
+  } else if (!rest.startsWith('/')) {
+    throw new OpsHttpError('BAD_REQUEST_TARGET', `invalid request target ${JSON.stringify(target)}`);
   }
-  const hash = rest.indexOf('#');
-  if (hash !== -1) rest = rest.slice(0, hash);
   const q = rest.indexOf('?');
   const rawPath = q === -1 ? rest : rest.slice(0, q);
   const query = q === -1 ? '' : rest.slice(q + 1);

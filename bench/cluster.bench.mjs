@@ -1,0 +1,154 @@
+// One /metrics for a multi-process service: ops-server's createOperationsCluster against
+// prom-client's AggregatorRegistry, on the same workload in the same run.
+//
+//   node bench/cluster.bench.mjs [--quick]
+//
+// For 1, 2 and 4 workers, each worker holds SERIES counter series (default 1,000). Each cell
+// scrapes the primary sequentially (as Prometheus does) and reports latency and the CPU the whole
+// service spent per scrape (primary + workers, from /proc), alternating the two targets round by
+// round and printing medians. Loopback only; every process is stopped at the end.
+import cluster from 'node:cluster';
+import { once } from 'node:events';
+import { request } from 'node:http';
+import { createRequire } from 'node:module';
+import { cpuSeconds, median } from './lib/proc.mjs';
+
+const SERIES = Number(process.env.BENCH_SERIES || 1_000);
+const role = process.env.CLUSTER_BENCH_ROLE;
+
+// prom-client is a dev dependency of ops-metrics (its parity tests), not of the repo root.
+const promClient = () => createRequire(new URL('../packages/ops-metrics/package.json', import.meta.url))('prom-client');
+
+async function runTarget() {
+  const workers = Number(process.env.WORKERS);
+  const port = Number(process.env.PORT ?? 0);
+  if (role === 'ours') {
+    const { createOperationsCluster, startOperationsWorker } = await import('@fabric-ops/ops-server');
+    if (cluster.isPrimary) {
+      const ops = createOperationsCluster({
+        listenAddress: `127.0.0.1:${port}`,
+        version: { version: 'bench', commitSha: '' },
+        metrics: { provider: 'prometheus' },
+        cluster: { minWorkers: workers },
+        logger: { info() {}, warn() {}, error() {} },
+      });
+      await ops.start();
+      for (let i = 0; i < workers; i++) cluster.fork();
+      await waitUntil(async () => (await get(ops.address(), '/readyz')).status === 200);
+      process.send?.({ address: ops.address(), pids: Object.values(cluster.workers).map((w) => w.process.pid) });
+    } else {
+      const ops = await startOperationsWorker();
+      const counter = ops.metrics.newCounter({ namespace: 'bench', name: 'work_total', help: 'Work.', labelNames: ['shard'] });
+      for (let i = 0; i < SERIES; i++) counter.with('shard', `s${i}`).add(i + 1);
+    }
+    return;
+  }
+  const { AggregatorRegistry, Counter, Registry, collectDefaultMetrics } = promClient();
+  if (cluster.isPrimary) {
+    const aggregator = new AggregatorRegistry();
+    const { createServer } = await import('node:http');
+    const server = createServer(async (req, res) => {
+      try {
+        const text = await aggregator.clusterMetrics();
+        res.writeHead(200, { 'content-type': aggregator.contentType }).end(text);
+      } catch (error) {
+        res.writeHead(500).end(String(error));
+      }
+    });
+    server.listen(port, '127.0.0.1');
+    await once(server, 'listening');
+    for (let i = 0; i < workers; i++) cluster.fork();
+    await new Promise((r) => setTimeout(r, 1_500));
+    const address = `127.0.0.1:${server.address().port}`;
+    process.send?.({ address, pids: Object.values(cluster.workers).map((w) => w.process.pid) });
+  } else {
+    const registry = new Registry();
+    AggregatorRegistry.setRegistries([registry]);
+    collectDefaultMetrics({ register: registry });
+    const counter = new Counter({ name: 'bench_work_total', help: 'Work.', labelNames: ['shard'], registers: [registry] });
+    for (let i = 0; i < SERIES; i++) counter.inc({ shard: `s${i}` }, i + 1);
+  }
+}
+
+function get(address, path) {
+  const colon = address.lastIndexOf(':');
+  return new Promise((resolve, reject) => {
+    const req = request({ host: address.slice(0, colon), port: Number(address.slice(colon + 1)), path, agent: false }, (res) => {
+      let bytes = 0;
+      res.on('data', (chunk) => (bytes += chunk.length));
+      res.on('end', () => resolve({ status: res.statusCode, bytes }));
+    });
+    req.setTimeout(30_000, () => req.destroy(new Error('timed out')));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+async function waitUntil(check, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check().catch(() => false))) {
+    if (Date.now() > deadline) throw new Error('target did not come up');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function startTarget(kind, workers) {
+  const { fork } = await import('node:child_process');
+  const child = fork(new URL(import.meta.url), [], { env: { ...process.env, CLUSTER_BENCH_ROLE: kind, WORKERS: String(workers), PORT: '0' }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const [info] = await once(child, 'message');
+  return { child, ...info, pids: [child.pid, ...info.pids] };
+}
+
+async function measure(target, scrapes) {
+  const cpu = () => target.pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+  for (let i = 0; i < 3; i++) await get(target.address, '/metrics'); // warm-up
+  const latencies = [];
+  let bytes = 0;
+  const before = cpu();
+  for (let i = 0; i < scrapes; i++) {
+    const started = process.hrtime.bigint();
+    const answer = await get(target.address, '/metrics');
+    latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
+    if (answer.status !== 200) throw new Error(`scrape answered ${answer.status}`);
+    bytes = answer.bytes;
+  }
+  const cpuPerScrape = ((cpu() - before) / scrapes) * 1e6;
+  latencies.sort((a, b) => a - b);
+  return { cpuUs: cpuPerScrape, p50: latencies[Math.floor(latencies.length * 0.5)], p99: latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))], bytes };
+}
+
+async function main() {
+  const quick = process.argv.includes('--quick');
+  const scrapes = quick ? 20 : 100;
+  const rounds = quick ? 1 : 3;
+  console.log(`cluster scrape: ${SERIES} series per worker, ${scrapes} sequential scrapes per round, ${rounds} round(s), medians; CPU = primary + workers`);
+  console.log('| workers | ours µs CPU/scrape | ours p50 / p99 ms | ours bytes | AggregatorRegistry µs CPU/scrape | theirs p50 / p99 ms | theirs bytes | CPU ours/theirs |');
+  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const workers of [1, 2, 4]) {
+    const targets = { ours: await startTarget('ours', workers), theirs: await startTarget('prom-client', workers) };
+    const results = { ours: [], theirs: [] };
+    try {
+      for (let round = 0; round < rounds; round++) {
+        for (const kind of ['ours', 'theirs']) results[kind].push(await measure(targets[kind], scrapes));
+      }
+    } finally {
+      for (const target of Object.values(targets)) {
+        target.child.kill('SIGKILL');
+        for (const pid of target.pids) {
+          try {
+            process.kill(pid, 'SIGKILL');
+          } catch {
+            // already gone
+          }
+        }
+      }
+    }
+    const m = (kind, key) => median(results[kind].map((r) => r[key]));
+    console.log(
+      `| ${workers} | ${m('ours', 'cpuUs').toFixed(0)} | ${m('ours', 'p50').toFixed(2)} / ${m('ours', 'p99').toFixed(2)} | ${m('ours', 'bytes')} | ${m('theirs', 'cpuUs').toFixed(0)} | ${m('theirs', 'p50').toFixed(2)} / ${m('theirs', 'p99').toFixed(2)} | ${m('theirs', 'bytes')} | ${(m('ours', 'cpuUs') / m('theirs', 'cpuUs')).toFixed(2)}× |`,
+    );
+  }
+}
+
+if (role === undefined) await main();
+else await runTarget();

@@ -1,0 +1,3 @@
+module fabric-ops/bench/go-hello
+
+go 1.19

@@ -1,0 +1,456 @@
+import { once } from 'node:events';
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { connect } from 'node:net';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { readBody } from './body.ts';
+import { writeJson } from './json.ts';
+import { writeNotFound } from './not-found.ts';
+import { createRouter, type Route, type RouterOptions } from './router.ts';
+import { serverOptionsFor, DEFAULT_SERVER_LIMITS } from './server-limits.ts';
+
+interface Reply {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+let server: Server | undefined;
+afterEach(async () => {
+  if (server) {
+    server.closeAllConnections();
+    await new Promise((r) => server!.close(r));
+    server = undefined;
+  }
+});
+
+async function serve(routes: Route[], options: Omit<RouterOptions, 'routes'> = {}, withServerOptions = false): Promise<number> {
+  const router = createRouter({ routes, ...options });
+  server = withServerOptions ? createServer(serverOptionsFor(DEFAULT_SERVER_LIMITS), router.handle) : createServer(router.handle);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return (server.address() as AddressInfo).port;
+}
+
+function send(port: number, method: string, path: string, headers: Record<string, string> = {}, body?: string | Buffer): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, method, path, headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString() }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const hello: Route = { path: '/hello', secure: false, handler: (_req, res) => writeJson(res, 200, { hi: '<x>' }) };
+
+describe('router', () => {
+  it('answers an unknown path exactly as Go ServeMux', async () => {
+    const port = await serve([hello]);
+    const reply = await send(port, 'GET', '/nope');
+    expect(reply.status).toBe(404);
+    expect(reply.body).toBe('404 page not found\n');
+    expect(reply.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(reply.headers['x-content-type-options']).toBe('nosniff');
+    expect(reply.headers['x-request-id']).toBeUndefined();
+  });
+
+  it("answers a handler's writeNotFound as its own 404, without the routed request's id", async () => {
+    for (const withServerOptions of [true, false]) {
+      const port = await serve([{ path: '/things', secure: false, handler: (_req, res) => writeNotFound(res) }], {}, withServerOptions);
+      const reply = await send(port, 'GET', '/things', { 'X-Request-Id': 'r1' });
+      expect(reply.status).toBe(404);
+      expect(reply.body).toBe('404 page not found\n');
+      expect(reply.headers['x-content-type-options']).toBe('nosniff');
+      expect(reply.headers['x-request-id']).toBeUndefined();
+      server!.closeAllConnections();
+      await new Promise((r) => server!.close(r));
+      server = undefined;
+    }
+  });
+
+  it('treats a trailing slash as a different path', async () => {
+    const port = await serve([hello]);
+    expect((await send(port, 'GET', '/hello/')).status).toBe(404);
+  });
+
+  it('redirects unclean paths with 301 to the cleaned path', async () => {
+    const port = await serve([hello]);
+    const reply = await send(port, 'GET', '//hello');
+    expect(reply.status).toBe(301);
+    expect(reply.headers.location).toBe('/hello');
+    expect(reply.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(reply.body).toBe('<a href="/hello">Moved Permanently</a>.\n\n');
+    const dotted = await send(port, 'GET', '/x/../hello?q=1');
+    expect(dotted.status).toBe(301);
+    expect(dotted.headers.location).toBe('/hello?q=1');
+  });
+
+  it('sends no redirect body for methods other than GET and HEAD', async () => {
+    const port = await serve([hello]);
+    const reply = await send(port, 'PUT', '//hello');
+    expect(reply.status).toBe(301);
+    expect(reply.body).toBe('');
+    expect(reply.headers['content-type']).toBeUndefined();
+  });
+
+  it('ignores the query string when routing', async () => {
+    const port = await serve([hello]);
+    const reply = await send(port, 'GET', '/hello?verbose=1');
+    expect(reply.status).toBe(200);
+    expect(reply.body).toBe('{"hi":"\\u003cx\\u003e"}');
+  });
+
+  it('leaves methods to the handler', async () => {
+    const seen: string[] = [];
+    const port = await serve([{ path: '/m', secure: false, handler: (req, res) => { seen.push(req.method!); res.end(); } }]);
+    await send(port, 'POST', '/m');
+    await send(port, 'DELETE', '/m');
+    expect(seen).toEqual(['POST', 'DELETE']);
+  });
+
+  it('answers OPTIONS * with 200 and no body', async () => {
+    const port = await serve([hello]);
+    const socket = connect(port, '127.0.0.1');
+    socket.write('OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    await once(socket, 'end');
+    const text = Buffer.concat(chunks).toString();
+    expect(text.startsWith('HTTP/1.1 200 OK')).toBe(true);
+    expect(text).toContain('Content-Length: 0');
+  });
+
+  it('echoes the client X-Request-Id and makes a UUIDv4 otherwise', async () => {
+    const port = await serve([hello]);
+    const echoed = await send(port, 'GET', '/hello', { 'X-Request-Id': 'abc-123' });
+    expect(echoed.headers['x-request-id']).toBe('abc-123');
+    const fresh = await send(port, 'GET', '/hello');
+    expect(fresh.headers['x-request-id']).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const another = await send(port, 'GET', '/hello');
+    expect(another.headers['x-request-id']).not.toBe(fresh.headers['x-request-id']);
+  });
+
+  it('echoes only the first of repeated X-Request-Id headers, as Go Header.Get does', async () => {
+    const port = await serve([hello]);
+    const reply = await new Promise<Reply>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, path: '/hello', agent: false, headers: { 'X-Request-Id': ['first-id', 'second-id'] } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: '' }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(reply.headers['x-request-id']).toBe('first-id');
+  });
+
+  it('makes the request id visible to the handler', async () => {
+    let seen: unknown;
+    const port = await serve([{ path: '/id', secure: false, handler: (req, res) => { seen = req.headers['x-request-id']; res.end(); } }]);
+    await send(port, 'GET', '/id', { 'X-Request-Id': 'trace-7' });
+    expect(seen).toBe('trace-7');
+  });
+
+  it('refuses a secure route when authorize says no, without a request id', async () => {
+    const port = await serve([{ ...hello, secure: true }], { authorize: () => ({ allow: false, status: 401 }) });
+    const reply = await send(port, 'GET', '/hello');
+    expect(reply.status).toBe(401);
+    expect(reply.body).toBe('');
+    expect(reply.headers['content-length']).toBe('0');
+    expect(reply.headers['content-type']).toBeUndefined();
+    expect(reply.headers['x-request-id']).toBeUndefined();
+  });
+
+  it('never consults authorize for an open route', async () => {
+    let asked = 0;
+    const port = await serve([hello], { authorize: () => { asked++; return { allow: false, status: 401 }; } });
+    expect((await send(port, 'GET', '/hello')).status).toBe(200);
+    expect(asked).toBe(0);
+  });
+
+  it('answers 500 with an empty body when a handler throws, and reports the error', async () => {
+    const errors: unknown[] = [];
+    const port = await serve(
+      [{ path: '/boom', secure: false, handler: async () => { throw new Error('secret detail'); } }],
+      { onHandlerError: (e) => errors.push(e) },
+    );
+    const reply = await send(port, 'GET', '/boom');
+    expect(reply.status).toBe(500);
+    expect(reply.body).toBe('');
+    expect(errors).toHaveLength(1);
+  });
+
+  it('destroys a response that outlives the write timeout, and forgets finished ones', async () => {
+    const router = createRouter({
+      routes: [hello, { path: '/hang', secure: false, handler: () => new Promise<void>(() => {}) }],
+      writeTimeoutMs: 200,
+    });
+    server = createServer(router.handle);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const port = (server.address() as AddressInfo).port;
+    await send(port, 'GET', '/hello');
+    const began = Date.now();
+    await expect(send(port, 'GET', '/hang')).rejects.toThrow(/socket hang up|ECONNRESET/);
+    expect(Date.now() - began).toBeLessThan(2_000);
+    // The response's own 'close' arrives a tick after the client sees the reset.
+    await vi.waitFor(() => expect([...router.inFlight()]).toHaveLength(0));
+  });
+
+  it('refuses duplicate and unclean patterns', () => {
+    const router = createRouter({ routes: [hello] });
+    expect(() => router.add(hello)).toThrowError(expect.objectContaining({ code: 'DUPLICATE_ROUTE' }));
+    expect(() => router.add({ ...hello, path: '/a//b' })).toThrowError(expect.objectContaining({ code: 'INVALID_ROUTE' }));
+  });
+
+  it('matches subtree patterns below their prefix, preferring exact routes', async () => {
+    const port = await serve([
+      { path: '/healthz', secure: false, handler: (_q, res) => { res.end('all'); } },
+      { path: '/healthz/', secure: false, handler: (req, res) => { res.end(`one:${req.url}`); } },
+    ]);
+    expect((await send(port, 'GET', '/healthz')).body).toBe('all');
+    expect((await send(port, 'GET', '/healthz/docker')).body).toBe('one:/healthz/docker');
+  });
+});
+
+describe('request bodies', () => {
+  const echo: Route = {
+    path: '/echo',
+    secure: false,
+    handler: async (req, res) => {
+      const body = await readBody(req, { limit: 16 });
+      res.end(body);
+    },
+  };
+
+  it('reads a body under the cap', async () => {
+    const port = await serve([echo]);
+    expect((await send(port, 'PUT', '/echo', {}, 'small')).body).toBe('small');
+  });
+
+  it('refuses a declared oversized body with 413 before reading it', async () => {
+    const port = await serve([echo]);
+    const reply = await send(port, 'PUT', '/echo', {}, 'x'.repeat(17));
+    expect(reply.status).toBe(413);
+    expect(reply.headers.connection).toBe('close');
+    expect(JSON.parse(reply.body)).toEqual({ error: 'request body is larger than 16 bytes' });
+  });
+
+  it('refuses a chunked body once it crosses the cap, and closes the connection', async () => {
+    const port = await serve([echo]);
+    const socket = connect(port, '127.0.0.1');
+    socket.write('PUT /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n');
+    socket.write('10\r\n' + 'a'.repeat(16) + '\r\n');
+    socket.write('10\r\n' + 'b'.repeat(16) + '\r\n');
+    // The terminating chunk is never sent: the server must answer anyway.
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    await once(socket, 'close');
+    const text = Buffer.concat(chunks).toString();
+    expect(text.startsWith('HTTP/1.1 413')).toBe(true);
+  });
+});
+
+/** Writes `raw` on a fresh socket and resolves with everything received until the server closes it (or `waitMs`). */
+async function exchange(port: number, raw: string, waitMs = 2_000): Promise<string> {
+  const socket = connect(port, '127.0.0.1');
+  socket.on('error', () => {});
+  const chunks: Buffer[] = [];
+  socket.on('data', (c: Buffer) => chunks.push(c));
+  socket.write(raw);
+  const timer = setTimeout(() => socket.destroy(), waitMs);
+  await once(socket, 'close');
+  clearTimeout(timer);
+  return Buffer.concat(chunks).toString('latin1');
+}
+
+describe('headers in one writeHead call (serverOptionsFor response class)', () => {
+  it('sends the request id exactly once from the writers and from a raw handler', async () => {
+    const port = await serve(
+      [hello, { path: '/raw', secure: false, handler: (_req, res) => { res.end('raw'); } }],
+      {},
+      true,
+    );
+    const text = await exchange(port, 'GET /hello HTTP/1.1\r\nHost: x\r\n\r\nGET /raw HTTP/1.1\r\nHost: x\r\nX-Request-Id: given\r\nConnection: close\r\n\r\n');
+    const [first, second] = text.split('HTTP/1.1 ').filter(Boolean);
+    expect(first).toMatch(/^200 OK\r\n/);
+    expect(first!.match(/X-Request-Id: [0-9a-f-]{36}\r\n/g)).toHaveLength(1);
+    expect(first).toContain('Content-Type: application/json\r\n');
+    expect(second!.match(/X-Request-Id: given\r\n/g)).toHaveLength(1);
+  });
+
+  it('adds the id to headers a handler gives writeHead as an object, or sets progressively', async () => {
+    const port = await serve(
+      [
+        { path: '/object', secure: false, handler: (_req, res) => { res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': '2' }); res.end('ok'); } },
+        { path: '/progressive', secure: false, handler: (_req, res) => { res.setHeader('X-Extra', 'yes'); res.statusCode = 202; res.end(); } },
+      ],
+      {},
+      true,
+    );
+    const text = await exchange(port, 'GET /object HTTP/1.1\r\nHost: x\r\n\r\nGET /progressive HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    const [first, second] = text.split('HTTP/1.1 ').filter(Boolean);
+    expect(first).toMatch(/^200 OK\r\nX-Request-Id: [0-9a-f-]{36}\r\nContent-Type: text\/plain\r\nContent-Length: 2\r\n/);
+    expect(second).toMatch(/^202 Accepted\r\n/);
+    expect(second!.match(/X-Request-Id: [0-9a-f-]{36}\r\n/g)).toHaveLength(1);
+    expect(second).toContain('X-Extra: yes\r\n');
+  });
+
+  it('leaves the id off refused and unknown requests', async () => {
+    const port = await serve([{ ...hello, secure: true }], { authorize: () => ({ allow: false, status: 401 }) }, true);
+    expect((await send(port, 'GET', '/hello', { 'X-Request-Id': 'r1' })).headers['x-request-id']).toBeUndefined();
+    expect((await send(port, 'GET', '/nope')).headers['x-request-id']).toBeUndefined();
+  });
+});
+
+describe('requests pipelined on one connection', () => {
+  /** A resource whose PUT takes effect only after its body is read and a turn of the event loop. */
+  function slowStore(): Route {
+    let value = 'old';
+    return {
+      path: '/value',
+      secure: false,
+      handler: async (req, res) => {
+        if (req.method === 'PUT') {
+          const body = await readBody(req);
+          await new Promise((r) => setImmediate(r));
+          value = body.toString();
+          res.writeHead(204);
+          res.end();
+          return;
+        }
+        writeJson(res, 200, { value });
+      },
+    };
+  }
+
+  it('runs a GET pipelined behind a PUT after the PUT has taken effect (20 of 20)', async () => {
+    const port = await serve([slowStore()]);
+    for (let i = 0; i < 20; i++) {
+      const v = `new-${i}`;
+      const text = await exchange(
+        port,
+        `PUT /value HTTP/1.1\r\nHost: x\r\nContent-Length: ${v.length}\r\n\r\n${v}` + 'GET /value HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+      );
+      expect(text).toMatch(/^HTTP\/1\.1 204 /);
+      expect(text).toContain(`{"value":"${v}"}`);
+    }
+  });
+
+  it('answers pipelined requests in order when a handler fails', async () => {
+    const port = await serve([
+      { path: '/boom', secure: false, handler: async () => { await new Promise((r) => setImmediate(r)); throw new Error('no'); } },
+      hello,
+    ]);
+    const text = await exchange(port, 'GET /boom HTTP/1.1\r\nHost: x\r\n\r\nGET /hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    expect(text.indexOf('HTTP/1.1 500')).toBe(0);
+    expect(text.indexOf('HTTP/1.1 200')).toBeGreaterThan(0);
+  });
+
+  it('does not run requests queued behind a response that closes the connection', async () => {
+    let ran = 0;
+    const port = await serve([
+      { path: '/last', secure: false, handler: async (_req, res) => { await new Promise((r) => setImmediate(r)); res.writeHead(200, ['Connection', 'close', 'Content-Length', '0']); res.end(); } },
+      { path: '/count', secure: false, handler: (_req, res) => { ran++; res.end(); } },
+    ]);
+    const text = await exchange(port, 'GET /last HTTP/1.1\r\nHost: x\r\n\r\nGET /count HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect(text).toMatch(/^HTTP\/1\.1 200 /);
+    expect(ran).toBe(0);
+  });
+
+  it('closes a connection that pipelines too deep behind a request still being handled', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const port = await serve([{ path: '/wait', secure: false, handler: async (_req, res) => { await gate; res.end(); } }, hello]);
+    const text = await exchange(port, 'GET /wait HTTP/1.1\r\nHost: x\r\n\r\n' + 'GET /hello HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(500), 5_000);
+    release();
+    // Closed by the server (not by the 5 s fallback), with nothing answered.
+    expect(text).toBe('');
+  });
+});
+
+describe('write deadline per connection', () => {
+  it('leaves an idle keep-alive connection open past the deadline', async () => {
+    const router = createRouter({ routes: [hello], writeTimeoutMs: 100 });
+    server = createServer(router.handle);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const port = (server.address() as AddressInfo).port;
+    const socket = connect(port, '127.0.0.1');
+    let closed = false;
+    socket.on('close', () => (closed = true));
+    socket.write('GET /hello HTTP/1.1\r\nHost: x\r\n\r\n');
+    await once(socket, 'data');
+    await new Promise((r) => setTimeout(r, 400));
+    expect(closed).toBe(false);
+    // The deadline is re-armed for the next request: it is answered, not cut off.
+    socket.write('GET /hello HTTP/1.1\r\nHost: x\r\n\r\n');
+    const [again] = (await once(socket, 'data')) as [Buffer];
+    expect(again.toString()).toMatch(/^HTTP\/1\.1 200 /);
+    socket.destroy();
+  });
+
+  it('lists the responses being served for stop()', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const router = createRouter({ routes: [hello, { path: '/wait', secure: false, handler: async (_req, res) => { await gate; res.end(); } }] });
+    server = createServer(router.handle);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const port = (server.address() as AddressInfo).port;
+    await send(port, 'GET', '/hello');
+    const waiting = send(port, 'GET', '/wait');
+    await vi.waitFor(() => expect([...router.inFlight()]).toHaveLength(1));
+    release();
+    await waiting;
+    await vi.waitFor(() => expect([...router.inFlight()]).toHaveLength(0));
+  });
+});
+
+describe('request lines and targets Go refuses or routes differently', () => {
+  it('answers HTTP/2.0 with Go\'s 505, byte for byte', async () => {
+    const port = await serve([hello]);
+    expect(await exchange(port, 'GET /hello HTTP/2.0\r\nHost: x\r\n\r\n')).toBe(
+      'HTTP/1.1 505 HTTP Version Not Supported: unsupported protocol version\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n505 HTTP Version Not Supported: unsupported protocol version',
+    );
+  });
+
+  it('answers a request line without a version with Go\'s 400, byte for byte', async () => {
+    const port = await serve([hello]);
+    expect(await exchange(port, 'GET /hello\r\n\r\n')).toBe('HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n400 Bad Request');
+  });
+
+  it('answers a broken escape with Go\'s 400 before routing', async () => {
+    const port = await serve([hello]);
+    expect(await exchange(port, 'GET /hel%zzlo HTTP/1.1\r\nHost: x\r\n\r\n')).toBe('HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n400 Bad Request');
+  });
+
+  it('routes an absolute-form target with ? before the path to / (301 to /?<query>, as Go)', async () => {
+    const port = await serve([hello]);
+    const text = await exchange(port, 'GET http://h?/hello HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n');
+    expect(text).toMatch(/^HTTP\/1\.1 301 Moved Permanently\r\n/);
+    expect(text).toContain('Location: /?/hello\r\n');
+    expect(text.endsWith('<a href="/?/hello">Moved Permanently</a>.\n\n')).toBe(true);
+  });
+
+  it('keeps # in the path (404), and refuses * for methods other than OPTIONS', async () => {
+    const port = await serve([hello]);
+    expect((await exchange(port, 'GET /hello#x HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n'))).toMatch(/^HTTP\/1\.1 404 /);
+    expect(await exchange(port, 'GET * HTTP/1.1\r\nHost: h\r\n\r\n')).toMatch(/^HTTP\/1\.1 400 Bad Request\r\nConnection: close\r\n/);
+  });
+});
+
+describe('router body limit', () => {
+  it('makes bodyLimitBytes the default of readBody for its requests', async () => {
+    const port = await serve(
+      [{ path: '/put', secure: false, handler: async (req, res) => { res.end(await readBody(req)); } }],
+      { bodyLimitBytes: 10 },
+    );
+    const reply = await send(port, 'PUT', '/put', {}, 'x'.repeat(11));
+    expect(reply.status).toBe(413);
+    expect(JSON.parse(reply.body)).toEqual({ error: 'request body is larger than 10 bytes' });
+    expect((await send(port, 'PUT', '/put', {}, 'x'.repeat(10))).body).toBe('x'.repeat(10));
+  });
+});
