@@ -69,9 +69,13 @@ describe('README opening: which metric series a dashboard finds', () => {
   let families: Set<string>;
   beforeAll(async () => {
     const peer: RunningApp = await peers.start({}, { CORE_VM_ENDPOINT: '' });
-    const page = await send(peer.address, '/metrics');
-    expect(page.status).toBe(200);
-    families = new Set([...page.body.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]!));
+    // The /proc-based series appear after the first sample of the runtime timer (5 s at most).
+    let body = '';
+    for (const deadline = Date.now() + 20_000; !body.includes('# TYPE process_heap_bytes gauge') && Date.now() < deadline; ) {
+      if (body !== '') await new Promise((resolve) => setTimeout(resolve, 500));
+      body = (await send(peer.address, '/metrics')).body;
+    }
+    families = new Set([...body.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]!));
   });
   afterAll(() => peers.stopAll());
 
