@@ -114,7 +114,7 @@ describe('the packed packages, installed with npm outside the workspace', () => 
   it('type-check a consumer (ESM and CommonJS) against the published declarations and compile the example', async () => {
     await exec(process.execPath, [TSC, '-p', 'tsconfig.json'], scratch, 200_000);
     const example = await readFile(join(scratch, 'service.mjs'), 'utf8');
-    const { outputText } = ts.transpileModule(example, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 }, fileName: 'service.mjs' });
+    const { outputText } = ts.transpileModule(example, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 }, fileName: 'service.js' }); // .js: a .mjs name would keep the ES module syntax
     await writeFile(join(scratch, 'out', 'service.cjs'), outputText);
     const compiled = await readdir(join(scratch, 'out'));
     expect(compiled).toEqual(expect.arrayContaining(['service.mjs', 'service.cjs', 'types-esm.mjs', 'types-cjs.cjs']));
