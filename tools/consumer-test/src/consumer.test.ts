@@ -5,6 +5,7 @@ import { copyFile, lstat, mkdir, mkdtemp, readdir, readFile, rm, writeFile } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publishablePackages, repoRoot, type PublishablePackage } from './paths.ts';
 
@@ -51,21 +52,22 @@ beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'fabric-ops-consumer-'));
   const tarballs = join(scratch, 'tarballs');
   await mkdir(tarballs);
-  // pnpm pack rewrites workspace:^ ranges to the real versions, as publishing does.
-  for (let i = 0; i < packages.length; i += 2) {
-    await Promise.all(packages.slice(i, i + 2).map((pkg) => exec('pnpm', ['pack', '--pack-destination', tarballs], join(repoRoot, pkg.dir), 120_000)));
-  }
+  // The recipe the root README gives, exactly: pack every publishable package (pnpm pack rewrites
+  // workspace:^ ranges to the real versions, as publishing does), then npm install the tarballs
+  // together, their dependencies on each other resolved among them.
+  await exec('pnpm', ['--filter', './packages/*', '--filter', './apps/*', 'pack', '--pack-destination', tarballs], repoRoot, 240_000);
   const files = await readdir(tarballs);
-  const dependencies: Record<string, string> = { '@types/node': '^20.19.0' };
+  const tgz: string[] = [];
   for (const pkg of packages) {
     const file = files.find((f) => f === `${pkg.name.replace('@', '').replace('/', '-')}-${pkg.version}.tgz`);
     if (file === undefined) throw new Error(`no tarball for ${pkg.name} in ${files.join(', ')}`);
-    dependencies[pkg.name] = `file:tarballs/${file}`;
+    tgz.push(`./tarballs/${file}`);
   }
-  await writeFile(join(scratch, 'package.json'), `${JSON.stringify({ name: 'fabric-ops-consumer', version: '0.0.0', private: true, dependencies }, null, 2)}\n`);
+  expect(files.filter((f) => f.endsWith('.tgz'))).toHaveLength(packages.length);
+  await writeFile(join(scratch, 'package.json'), `${JSON.stringify({ name: 'fabric-ops-consumer', version: '0.0.0', private: true, dependencies: { '@types/node': '^20.19.0' } }, null, 2)}\n`);
   // The scratch project's own npm settings: no workspace .npmrc reaches it from /tmp.
   await writeFile(join(scratch, '.npmrc'), 'audit=false\nfund=false\nupdate-notifier=false\n');
-  await exec('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '--prefer-offline'], scratch, 200_000);
+  await exec('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '--prefer-offline', ...tgz], scratch, 200_000);
   for (const file of ['check-modules.mjs', 'exercise.cjs', 'run-esm.mjs', 'run-cjs.cjs', 'tsconfig.json']) {
     await copyFile(join(repoRoot, 'tools', 'consumer-test', 'fixtures', file), join(scratch, file));
   }
@@ -73,10 +75,9 @@ beforeAll(async () => {
   const types = join(repoRoot, 'tools', 'consumer-test', 'fixtures', 'consumer-types.ts');
   await copyFile(types, join(scratch, 'types-esm.mts'));
   await copyFile(types, join(scratch, 'types-cjs.cts'));
-  // The embedding example, compiled as an ES module and as a CommonJS module from one source.
-  const example = join(repoRoot, 'examples', 'embedding', 'service.ts');
-  await copyFile(example, join(scratch, 'service.mts'));
-  await copyFile(example, join(scratch, 'service.cts'));
+  // The embedding example (plain JavaScript with JSDoc types), type-checked against the published
+  // declarations and emitted by tsc as an ES module; the CommonJS run loads its require() form.
+  await copyFile(join(repoRoot, 'examples', 'embedding', 'service.mjs'), join(scratch, 'service.mjs'));
 }, 600_000);
 
 afterAll(async () => {
@@ -112,6 +113,9 @@ describe('the packed packages, installed with npm outside the workspace', () => 
 
   it('type-check a consumer (ESM and CommonJS) against the published declarations and compile the example', async () => {
     await exec(process.execPath, [TSC, '-p', 'tsconfig.json'], scratch, 200_000);
+    const example = await readFile(join(scratch, 'service.mjs'), 'utf8');
+    const { outputText } = ts.transpileModule(example, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 }, fileName: 'service.js' }); // .js: a .mjs name would keep the ES module syntax
+    await writeFile(join(scratch, 'out', 'service.cjs'), outputText);
     const compiled = await readdir(join(scratch, 'out'));
     expect(compiled).toEqual(expect.arrayContaining(['service.mjs', 'service.cjs', 'types-esm.mjs', 'types-cjs.cjs']));
     // Compiled as CommonJS, the example loads our packages with require().

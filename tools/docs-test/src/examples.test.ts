@@ -1,9 +1,32 @@
 // Runs the examples under examples/ from the workspace, against real Prometheus-format scrapes
-// and a real StatsD daemon (Etsy's statsd from npm).
+// and a real StatsD daemon (Etsy's statsd from npm): in process (to reach inside them), spawned
+// with `node` as examples/README.md tells a newcomer to run them, and type-checked.
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { send, startStatsd, type StatsdDaemon } from '@fabric-ops/test-kit';
-import { startService, type RunningService } from '../../../examples/embedding/service.ts';
-import { startWorker, type Worker } from '../../../examples/metrics-by-config/worker.ts';
+import type { OperationsSystem } from '@fabric-ops/ops-server';
+import { repoRoot } from './peer.ts';
+import { importExample, runExample } from './run-example.ts';
+
+// What the tests rely on of examples/embedding/service.mjs and examples/metrics-by-config/worker.mjs
+// (plain JavaScript, whose JSDoc types examples/tsconfig.json checks).
+interface RunningService {
+  readonly url: string;
+  readonly operationsAddress: string;
+  readonly operations: OperationsSystem;
+  setDatabaseReachable(reachable: boolean): void;
+  stop(): Promise<void>;
+}
+interface Worker {
+  readonly provider: string;
+  readonly operationsAddress: string;
+  runJobs(count: number, failEvery?: number): void;
+  stop(): Promise<void>;
+}
+const { startService } = await importExample<{ startService(): Promise<RunningService> }>('embedding/service.mjs');
+const { startWorker } = await importExample<{ startWorker(options: { env: NodeJS.ProcessEnv; listenAddress: string }): Promise<Worker> }>('metrics-by-config/worker.mjs');
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -96,5 +119,75 @@ describe('examples/metrics-by-config', () => {
     const received = await statsd.waitFor((r) => r.counters['worker1.worker.jobs_processed.ok'] === 3 && r.counters['worker1.worker.jobs_processed.failed'] === 1, 20_000);
     expect(received.timers['worker1.worker.job_duration_seconds']).toHaveLength(4);
     expect((await send(worker.operationsAddress, '/metrics')).status).toBe(404);
+  });
+});
+
+describe('node examples/embedding/main.mjs', () => {
+  it('prints both addresses, serves its traffic and the operations endpoints, and exits 0 on SIGTERM', async () => {
+    const running = await runExample('embedding/main.mjs', /^orders service on (http:\/\/\S+), operations on http:\/\/(\S+)\n/m, { PORT: '0', OPERATIONS_ADDRESS: '127.0.0.1:0' });
+    let stopped = false;
+    try {
+      const [, service, operations] = running.match as unknown as [string, string, string];
+      expect((await fetch(`${service}/orders`)).status).toBe(200);
+      expect((await send(operations, '/healthz')).status).toBe(200);
+      expect((await send(operations, '/metrics')).body).toContain('orders_requests_served{outcome="ok"} 1');
+      expect((await send(operations, '/logspec', { method: 'PUT', body: '{"spec":"orders=debug:info"}' })).status).toBe(204);
+      stopped = true;
+      expect(await running.stop()).toBe(0);
+    } finally {
+      if (!stopped) await running.stop();
+    }
+  });
+});
+
+describe('node examples/metrics-by-config/worker.mjs', () => {
+  let statsd: StatsdDaemon;
+  beforeAll(async () => {
+    statsd = await startStatsd();
+  }, 60_000);
+  afterAll(async () => {
+    await statsd?.cleanup();
+  });
+  const READY = /^worker: metrics provider (\S+), operations on http:\/\/(\S+)\n/m;
+
+  it('as shipped (core.yaml: prometheus), runs jobs and serves them on /metrics; exits 0 on SIGTERM', async () => {
+    const running = await runExample('metrics-by-config/worker.mjs', READY, { CORE_OPERATIONS_LISTENADDRESS: '127.0.0.1:0' });
+    let stopped = false;
+    try {
+      const [, provider, operations] = running.match as unknown as [string, string, string];
+      expect(provider).toBe('prometheus');
+      await expect.poll(async () => (await send(operations, '/metrics')).body, { timeout: 20_000, interval: 500 }).toMatch(/^worker_jobs_processed\{outcome="ok"\} [1-9]/m);
+      stopped = true;
+      expect(await running.stop()).toBe(0);
+    } finally {
+      if (!stopped) await running.stop();
+    }
+  });
+
+  it('with CORE_METRICS_PROVIDER=statsd, pushes the same counters to a statsd daemon', async () => {
+    statsd.clear();
+    const running = await runExample('metrics-by-config/worker.mjs', READY, {
+      CORE_OPERATIONS_LISTENADDRESS: '127.0.0.1:0',
+      CORE_METRICS_PROVIDER: 'statsd',
+      CORE_METRICS_STATSD_ADDRESS: statsd.udpAddress,
+      CORE_METRICS_STATSD_WRITEINTERVAL: '200ms',
+    });
+    try {
+      expect(running.match[1]).toBe('statsd');
+      await statsd.waitFor((r) => (r.counters['worker1.worker.jobs_processed.ok'] ?? 0) >= 1, 20_000);
+    } finally {
+      expect(await running.stop()).toBe(0);
+    }
+  });
+});
+
+describe('examples/ as plain JavaScript', () => {
+  it('type-checks (// @ts-check and JSDoc) against the workspace packages: tsc -p examples', async () => {
+    const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
+    const result = await promisify(execFile)(process.execPath, [tsc, '-p', 'examples'], { cwd: repoRoot, timeout: 200_000 }).then(
+      () => '',
+      (error: { stdout?: string }) => error.stdout ?? String(error),
+    );
+    expect(result).toBe('');
   });
 });

@@ -1,30 +1,34 @@
+// @ts-check
 // Instruments a job worker through the operations server's metrics provider. Which system
 // receives the metrics (Prometheus scraping /metrics, or a StatsD daemon receiving pushes)
 // is the `metrics` section of core.yaml, or its CORE_METRICS_* environment overrides.
+// Run it (one job every second until Ctrl-C or SIGTERM):
+//   node examples/metrics-by-config/worker.mjs
 import { fileURLToPath } from 'node:url';
 import { loadPeerConfig } from '@fabric-ops/ops-config';
-import { createOperationsSystem, type OperationsSystem } from '@fabric-ops/ops-server';
+import { createOperationsSystem } from '@fabric-ops/ops-server';
 
-export interface WorkerOptions {
-  /** The core.yaml to read; default: this example's. */
-  readonly configFile?: string;
-  /** Environment for CORE_* overrides; default process.env. */
-  readonly env?: NodeJS.ProcessEnv;
-  /** Overrides operations.listenAddress (tests pass 127.0.0.1:0). */
-  readonly listenAddress?: string;
-}
+/**
+ * @typedef {object} WorkerOptions
+ * @property {string} [configFile] the core.yaml to read; default: this example's
+ * @property {NodeJS.ProcessEnv} [env] environment for CORE_* overrides; default process.env
+ * @property {string} [listenAddress] overrides operations.listenAddress (tests pass 127.0.0.1:0)
+ */
 
-export interface Worker {
-  /** `prometheus`, `statsd` or `disabled`: what the configuration chose. */
-  readonly provider: string;
-  readonly operationsAddress: string;
-  readonly operations: OperationsSystem;
-  /** Runs `count` jobs; every `failEvery`-th one fails. */
-  runJobs(count: number, failEvery?: number): void;
-  stop(): Promise<void>;
-}
+/**
+ * @typedef {object} Worker
+ * @property {string} provider `prometheus`, `statsd` or `disabled`: what the configuration chose
+ * @property {string} operationsAddress
+ * @property {import('@fabric-ops/ops-server').OperationsSystem} operations
+ * @property {(count: number, failEvery?: number) => void} runJobs runs `count` jobs; every `failEvery`-th one fails
+ * @property {() => Promise<void>} stop
+ */
 
-export async function startWorker(options: WorkerOptions = {}): Promise<Worker> {
+/**
+ * @param {WorkerOptions} [options]
+ * @returns {Promise<Worker>}
+ */
+export async function startWorker(options = {}) {
   const loaded = loadPeerConfig({
     configFile: options.configFile ?? fileURLToPath(new URL('./core.yaml', import.meta.url)),
     ...(options.env === undefined ? {} : { env: options.env }),
@@ -71,4 +75,18 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Worker> 
     },
     stop: () => operations.stop(),
   };
+}
+
+if (process.argv[1] === import.meta.filename) {
+  const worker = await startWorker();
+  process.stdout.write(`worker: metrics provider ${worker.provider}, operations on http://${worker.operationsAddress}\n`);
+  // One job a second; every fourth fails, so both outcomes show.
+  let jobs = 0;
+  const timer = setInterval(() => worker.runJobs(1, ++jobs % 4 === 0 ? 1 : 0), 1000);
+  const stop = () => {
+    clearInterval(timer);
+    void worker.stop().then(() => process.exit(0));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
 }

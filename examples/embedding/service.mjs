@@ -1,31 +1,32 @@
+// @ts-check
 // A plain Node HTTP service that embeds the Fabric operations server on a second port:
 // its own traffic on one listener, /healthz, /metrics, /logspec and /version on the other.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+// Run it with `node examples/embedding/main.mjs`; this module is what tests and other code import.
+import { createServer } from 'node:http';
 import { createLogging } from '@fabric-ops/ops-logspec';
-import { createOperationsSystem, type OperationsSystem } from '@fabric-ops/ops-server';
+import { createOperationsSystem } from '@fabric-ops/ops-server';
 
-export interface ServiceOptions {
-  /** Port of the service itself; 0 picks a free one. */
-  readonly port?: number;
-  /** Where the operations server listens; `127.0.0.1:0` picks a free port. */
-  readonly operationsAddress?: string;
-  /** Initial logging spec, e.g. `orders=debug:info`. */
-  readonly logSpec?: string;
-}
+/**
+ * @typedef {object} ServiceOptions
+ * @property {number} [port] port of the service itself; 0 (the default) picks a free one
+ * @property {string} [operationsAddress] where the operations server listens; `127.0.0.1:0` (the default) picks a free port
+ * @property {string} [logSpec] initial logging spec, e.g. `orders=debug:info`
+ */
 
-export interface RunningService {
-  /** `http://127.0.0.1:<port>` of the service. */
-  readonly url: string;
-  /** `host:port` of the operations server. */
-  readonly operationsAddress: string;
-  readonly operations: OperationsSystem;
-  /** Makes the `orders-db` health check fail (or pass again), as a lost database would. */
-  setDatabaseReachable(reachable: boolean): void;
-  stop(): Promise<void>;
-}
+/**
+ * @typedef {object} RunningService
+ * @property {string} url `http://127.0.0.1:<port>` of the service
+ * @property {string} operationsAddress `host:port` of the operations server
+ * @property {import('@fabric-ops/ops-server').OperationsSystem} operations
+ * @property {(reachable: boolean) => void} setDatabaseReachable makes the `orders-db` health check fail (or pass again), as a lost database would
+ * @property {() => Promise<void>} stop
+ */
 
-export async function startService(options: ServiceOptions = {}): Promise<RunningService> {
+/**
+ * @param {ServiceOptions} [options]
+ * @returns {Promise<RunningService>}
+ */
+export async function startService(options = {}) {
   // Lines go to stderr so that stdout stays free for whoever runs the service.
   const logging = createLogging({ spec: options.logSpec ?? 'info', format: 'json', destination: process.stderr });
   const log = logging.getLogger('orders.http');
@@ -52,7 +53,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     statsdFormat: '%{#fqname}.%{outcome}',
   });
 
-  const server: Server = createServer((req, res) => {
+  const server = createServer((req, res) => {
     const found = req.url === '/orders';
     log.debug({ url: req.url }, 'request');
     ordersServed.with('outcome', found ? 'ok' : 'not_found').add(1);
@@ -61,11 +62,11 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   });
 
   await operations.start();
-  await new Promise<void>((resolve, reject) => {
+  await new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve(undefined));
   });
-  const { port } = server.address() as AddressInfo;
+  const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
   log.info(`orders service on 127.0.0.1:${port}, operations on ${operations.address()}`);
 
   return {
@@ -76,7 +77,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
       databaseReachable = reachable;
     },
     stop: async () => {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await new Promise((resolve) => server.close(() => resolve(undefined)));
       await operations.stop();
     },
   };
