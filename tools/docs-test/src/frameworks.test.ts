@@ -5,7 +5,8 @@ import { fork } from 'node:child_process';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogging, createOperationsSystem, type OperationsSystem } from '@fabric-ops/ops-server';
+import { createLogging } from '@fabric-ops/ops-logspec';
+import { createOperationsSystem, type OperationsSystem } from '@fabric-ops/ops-server';
 import { plainEnv, runExample } from './run-example.ts';
 
 interface Answer {
