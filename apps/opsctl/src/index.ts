@@ -1,14 +1,11 @@
+// opsctl as a library: run a command line, or parse one and run it across a fleet; parse an
+// exposition page. The client, the single-target commands and the defaults stay internal.
 export { runOpsctl } from './main.ts';
 export type { OpsctlIo } from './main.ts';
-export { parseArgs, parseTimeout, DEFAULT_ADDRESS, DEFAULT_CONCURRENCY, DEFAULT_DEADLINE_MS, DEFAULT_TIMEOUT_MS, USAGE } from './args.ts';
+export { parseArgs } from './args.ts';
 export type { Command, ConnectionOptions, FleetOptions, HealthEndpoint, Invocation } from './args.ts';
 export { runFleetCommand } from './fleet.ts';
 export type { FleetFailureReason, FleetResult, FleetRow } from './fleet.ts';
-export { CREDENTIAL_LABELS } from './targets.ts';
-export { createOpsClient, MAX_RESPONSE_BYTES } from './client.ts';
-export type { OpsClient, OpsResponse } from './client.ts';
-export { runCommand } from './commands.ts';
-export type { CommandResult } from './commands.ts';
 export { parsePrometheusText } from './prometheus-text.ts';
 export type { MetricFamily, MetricSample } from './prometheus-text.ts';
 export { OpsctlError, isOpsctlError, EXIT_CODES } from './errors.ts';
