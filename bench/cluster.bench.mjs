@@ -57,16 +57,26 @@ async function runTarget() {
     });
     server.listen(port, '127.0.0.1');
     await once(server, 'listening');
-    for (let i = 0; i < workers; i++) cluster.fork();
-    await new Promise((r) => setTimeout(r, 1_500));
+    // Scrape only once every worker has its registry (prom-client answers a scrape that reaches a
+    // worker without one with a 5 s timeout).
+    const ready = Promise.all(
+      Array.from({ length: workers }, () => {
+        const worker = cluster.fork();
+        return new Promise((resolve) => worker.on('message', (message) => message === 'bench-ready' && resolve()));
+      }),
+    );
+    await ready;
     const address = `127.0.0.1:${server.address().port}`;
     process.send?.({ address, pids: Object.values(cluster.workers).map((w) => w.process.pid) });
   } else {
     const registry = new Registry();
+    // Constructing one is what makes a worker answer the primary's requests.
+    new AggregatorRegistry();
     AggregatorRegistry.setRegistries([registry]);
     collectDefaultMetrics({ register: registry });
     const counter = new Counter({ name: 'bench_work_total', help: 'Work.', labelNames: ['shard'], registers: [registry] });
     for (let i = 0; i < SERIES; i++) counter.inc({ shard: `s${i}` }, i + 1);
+    process.send?.('bench-ready');
   }
 }
 

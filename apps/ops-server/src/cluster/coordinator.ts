@@ -28,8 +28,20 @@ interface Tracked {
   ready: boolean;
   alive: boolean;
   readonly pending: Map<number, Pending>;
-  /** Its cumulative series as last reported, kept so its counts survive its death or a hang. */
-  lastCumulative: Map<string, { family: ParsedFamily; value: number }>;
+  /** Its exposition as last reported, kept so its counts survive its death or a hang. */
+  last: Exposition | undefined;
+}
+
+/** Adds the cumulative series (counters, histograms, summary sums and counts) of `exposition` into `into`. */
+function addCumulative(into: Map<string, { family: ParsedFamily; value: number }>, exposition: Exposition | undefined): void {
+  if (exposition === undefined) return;
+  for (const family of exposition.values()) {
+    for (const series of family.series) {
+      if (!isCumulative(family, series.key)) continue;
+      const kept = into.get(series.key);
+      into.set(series.key, { family, value: (kept?.value ?? 0) + series.value });
+    }
+  }
 }
 
 export interface WorkerStatus {
@@ -56,7 +68,7 @@ export class ClusterCoordinator {
   /** Starts following a worker (a node:cluster Worker, a forked ChildProcess, or anything with its channel). */
   attach(name: string, channel: WorkerChannel): void {
     if (this.workers.get(name)?.alive) return;
-    const tracked: Tracked = { name, channel, ready: false, alive: true, pending: new Map(), lastCumulative: new Map() };
+    const tracked: Tracked = { name, channel, ready: false, alive: true, pending: new Map(), last: undefined };
     this.workers.set(name, tracked);
     const init = () => this.send(tracked, { tag: PROTOCOL_TAG, type: 'init', spec: this.options.activeSpec() });
     channel.on('message', (message) => {
@@ -97,10 +109,7 @@ export class ClusterCoordinator {
       pending.resolve(undefined);
     }
     tracked.pending.clear();
-    for (const [key, entry] of tracked.lastCumulative) {
-      const kept = this.retired.get(key);
-      this.retired.set(key, { family: entry.family, value: (kept?.value ?? 0) + entry.value });
-    }
+    addCumulative(this.retired, tracked.last);
     this.workers.delete(tracked.name);
     this.departed.set(tracked.name, reason);
     this.options.onEvent?.({ type: 'exited', worker: tracked.name, reason });
@@ -164,18 +173,11 @@ export class ClusterCoordinator {
       const reply = replies[i];
       if (reply?.ok === true && typeof reply.metrics === 'string') {
         const exposition = parseExposition(reply.metrics);
-        const cumulative = new Map<string, { family: ParsedFamily; value: number }>();
-        for (const family of exposition.values()) {
-          for (const series of family.series) if (isCumulative(family, series.key)) cumulative.set(series.key, { family, value: series.value });
-        }
-        worker.lastCumulative = cumulative;
+        worker.last = exposition;
         inputs.push({ worker: worker.name, exposition });
         return;
       }
-      for (const [key, entry] of worker.lastCumulative) {
-        const kept = stale.get(key);
-        stale.set(key, { family: entry.family, value: (kept?.value ?? 0) + entry.value });
-      }
+      addCumulative(stale, worker.last);
     });
     const merged = mergeExpositions(inputs, {
       retired: stale,

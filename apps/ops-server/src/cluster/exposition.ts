@@ -104,6 +104,9 @@ export function formatSampleValue(value: number): string {
   if (value === Infinity) return '+Inf';
   if (value === -Infinity) return '-Inf';
   if (value === 0) return Object.is(value, -0) ? '-0' : '0';
+  const magnitude = Math.abs(value);
+  // Where JavaScript and Go agree (no exponent either way): most counts and seconds.
+  if (magnitude >= 1e-4 && magnitude < 1e6) return String(value);
   const [mantissa, exponentText] = value.toExponential().split('e') as [string, string];
   const exponent = Number(exponentText);
   if (exponent < -4 || exponent >= 6) {

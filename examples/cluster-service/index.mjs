@@ -1,0 +1,77 @@
+// A service that runs on every core, with one operations endpoint for all of it.
+// @ts-check
+//
+//   node examples/cluster-service/index.mjs
+//
+// Environment: OPS_ADDRESS (the operations server, plain HTTP; default 127.0.0.1:9443),
+// APP_PORT (the service, default 8080), WORKERS (default: the number of cores).
+//
+// The primary serves /metrics, /logspec, /healthz, /livez, /readyz and /version for every worker;
+// each worker serves GET /work (counts example_work_total) and GET /whoami ({"pid", "spec"}).
+import cluster from 'node:cluster';
+import { createServer } from 'node:http';
+import { availableParallelism } from 'node:os';
+import { createOperationsCluster, startOperationsWorker } from '@fabric-ops/ops-server';
+
+const opsAddress = process.env.OPS_ADDRESS || '127.0.0.1:9443';
+const appPort = Number(process.env.APP_PORT || 8080);
+const workerCount = Number(process.env.WORKERS || availableParallelism());
+
+if (cluster.isPrimary) {
+  const operations = createOperationsCluster({
+    listenAddress: opsAddress,
+    version: { version: '1.0.0', commitSha: 'example' },
+    metrics: { provider: 'prometheus' },
+    cluster: { minWorkers: workerCount },
+  });
+  await operations.start();
+
+  let stopping = false;
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) return;
+    console.error(`worker ${worker.id} (pid ${worker.process.pid}) ${signal ? `killed by ${signal}` : `exited with ${code}`}; starting another`);
+    cluster.fork();
+  });
+  for (let i = 0; i < workerCount; i++) cluster.fork();
+
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    const workers = Object.values(cluster.workers ?? {}).flatMap((worker) => (worker === undefined ? [] : [worker]));
+    const exited = workers.map(
+      (worker) => /** @type {Promise<void>} */ (new Promise((resolve) => (worker.isDead() ? resolve() : worker.once('exit', () => resolve())))),
+    );
+    for (const worker of workers) worker.process.kill('SIGTERM');
+    const force = setTimeout(() => {
+      for (const worker of workers) worker.process.kill('SIGKILL');
+    }, 5_000);
+    await Promise.all(exited);
+    clearTimeout(force);
+    await operations.stop();
+    process.exit(0);
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  console.log(`operations on http://${operations.address()}, service on port ${appPort}, ${workerCount} workers`);
+} else {
+  const operations = await startOperationsWorker();
+  const work = operations.metrics.newCounter({ namespace: 'example', name: 'work_total', help: 'Requests served by GET /work.' });
+
+  const server = createServer((req, res) => {
+    if (req.method === 'GET' && req.url === '/work') {
+      work.add(1);
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('done\n');
+    } else if (req.method === 'GET' && req.url === '/whoami') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ pid: process.pid, spec: operations.logging.spec() }));
+    } else {
+      res.writeHead(404).end();
+    }
+  });
+  server.listen(appPort);
+
+  process.on('SIGTERM', () => {
+    server.close();
+    server.closeAllConnections();
+    void operations.close().then(() => process.exit(0));
+  });
+}
