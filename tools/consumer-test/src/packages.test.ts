@@ -32,6 +32,22 @@ afterAll(async () => {
   for (const dir of scratch) await rm(dir, { recursive: true, force: true });
 });
 
+/** A built package in a scratch directory: an ES module `dist/index.js` with its types, a README, `files`, and the rest of `manifest`. */
+async function fixturePackage(manifest: Record<string, unknown>, sources: Readonly<Record<string, string>> = {}): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'fabric-ops-fixture-pkg-'));
+  scratch.push(dir);
+  await mkdir(join(dir, 'dist'));
+  await writeFile(join(dir, 'dist', 'index.js'), 'export const answer = 42;\n');
+  await writeFile(join(dir, 'dist', 'index.d.ts'), 'export declare const answer: number;\n');
+  await writeFile(join(dir, 'README.md'), `# ${String(manifest['name'])}\n`);
+  for (const [file, text] of Object.entries(sources)) {
+    await mkdir(join(dir, file, '..'), { recursive: true });
+    await writeFile(join(dir, file), text);
+  }
+  await writeFile(join(dir, 'package.json'), JSON.stringify({ version: '1.0.0', type: 'module', files: ['dist'], ...manifest }));
+  return dir;
+}
+
 describe('pnpm check:packages', () => {
   it('finds publint, attw and metadata clean for every publishable package', async () => {
     const { code, reports } = await checkPackages();
@@ -49,26 +65,17 @@ describe('pnpm check:packages', () => {
   });
 
   it('reports a package that installs a shared runtime library, uses one without a peer, or exposes its internals', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'fabric-ops-peer-rule-'));
-    scratch.push(dir);
-    await mkdir(join(dir, 'dist'));
-    await mkdir(join(dir, 'src'));
-    await writeFile(join(dir, 'dist', 'index.js'), 'export const answer = 42;\n');
-    await writeFile(join(dir, 'dist', 'index.d.ts'), 'export declare const answer: number;\n');
-    await writeFile(join(dir, 'src', 'index.ts'), "import { Registry } from 'prom-client';\nexport const registry = new Registry();\n");
-    // A test may import what it likes: only the shipped source counts.
-    await writeFile(join(dir, 'src', 'index.test.ts'), "import 'hot-shots';\n");
-    await writeFile(join(dir, 'README.md'), '# peer rule\n');
-    await writeFile(
-      join(dir, 'package.json'),
-      JSON.stringify({
+    const dir = await fixturePackage(
+      {
         name: 'peer-rule-fixture',
-        version: '1.0.0',
-        type: 'module',
         exports: { '.': { types: './dist/index.d.ts', default: './dist/index.js' } },
-        files: ['dist'],
         dependencies: { pino: '^10.1.0' },
-      }),
+      },
+      {
+        'src/index.ts': "import { Registry } from 'prom-client';\nexport const registry = new Registry();\n",
+        // A test may import what it likes: only the shipped source counts.
+        'src/index.test.ts': "import 'hot-shots';\n",
+      },
     );
     const { code, reports } = await checkPackages([dir]);
     expect(code).toBe(1);
@@ -80,23 +87,11 @@ describe('pnpm check:packages', () => {
   });
 
   it('reports a package whose exports map lies about its module format', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'fabric-ops-broken-pkg-'));
-    scratch.push(dir);
-    await mkdir(join(dir, 'dist'));
-    await writeFile(join(dir, 'dist', 'index.js'), 'export const answer = 42;\n');
-    await writeFile(join(dir, 'dist', 'index.d.ts'), 'export declare const answer: number;\n');
-    await writeFile(join(dir, 'README.md'), '# broken\n');
-    await writeFile(
-      join(dir, 'package.json'),
-      JSON.stringify({
-        name: 'broken-fixture',
-        version: '1.0.0',
-        type: 'module',
-        // An ES module behind `require`, and no CommonJS build: both linters must object.
-        exports: { '.': { require: './dist/index.js', types: './dist/index.d.ts', import: './dist/index.js' } },
-        files: ['dist'],
-      }),
-    );
+    const dir = await fixturePackage({
+      name: 'broken-fixture',
+      // An ES module behind `require`, and no CommonJS build: both linters must object.
+      exports: { '.': { require: './dist/index.js', types: './dist/index.d.ts', import: './dist/index.js' } },
+    });
     const { code, reports } = await checkPackages([dir]);
     expect(code).toBe(1);
     const problems = reports[0]?.problems ?? [];
