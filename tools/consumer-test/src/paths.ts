@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The repository root (this file is tools/consumer-test/src/paths.ts). */
-export const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+export const repoRoot: string = fileURLToPath(new URL('../../../', import.meta.url));
 
 export interface PublishablePackage {
   /** Relative to the root, e.g. `packages/ops-http`. */
