@@ -183,6 +183,9 @@ function metadataProblems(absolute, dir, pkg) {
   need(typeof dot?.import?.types === 'string' && typeof dot?.import?.default === 'string', 'exports["."].import lacks types/default');
   need(typeof dot?.require?.types === 'string' && typeof dot?.require?.default === 'string', 'exports["."].require lacks types/default');
   need(existsSync(join(absolute, 'README.md')), 'README.md is missing');
+  // Declarations each file can emit alone: the public types never depend on inference across files.
+  const tsconfig = join(absolute, 'tsconfig.json');
+  if (existsSync(tsconfig)) need(JSON.parse(readFileSync(tsconfig, 'utf8')).compilerOptions?.isolatedDeclarations === true, 'tsconfig.json does not turn on isolatedDeclarations');
   problems.push(...peerRuleProblems(absolute, pkg), ...exportsRuleProblems(pkg));
   return problems;
 }

@@ -64,7 +64,7 @@ describe('pnpm check:packages', () => {
     for (const report of reports) expect(report.install?.bytes ?? 0).toBeGreaterThan(0);
   });
 
-  it('reports a package that installs a shared runtime library, uses one without a peer, or exposes its internals', async () => {
+  it('reports a package that installs a shared runtime library, uses one without a peer, exposes its internals or infers its declarations', async () => {
     const dir = await fixturePackage(
       {
         name: 'peer-rule-fixture',
@@ -75,6 +75,7 @@ describe('pnpm check:packages', () => {
         'src/index.ts': "import { Registry } from 'prom-client';\nexport const registry = new Registry();\n",
         // A test may import what it likes: only the shipped source counts.
         'src/index.test.ts': "import 'hot-shots';\n",
+        'tsconfig.json': JSON.stringify({ compilerOptions: { strict: true } }),
       },
     );
     const { code, reports } = await checkPackages([dir]);
@@ -83,6 +84,7 @@ describe('pnpm check:packages', () => {
     expect(problems).toContain('peer rule: pino is a dependency; the host shares one copy, make it a peerDependency');
     expect(problems).toContain('peer rule: prom-client is not a peerDependency, but its source imports it');
     expect(problems).toContain('exports rule: exports does not block "./internal/*" (add "./internal/*": null)');
+    expect(problems).toContain('tsconfig.json does not turn on isolatedDeclarations');
     expect(problems.filter((p) => p.includes('hot-shots'))).toEqual([]);
   });
 
