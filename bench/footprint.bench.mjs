@@ -24,6 +24,7 @@ const CONNECTIONS = 8;
 const PATHS = ['/version', '/logspec', '/healthz', '/metrics'];
 const CHILD_TIMEOUT_MS = 180_000;
 const MiB = 1024 * 1024;
+const CLOCK_TICKS = 100; // USER_HZ on Linux
 
 const GC_PRELOAD = `data:text/javascript,${encodeURIComponent("process.on('SIGUSR2', () => { globalThis.gc(); globalThis.gc(); });")}`;
 
@@ -64,7 +65,13 @@ function peerCoreYaml(tls) {
 function rss(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (key) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
-  return { total: kb('VmRSS'), anon: kb('RssAnon'), file: kb('RssFile') };
+  return { total: kb('VmRSS'), anon: kb('RssAnon'), file: kb('RssFile'), peak: kb('VmHWM') };
+}
+
+/** CPU time the process has used so far (user + system), in microseconds. */
+function cpuMicros(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS) * 1e6;
 }
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -130,13 +137,15 @@ async function measure(name, args, env, tls) {
   try {
     await sleep(SETTLE_MS);
     const idle = rss(server.child.pid);
+    const cpuBefore = cpuMicros(server.child.pid);
     const run = await load(server.address, tls, REQUESTS);
+    const cpuPerRequest = (cpuMicros(server.child.pid) - cpuBefore) / REQUESTS;
     await sleep(500);
     const loaded = rss(server.child.pid);
     server.child.kill('SIGUSR2');
     await sleep(500);
     const collected = rss(server.child.pid);
-    return { name, idle, loaded, collected, ...run };
+    return { name, idle, loaded, collected, cpuPerRequest, ...run };
   } finally {
     server.stop();
   }
@@ -163,11 +172,11 @@ try {
 
   const f = (bytes) => (bytes / MiB).toFixed(1);
   console.log(`RSS in MiB (anonymous + file-backed), ${REQUESTS} keep-alive requests over ${CONNECTIONS} connections (${PATHS.join(' ')})`);
-  console.log('| target | idle | after load | growth | after GC | req/s | statuses |');
-  console.log('|---|---|---|---|---|---|---|');
+  console.log('| target | idle | after load | growth | peak | after GC | server CPU/request | req/s | statuses |');
+  console.log('|---|---|---|---|---|---|---|---|---|');
   for (const r of results) {
     console.log(
-      `| ${r.name} | ${f(r.idle.total)} (${f(r.idle.anon)}+${f(r.idle.file)}) | ${f(r.loaded.total)} (${f(r.loaded.anon)}+${f(r.loaded.file)}) | ${f(r.loaded.total - r.idle.total)} | ${f(r.collected.total)} | ${Math.round(REQUESTS / r.seconds)} | ${JSON.stringify(r.statuses)} |`,
+      `| ${r.name} | ${f(r.idle.total)} (${f(r.idle.anon)}+${f(r.idle.file)}) | ${f(r.loaded.total)} (${f(r.loaded.anon)}+${f(r.loaded.file)}) | ${f(r.loaded.total - r.idle.total)} | ${f(r.loaded.peak)} | ${f(r.collected.total)} | ${r.cpuPerRequest.toFixed(0)} µs | ${Math.round(REQUESTS / r.seconds)} | ${JSON.stringify(r.statuses)} |`,
     );
   }
   for (const [peer, raw] of [[results[1], results[0]], [results[3], results[2]]]) {
