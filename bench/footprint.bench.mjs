@@ -5,8 +5,8 @@
 //   FOOTPRINT_REQUESTS   requests per target (default 100000)
 //   FOOTPRINT_SETTLE_MS  wait before the idle figure (default 2000)
 //   FOOTPRINT_JSON=1     print the figures as one JSON line as well
-// The forced GC comes from a measurement-only preload (--expose-gc plus a SIGUSR2 handler);
-// it allocates nothing until the signal, so the idle and after-load figures are what a user sees.
+// The forced GC and the heap-space figures come from a measurement-only preload (--expose-gc and
+// two signal handlers); it allocates nothing until signalled, so the RSS figures are what a user sees.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
@@ -26,7 +26,16 @@ const CHILD_TIMEOUT_MS = 180_000;
 const MiB = 1024 * 1024;
 const CLOCK_TICKS = 100; // USER_HZ on Linux
 
-const GC_PRELOAD = `data:text/javascript,${encodeURIComponent("process.on('SIGUSR2', () => { globalThis.gc(); globalThis.gc(); });")}`;
+// SIGWINCH: one line with V8's heap spaces (committed and used bytes); SIGUSR2: a full GC.
+const PRELOAD_SOURCE = `
+import { getHeapSpaceStatistics } from 'node:v8';
+process.on('SIGWINCH', () => {
+  const spaces = Object.fromEntries(getHeapSpaceStatistics().map((s) => [s.space_name, [s.space_size, s.space_used_size]]));
+  process.stderr.write('footprint-heap ' + JSON.stringify(spaces) + '\\n');
+});
+process.on('SIGUSR2', () => { globalThis.gc(); globalThis.gc(); });
+`;
+const GC_PRELOAD = `data:text/javascript,${encodeURIComponent(PRELOAD_SOURCE)}`;
 
 // The reference: node:http(s) answering every path with a short body, nothing else loaded.
 const RAW_HELLO = `
@@ -76,6 +85,14 @@ function cpuMicros(pid) {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Asks the child for its heap spaces and resolves them. */
+async function heapSpaces(server) {
+  const count = server.heapReports.length;
+  server.child.kill('SIGWINCH');
+  for (let i = 0; i < 50 && server.heapReports.length === count; i++) await sleep(20);
+  return server.heapReports[count];
+}
+
 /** Spawns a server child and resolves its pid and address once it prints "listening on". */
 function startChild(args, env) {
   const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -88,11 +105,15 @@ function startChild(args, env) {
       if (match) {
         child.stdout.off('data', onData);
         child.stdout.resume();
-        resolve({ child, address: match[1], stop: () => (clearTimeout(killTimer), child.kill('SIGKILL')) });
+        resolve({ child, address: match[1], heapReports, stop: () => (clearTimeout(killTimer), child.kill('SIGKILL')) });
       }
     };
     child.stdout.setEncoding('utf8').on('data', onData);
-    child.stderr.setEncoding('utf8').on('data', (chunk) => (output += chunk));
+    const heapReports = [];
+    child.stderr.setEncoding('utf8').on('data', (chunk) => {
+      output += chunk;
+      for (const match of chunk.matchAll(/^footprint-heap (.*)$/gm)) heapReports.push(JSON.parse(match[1]));
+    });
     child.once('exit', (code, signal) => {
       clearTimeout(killTimer);
       reject(new Error(`server exited (${code ?? signal}) before listening:\n${output}`));
@@ -137,15 +158,17 @@ async function measure(name, args, env, tls) {
   try {
     await sleep(SETTLE_MS);
     const idle = rss(server.child.pid);
+    const idleHeap = await heapSpaces(server);
     const cpuBefore = cpuMicros(server.child.pid);
     const run = await load(server.address, tls, REQUESTS);
     const cpuPerRequest = (cpuMicros(server.child.pid) - cpuBefore) / REQUESTS;
     await sleep(500);
     const loaded = rss(server.child.pid);
+    const loadedHeap = await heapSpaces(server);
     server.child.kill('SIGUSR2');
     await sleep(500);
     const collected = rss(server.child.pid);
-    return { name, idle, loaded, collected, cpuPerRequest, ...run };
+    return { name, idle, loaded, collected, idleHeap, loadedHeap, cpuPerRequest, ...run };
   } finally {
     server.stop();
   }
@@ -181,6 +204,13 @@ try {
   }
   for (const [peer, raw] of [[results[1], results[0]], [results[3], results[2]]]) {
     console.log(`${peer.name}: idle ${(peer.idle.total / raw.idle.total).toFixed(2)}× raw, after load ${(peer.loaded.total / raw.loaded.total).toFixed(2)}× raw; targets: idle ≤ 55 MiB ${peer.idle.total <= 55 * MiB ? 'met' : 'missed'}, growth ≤ 15 MiB ${peer.loaded.total - peer.idle.total <= 15 * MiB ? 'met' : 'missed'}`);
+  }
+  console.log('\nV8 heap spaces, committed/used MiB (new space is the young generation; old space grows by at least V8\'s 8 MiB step)');
+  console.log('| target | new idle | new after load | old idle | old after load | code idle | code after load |');
+  console.log('|---|---|---|---|---|---|---|');
+  const space = (heap, name) => (heap?.[name] ? `${f(heap[name][0])}/${f(heap[name][1])}` : '?');
+  for (const r of results) {
+    console.log(`| ${r.name} | ${space(r.idleHeap, 'new_space')} | ${space(r.loadedHeap, 'new_space')} | ${space(r.idleHeap, 'old_space')} | ${space(r.loadedHeap, 'old_space')} | ${space(r.idleHeap, 'code_space')} | ${space(r.loadedHeap, 'code_space')} |`);
   }
   if (process.env.FOOTPRINT_JSON === '1') console.log(JSON.stringify(results));
 } finally {
