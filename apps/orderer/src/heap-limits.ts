@@ -15,13 +15,24 @@ const YOUNG_GENERATION_BYTES = 4 * 1024 * 1024;
 /** Old generation may grow 20 % past what survived the last full collection (V8's default is up to 4×). */
 const OLD_GENERATION_GROWING_PERCENT = 20;
 
+/** V8 options an operator may give to size the heap themselves; any of them turns these settings off. */
+const OPERATOR_HEAP_OPTIONS = /--(max-semi-space-size|min-semi-space-size|semi-space-growth-factor|heap-growing-percent|optimize-for-size)\b/;
+
+function operatorSizesHeap(): boolean {
+  // V8 accepts `_` for `-` in option names.
+  return [...process.execArgv, process.env['NODE_OPTIONS'] ?? ''].some((arg) => OPERATOR_HEAP_OPTIONS.test(arg.replaceAll('_', '-')));
+}
+
 /**
- * Freezes the young generation at its initial size and caps old-generation growth. Call first,
- * before the server's modules load: loading them would otherwise grow the young generation.
+ * Freezes the young generation at its initial size and caps old-generation growth, unless the
+ * operator sized the heap with V8 options of their own; says whether it did. Call first, before the
+ * server's modules load: loading them would otherwise grow the young generation.
  */
-export function holdHeapGrowth(): void {
+export function holdHeapGrowth(): boolean {
+  if (operatorSizesHeap()) return false;
   setFlagsFromString('--semi-space-growth-factor=1');
   setFlagsFromString(`--heap-growing-percent=${OLD_GENERATION_GROWING_PERCENT}`);
+  return true;
 }
 
 function youngGenerationBytes(): number {

@@ -2,10 +2,10 @@
 import { allowYoungGenerationToCap, holdHeapGrowth } from './heap-limits.ts';
 
 // Before anything else loads: start-up allocation would otherwise grow the heap for good.
-holdHeapGrowth();
+const heapHeld = holdHeapGrowth();
 const { runPeer } = await import('./main.ts');
 
-runPeer({ onReady: allowYoungGenerationToCap }).then(
+runPeer(heapHeld ? { onReady: allowYoungGenerationToCap } : {}).then(
   (code) => {
     process.exitCode = code;
     // Anything still holding the loop open after a graceful stop must not keep the process alive.
