@@ -1,7 +1,11 @@
 #!/usr/bin/env node
-import { runOrderer } from './main.ts';
+import { allowYoungGenerationToCap, holdHeapGrowth } from './heap-limits.ts';
 
-runOrderer().then(
+// Before anything else loads: start-up allocation would otherwise grow the heap for good.
+const heapHeld = holdHeapGrowth();
+const { runOrderer } = await import('./main.ts');
+
+runOrderer(heapHeld ? { onReady: allowYoungGenerationToCap } : {}).then(
   (code) => {
     process.exitCode = code;
     // Anything still holding the loop open after a graceful stop must not keep the process alive.

@@ -322,3 +322,24 @@ describe('beforeActivate', () => {
     expect(exchange.status()).toBe(400);
   });
 });
+
+describe('a large PUT body', () => {
+  it('is parsed between turns of the event loop, not in one block', async () => {
+    const own = createLogging({ format: 'json', destination: { write() {} } });
+    const order: string[] = [];
+    const handler = logspecHandler(own, {
+      beforeActivate: async () => {
+        order.push('activate');
+      },
+    });
+    const spec = Array.from({ length: 20_000 }, (_, i) => `logger${i}=debug`).join(':');
+    const exchange = {
+      req: { method: 'PUT', headers: {}, body: { spec }, readableEnded: true, socket: { remoteAddress: '127.0.0.1', remotePort: 1 } } as unknown as IncomingMessage,
+      res: { headersSent: false, writeHead() { return this; }, setHeader() {}, end() {} } as unknown as ServerResponse,
+    };
+    setImmediate(() => order.push('other work'));
+    await handler(exchange.req, exchange.res);
+    expect(order).toEqual(['other work', 'activate']);
+    expect(own.levelOf('logger19999')).toBe('debug');
+  });
+});

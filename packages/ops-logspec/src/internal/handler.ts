@@ -4,7 +4,7 @@ import { formatRemoteAddress, readBody, writeEmpty, writeJson, type Handler } fr
 import { isLogspecError } from '../errors.ts';
 import { decodeLogSpecBody, decodeParsedLogSpec } from './go-json.ts';
 import type { Logging } from './registry.ts';
-import { formatSpec, parseSpec } from './spec.ts';
+import { formatSpec, parseSpec, parseSpecInSlices, PARSE_SLICE_CHARS, type ParsedSpec } from './spec.ts';
 
 export interface LogspecHandlerOptions {
   /**
@@ -87,14 +87,36 @@ export function logspecHandler(logging: Logging, options: LogspecHandlerOptions 
   const limit = options.bodyLimit;
   const beforeActivate = options.beforeActivate;
   const change = (req: IncomingMessage, res: ServerResponse, decode: () => string): void | Promise<void> => {
-    let parsed;
+    let text: string;
     try {
-      parsed = parseSpec(decode());
+      text = decode();
     } catch (error) {
       if (!isLogspecError(error)) throw error;
       writeError(res, error.message);
       return;
     }
+    // A large spec is parsed in slices between turns of the event loop, so it cannot hold
+    // every other connection; requests pipelined behind it on its connection still wait for it.
+    if (text.length > PARSE_SLICE_CHARS) {
+      return parseSpecInSlices(text).then(
+        (parsed) => apply(req, res, parsed),
+        (error: unknown) => {
+          if (!isLogspecError(error)) throw error;
+          writeError(res, error.message);
+        },
+      );
+    }
+    let parsed: ParsedSpec;
+    try {
+      parsed = parseSpec(text);
+    } catch (error) {
+      if (!isLogspecError(error)) throw error;
+      writeError(res, error.message);
+      return;
+    }
+    return apply(req, res, parsed);
+  };
+  const apply = (req: IncomingMessage, res: ServerResponse, parsed: ParsedSpec): void | Promise<void> => {
     const client = options.identify?.(req);
     const record: Record<string, unknown> = {};
     auditFields('oldSpec', logging.spec(), record);

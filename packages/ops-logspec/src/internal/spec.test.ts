@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isLogspecError, LogspecError } from '../errors.ts';
 import { isValidLevelName, levelFromName } from './levels.ts';
-import { formatSpec, isValidLoggerName, lowestLevel, normaliseSpec, parseSpec, resolveLevel, trustedSpec } from './spec.ts';
+import { formatSpec, isValidLoggerName, lowestLevel, normaliseSpec, parseSpec, parseSpecInSlices, resolveLevel, trustedSpec } from './spec.ts';
 
 /** The active-spec behaviour the registry builds on: parse atomically, print, look up. */
 function active(spec = '') {
@@ -195,5 +195,22 @@ describe('properties', () => {
       }),
       { numRuns: 5_000 },
     );
+  });
+});
+
+describe('parseSpecInSlices', () => {
+  it.each([1, 3, 7, 64])("gives parseSpec's answers with slices of %i characters", async (slice) => {
+    for (const [input, normalised] of SPEC_CASES) expect(formatSpec(await parseSpecInSlices(input, slice))).toBe(normalised);
+    for (const [spec, message] of ERROR_CASES) await expect(parseSpecInSlices(spec, slice)).rejects.toThrow(message);
+  });
+
+  it('yields to the event loop between slices of a large spec', async () => {
+    const spec = Array.from({ length: 20_000 }, (_, i) => `logger${i}=debug`).join(':');
+    let turns = 0;
+    const tick = setInterval(() => turns++, 0);
+    const parsed = await parseSpecInSlices(spec, 4_096);
+    clearInterval(tick);
+    expect(parsed.loggers.size).toBe(20_000);
+    expect(turns).toBeGreaterThan(0);
   });
 });

@@ -82,10 +82,41 @@ const DOT = 0x2e;
  * small strings and map inserts, and no intermediate arrays.
  */
 export function parseSpec(spec: string): ParsedSpec {
-  let defaultLevel: Level = 'info';
-  const loggers = new Map<string, Level>();
+  const state: ParseState = { defaultLevel: 'info', loggers: new Map(), next: 0 };
+  parseFields(spec, state, spec.length);
+  return brand({ defaultLevel: state.defaultLevel, loggers: state.loggers });
+}
+
+/** Characters parsed between two turns of the event loop by parseSpecInSlices. */
+export const PARSE_SLICE_CHARS = 64 * 1024;
+
+/**
+ * parseSpec for large specs, yielding to the event loop every PARSE_SLICE_CHARS characters,
+ * so a client's 1 MiB spec cannot hold every other connection for the whole parse. The
+ * same answers and errors as parseSpec.
+ */
+export async function parseSpecInSlices(spec: string, sliceChars: number = PARSE_SLICE_CHARS): Promise<ParsedSpec> {
+  const state: ParseState = { defaultLevel: 'info', loggers: new Map(), next: 0 };
+  for (;;) {
+    parseFields(spec, state, Math.min(spec.length, state.next + sliceChars));
+    if (state.next < 0) break;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  return brand({ defaultLevel: state.defaultLevel, loggers: state.loggers });
+}
+
+interface ParseState {
+  defaultLevel: Level;
+  readonly loggers: Map<string, Level>;
+  /** Where the next field starts; -1 once the whole spec is parsed. */
+  next: number;
+}
+
+/** Parses the fields that start before `until` (at least one), continuing from `state.next`. */
+function parseFields(spec: string, state: ParseState, until: number): void {
+  const { loggers } = state;
   const length = spec.length;
-  let fieldStart = 0;
+  let fieldStart = state.next;
   for (;;) {
     // Find the field's end and its '=' signs in one scan.
     let fieldEnd = fieldStart;
@@ -101,11 +132,11 @@ export function parseSpec(spec: string): ParsedSpec {
     }
     const field = () => spec.slice(fieldStart, fieldEnd);
     if (eq === -1) {
-      if (fieldEnd === fieldStart) defaultLevel = 'info';
+      if (fieldEnd === fieldStart) state.defaultLevel = 'info';
       else {
         const level = levelFromName(field());
         if (level === undefined) throw specError('BAD_SEGMENT', spec, `bad segment '${field()}'`);
-        defaultLevel = level;
+        state.defaultLevel = level;
       }
     } else {
       if (extraEq) throw specError('BAD_SEGMENT', spec, `bad segment '${field()}'`);
@@ -123,10 +154,17 @@ export function parseSpec(spec: string): ParsedSpec {
         nameStart = i + 1;
       }
     }
-    if (fieldEnd >= length) break;
+    if (fieldEnd >= length) {
+      state.next = -1;
+      return;
+    }
     fieldStart = fieldEnd + 1;
+    // A trailing empty field (`debug:`) is still a field: it sets the default to info.
+    if (fieldStart >= until && fieldStart < length) {
+      state.next = fieldStart;
+      return;
+    }
   }
-  return brand({ defaultLevel, loggers });
 }
 
 /**

@@ -1,0 +1,218 @@
+// Memory footprint of the built peer bin next to a raw node:http(s) hello, in the same run:
+// RSS idle (start-up settled), after 100,000 keep-alive requests (a mix of /version, /logspec,
+// /healthz and /metrics) and after a forced GC, with TLS off and on. Plain node, loopback only,
+// every child bounded by a timeout. Run after a build: node bench/footprint.bench.mjs
+//   FOOTPRINT_REQUESTS   requests per target (default 100000)
+//   FOOTPRINT_SETTLE_MS  wait before the idle figure (default 2000)
+//   FOOTPRINT_JSON=1     print the figures as one JSON line as well
+// The forced GC and the heap-space figures come from a measurement-only preload (--expose-gc and
+// two signal handlers); it allocates nothing until signalled, so the RSS figures are what a user sees.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createBenchPki } from './lib/pki.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const PEER_BIN = join(here, '..', 'apps', 'peer', 'dist', 'bin.js');
+const REQUESTS = Number(process.env.FOOTPRINT_REQUESTS ?? 100_000);
+const SETTLE_MS = Number(process.env.FOOTPRINT_SETTLE_MS ?? 2_000);
+const CONNECTIONS = 8;
+const PATHS = ['/version', '/logspec', '/healthz', '/metrics'];
+const CHILD_TIMEOUT_MS = 180_000;
+const MiB = 1024 * 1024;
+const CLOCK_TICKS = 100; // USER_HZ on Linux
+
+// SIGWINCH: one line with V8's heap spaces (committed and used bytes); SIGUSR2: a full GC.
+const PRELOAD_SOURCE = `
+import { getHeapSpaceStatistics } from 'node:v8';
+process.on('SIGWINCH', () => {
+  const spaces = Object.fromEntries(getHeapSpaceStatistics().map((s) => [s.space_name, [s.space_size, s.space_used_size]]));
+  process.stderr.write('footprint-heap ' + JSON.stringify(spaces) + '\\n');
+});
+process.on('SIGUSR2', () => { globalThis.gc(); globalThis.gc(); });
+`;
+const GC_PRELOAD = `data:text/javascript,${encodeURIComponent(PRELOAD_SOURCE)}`;
+
+// The reference: node:http(s) answering every path with a short body, nothing else loaded.
+const RAW_HELLO = `
+const { readFileSync } = require('node:fs');
+const tls = process.argv[1] ? JSON.parse(process.argv[1]) : null;
+const handler = (req, res) => { res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': 6 }); res.end('hello\\n'); };
+const server = tls
+  ? require('node:https').createServer({ cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile), ca: readFileSync(tls.caFile), requestCert: true, rejectUnauthorized: false }, handler)
+  : require('node:http').createServer(handler);
+server.keepAliveTimeout = 10000;
+server.listen(0, '127.0.0.1', () => process.stdout.write('listening on 127.0.0.1:' + server.address().port + '\\n'));
+`;
+
+function peerCoreYaml(tls) {
+  return [
+    'vm:',
+    '  endpoint: ""',
+    'operations:',
+    '  listenAddress: 127.0.0.1:0',
+    '  tls:',
+    `    enabled: ${tls !== null}`,
+    '    cert:',
+    `      file: ${JSON.stringify(tls?.certFile ?? '')}`,
+    '    key:',
+    `      file: ${JSON.stringify(tls?.keyFile ?? '')}`,
+    '    clientAuthRequired: false',
+    '    clientRootCAs:',
+    `      files: ${JSON.stringify(tls === null ? [] : [tls.caFile])}`,
+    'metrics:',
+    '  provider: prometheus',
+    '',
+  ].join('\n');
+}
+
+/** Resident set of a process from /proc, in bytes: total, anonymous (heap, stacks) and file-backed (code). */
+function rss(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (key) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
+  return { total: kb('VmRSS'), anon: kb('RssAnon'), file: kb('RssFile'), peak: kb('VmHWM') };
+}
+
+/** CPU time the process has used so far (user + system), in microseconds. */
+function cpuMicros(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS) * 1e6;
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Asks the child for its heap spaces and resolves them. */
+async function heapSpaces(server) {
+  const count = server.heapReports.length;
+  server.child.kill('SIGWINCH');
+  for (let i = 0; i < 50 && server.heapReports.length === count; i++) await sleep(20);
+  return server.heapReports[count];
+}
+
+/** Spawns a server child and resolves its pid and address once it prints "listening on". */
+function startChild(args, env) {
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const killTimer = setTimeout(() => child.kill('SIGKILL'), CHILD_TIMEOUT_MS);
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const onData = (chunk) => {
+      output += chunk;
+      const match = /listening on "?([\d.]+:\d+)/.exec(output);
+      if (match) {
+        child.stdout.off('data', onData);
+        child.stdout.resume();
+        resolve({ child, address: match[1], heapReports, stop: () => (clearTimeout(killTimer), child.kill('SIGKILL')) });
+      }
+    };
+    child.stdout.setEncoding('utf8').on('data', onData);
+    const heapReports = [];
+    child.stderr.setEncoding('utf8').on('data', (chunk) => {
+      output += chunk;
+      for (const match of chunk.matchAll(/^footprint-heap (.*)$/gm)) heapReports.push(JSON.parse(match[1]));
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(killTimer);
+      reject(new Error(`server exited (${code ?? signal}) before listening:\n${output}`));
+    });
+  });
+}
+
+/** Sends `total` GETs over `CONNECTIONS` keep-alive connections, cycling through PATHS. */
+async function load(address, tls, total) {
+  const [host, port] = address.split(':');
+  const agent = tls
+    ? new HttpsAgent({ keepAlive: true, maxSockets: CONNECTIONS, ca: tls.client.ca, cert: tls.client.cert, key: tls.client.key })
+    : new HttpAgent({ keepAlive: true, maxSockets: CONNECTIONS });
+  const request = tls ? httpsRequest : httpRequest;
+  let sent = 0;
+  const statuses = {};
+  const one = (path) =>
+    new Promise((resolve, reject) => {
+      const req = request({ host, port, path, agent, servername: 'localhost' }, (res) => {
+        statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1;
+        res.resume();
+        res.once('end', resolve);
+      });
+      req.setTimeout(10_000, () => req.destroy(new Error(`timeout on ${path}`)));
+      req.once('error', reject);
+      req.end();
+    });
+  const worker = async () => {
+    while (sent < total) {
+      const path = PATHS[sent++ % PATHS.length];
+      await one(path);
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
+  agent.destroy();
+  return { seconds: (performance.now() - started) / 1_000, statuses };
+}
+
+async function measure(name, args, env, tls) {
+  const server = await startChild(['--expose-gc', '--import', GC_PRELOAD, ...args], env);
+  try {
+    await sleep(SETTLE_MS);
+    const idle = rss(server.child.pid);
+    const idleHeap = await heapSpaces(server);
+    const cpuBefore = cpuMicros(server.child.pid);
+    const run = await load(server.address, tls, REQUESTS);
+    const cpuPerRequest = (cpuMicros(server.child.pid) - cpuBefore) / REQUESTS;
+    await sleep(500);
+    const loaded = rss(server.child.pid);
+    const loadedHeap = await heapSpaces(server);
+    server.child.kill('SIGUSR2');
+    await sleep(500);
+    const collected = rss(server.child.pid);
+    return { name, idle, loaded, collected, idleHeap, loadedHeap, cpuPerRequest, ...run };
+  } finally {
+    server.stop();
+  }
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'footprint-'));
+try {
+  const pki = createBenchPki(dir);
+  const tlsFiles = pki.files;
+  const configs = {};
+  for (const [key, tls] of [['plain', null], ['tls', tlsFiles]]) {
+    const cfg = join(dir, key);
+    rmSync(cfg, { recursive: true, force: true });
+    await import('node:fs').then((fs) => fs.mkdirSync(cfg));
+    writeFileSync(join(cfg, 'core.yaml'), peerCoreYaml(tls));
+    configs[key] = cfg;
+  }
+  const peerEnv = (key) => ({ FABRIC_CFG_PATH: configs[key], FABRIC_LOGGING_SPEC: 'info' });
+  const results = [];
+  results.push(await measure('raw node:http hello', ['-e', RAW_HELLO], {}, null));
+  results.push(await measure('peer, TLS off', [PEER_BIN], peerEnv('plain'), null));
+  results.push(await measure('raw node:https hello', ['-e', RAW_HELLO, JSON.stringify(tlsFiles)], {}, pki));
+  results.push(await measure('peer, TLS on', [PEER_BIN], peerEnv('tls'), pki));
+
+  const f = (bytes) => (bytes / MiB).toFixed(1);
+  console.log(`RSS in MiB (anonymous + file-backed), ${REQUESTS} keep-alive requests over ${CONNECTIONS} connections (${PATHS.join(' ')})`);
+  console.log('| target | idle | after load | growth | peak | after GC | server CPU/request | req/s | statuses |');
+  console.log('|---|---|---|---|---|---|---|---|---|');
+  for (const r of results) {
+    console.log(
+      `| ${r.name} | ${f(r.idle.total)} (${f(r.idle.anon)}+${f(r.idle.file)}) | ${f(r.loaded.total)} (${f(r.loaded.anon)}+${f(r.loaded.file)}) | ${f(r.loaded.total - r.idle.total)} | ${f(r.loaded.peak)} | ${f(r.collected.total)} | ${r.cpuPerRequest.toFixed(0)} µs | ${Math.round(REQUESTS / r.seconds)} | ${JSON.stringify(r.statuses)} |`,
+    );
+  }
+  for (const [peer, raw] of [[results[1], results[0]], [results[3], results[2]]]) {
+    console.log(`${peer.name}: idle ${(peer.idle.total / raw.idle.total).toFixed(2)}× raw, after load ${(peer.loaded.total / raw.loaded.total).toFixed(2)}× raw; targets: idle ≤ 55 MiB ${peer.idle.total <= 55 * MiB ? 'met' : 'missed'}, growth ≤ 15 MiB ${peer.loaded.total - peer.idle.total <= 15 * MiB ? 'met' : 'missed'}`);
+  }
+  console.log('\nV8 heap spaces, committed/used MiB (new space is the young generation; old space grows by at least V8\'s 8 MiB step)');
+  console.log('| target | new idle | new after load | old idle | old after load | code idle | code after load |');
+  console.log('|---|---|---|---|---|---|---|');
+  const space = (heap, name) => (heap?.[name] ? `${f(heap[name][0])}/${f(heap[name][1])}` : '?');
+  for (const r of results) {
+    console.log(`| ${r.name} | ${space(r.idleHeap, 'new_space')} | ${space(r.loadedHeap, 'new_space')} | ${space(r.idleHeap, 'old_space')} | ${space(r.loadedHeap, 'old_space')} | ${space(r.idleHeap, 'code_space')} | ${space(r.loadedHeap, 'code_space')} |`);
+  }
+  if (process.env.FOOTPRINT_JSON === '1') console.log(JSON.stringify(results));
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
