@@ -88,7 +88,7 @@ export function parseSpec(spec: string): ParsedSpec {
 }
 
 /** Characters parsed between two turns of the event loop by parseSpecInSlices. */
-export const PARSE_SLICE_CHARS = 64 * 1024;
+export const PARSE_SLICE_CHARS: number = 64 * 1024;
 
 /**
  * parseSpec for large specs, yielding to the event loop every PARSE_SLICE_CHARS characters,
