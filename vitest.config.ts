@@ -1,9 +1,11 @@
-import { defineConfig } from 'vitest/config';
+import { defineConfig, type ViteUserConfig } from 'vitest/config';
 import { projects } from './vitest.workspace.ts';
 
-export default defineConfig({
+const config: ViteUserConfig = defineConfig({
   test: {
     projects,
     reporters: ['default', './scripts/summary-reporter.ts'],
   },
 });
+
+export default config;
