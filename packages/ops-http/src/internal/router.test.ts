@@ -454,3 +454,32 @@ describe('router body limit', () => {
     expect((await send(port, 'PUT', '/put', {}, 'x'.repeat(10))).body).toBe('x'.repeat(10));
   });
 });
+
+describe('a refused body', () => {
+  it('is answered 413, then the connection drains what the client still sends instead of resetting it', async () => {
+    const router = createRouter({ routes: [{ path: '/put', secure: false, handler: async (req, res) => void (await readBody(req, { limit: 10 }), res.end()) }] });
+    const server = createServer(serverOptionsFor(DEFAULT_SERVER_LIMITS), router.handle).listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      // Half-open, as a client that has not read the answer yet: it keeps writing its body.
+      const socket = connect({ port: (server.address() as AddressInfo).port, host: '127.0.0.1', allowHalfOpen: true });
+      await once(socket, 'connect');
+      const errors: Error[] = [];
+      socket.on('error', (error) => errors.push(error));
+      let text = '';
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+      const ended = once(socket, 'end');
+      socket.write('PUT /put HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n14\r\n' + 'x'.repeat(20) + '\r\n');
+      await ended;
+      expect(text.startsWith('HTTP/1.1 413')).toBe(true);
+      // The client is still sending its body: the server must not answer that with a reset.
+      for (let i = 0; i < 8; i++) socket.write(`10000\r\n${'y'.repeat(0x10000)}\r\n`);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      expect(errors).toEqual([]);
+      socket.destroy();
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+});

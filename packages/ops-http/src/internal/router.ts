@@ -88,6 +88,27 @@ function movedPermanently(req: IncomingMessage, res: ServerResponse, location: s
  * handler returns a promise, a request pipelined behind it waits until that promise settles and
  * its response is complete, so it sees the first one's effects.
  */
+/** How long a connection refused mid-body keeps draining what the client still sends. */
+const LINGER_MS = 500;
+
+/**
+ * Closes the connection behind a refused body the way Go's server does (closeWriteAndWait):
+ * send the answer and a FIN, then keep discarding what the client is still sending for a
+ * moment before closing. Closing at once, with the client's data still arriving, makes the
+ * kernel answer with a reset that can destroy the answer before the client has read it.
+ * Node's server discards the rest of the body meanwhile, so nothing is buffered.
+ */
+function lingerOnClose(res: ServerResponse): void {
+  const socket = res.socket;
+  if (socket === null || socket.destroyed) return;
+  socket.destroySoon = function lingeringDestroySoon(this: typeof socket) {
+    this.end();
+    const timer = setTimeout(() => this.destroy(), LINGER_MS);
+    timer.unref();
+    this.once('close', () => clearTimeout(timer));
+  };
+}
+
 export function createRouter(options: RouterOptions = {}): Router {
   const exact = new Map<string, Route>();
   const subtrees: Route[] = [];
@@ -120,6 +141,7 @@ export function createRouter(options: RouterOptions = {}): Router {
       const status = httpStatusFor(error.code);
       const body = goJson({ error: error.message }) + '\n';
       // The rest of an oversized or broken body is never read: the socket cannot be reused.
+      lingerOnClose(res);
       res.writeHead(status, ['Content-Type', 'application/json', 'Content-Length', Buffer.byteLength(body), 'Connection', 'close']);
       res.end(body);
       return;
