@@ -1,4 +1,5 @@
 import { defineConfig } from 'tsup';
 import { packageBuild } from '../../tsup.shared.ts';
 
-export default defineConfig(packageBuild());
+// Two entries: the HTTP plumbing, and Go's wording (`./go`) that the other packages share.
+export default defineConfig(packageBuild({ index: 'src/index.ts', go: 'src/go.ts' }));

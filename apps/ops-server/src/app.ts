@@ -1,4 +1,4 @@
-import { formatHostPort } from '@fabric-ops/ops-http';
+import { formatHostPort } from '@fabric-ops/ops-http/go';
 import type { LoadedConfig, MetricsSettings, OperationsSettings } from '@fabric-ops/ops-config';
 import type { MetricsOptions } from '@fabric-ops/ops-metrics';
 import { createLoggingFromEnv, isLogspecError, type Logging } from '@fabric-ops/ops-logspec';

@@ -1,4 +1,4 @@
-import { formatHostPort, goErrnoText, splitHostPort, type HostPort } from '@fabric-ops/ops-http';
+import { formatHostPort, goErrnoText, splitHostPort, type HostPort } from '@fabric-ops/ops-http/go';
 import { OpsServerError } from './errors.ts';
 
 /** Where to listen: ops-config's parsed `listenAddress`, or an embedder's own. */

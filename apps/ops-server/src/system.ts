@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createRouter, DEFAULT_SERVER_LIMITS, formatHostPort, serverOptionsFor, type Route, type ServerLimits } from '@fabric-ops/ops-http';
+import { createRouter, DEFAULT_SERVER_LIMITS, serverOptionsFor, type Route, type ServerLimits } from '@fabric-ops/ops-http';
+import { formatHostPort } from '@fabric-ops/ops-http/go';
 import { OpsServerError } from './errors.ts';
 import { listenError, parseListenAddress, type ListenTarget } from './listen-address.ts';
 import type { SystemPart } from './part.ts';

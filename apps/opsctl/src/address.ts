@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { formatHostPort } from '@fabric-ops/ops-http';
+import { formatHostPort } from '@fabric-ops/ops-http/go';
 import { OpsctlError } from './errors.ts';
 
 export interface HostPort {

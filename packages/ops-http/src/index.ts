@@ -9,6 +9,4 @@ export { parseRequestTarget } from './internal/path.ts';
 export { requestIdOf } from './internal/request-id.ts';
 export { OpsHttpError, isOpsHttpError } from './internal/errors.ts';
 export type { OpsHttpErrorCode } from './internal/errors.ts';
-export { formatGoDuration, formatHostPort, formatRemoteAddress, goErrnoText, splitHostPort } from './internal/go-text.ts';
-export type { HostPort, HostPortProblem } from './internal/go-text.ts';
 export { writeNotFound } from './internal/not-found.ts';

@@ -1,4 +1,4 @@
-import { formatHostPort } from '@fabric-ops/ops-http';
+import { formatHostPort } from '@fabric-ops/ops-http/go';
 import { isConfigError } from './errors.ts';
 import { parseHostPort } from './host-port.ts';
 

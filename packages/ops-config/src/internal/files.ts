@@ -1,4 +1,4 @@
-import { goErrnoText } from '@fabric-ops/ops-http';
+import { goErrnoText } from '@fabric-ops/ops-http/go';
 import { closeSync, fstatSync, openSync } from 'node:fs';
 import type { LoadedConfig, OrdererConfig, PeerConfig } from './load.ts';
 

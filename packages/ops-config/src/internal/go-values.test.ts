@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatGoDuration } from '@fabric-ops/ops-http';
+import { formatGoDuration } from '@fabric-ops/ops-http/go';
 import { parseCastDuration, parseGoBool, parseGoDuration, splitBracketList, splitFields } from './go-values.ts';
 
 describe('parseGoBool (strconv.ParseBool)', () => {

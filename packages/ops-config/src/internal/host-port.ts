@@ -1,7 +1,7 @@
-import { splitHostPort, type HostPort } from '@fabric-ops/ops-http';
+import { splitHostPort, type HostPort } from '@fabric-ops/ops-http/go';
 import { ConfigError } from './errors.ts';
 
-export type { HostPort } from '@fabric-ops/ops-http';
+export type { HostPort } from '@fabric-ops/ops-http/go';
 
 /**
  * ops-http's `splitHostPort` (Go's `net.SplitHostPort` and port rules, Go's error texts) as a

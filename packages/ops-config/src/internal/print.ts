@@ -1,4 +1,4 @@
-import { formatGoDuration } from '@fabric-ops/ops-http';
+import { formatGoDuration } from '@fabric-ops/ops-http/go';
 import { dialectFor, type KeySpec, type SettingValue } from './keys.ts';
 import type { ResolvedConfig } from './load.ts';
 import type { ValueSource } from './resolve.ts';

@@ -1,7 +1,7 @@
 import { isAbsolute, resolve as resolvePath } from 'node:path';
 import { DOCKER_ENDPOINT_FORMS, parseDockerEndpoint, type DockerEndpoint } from './docker-endpoint.ts';
 import { isConfigError } from './errors.ts';
-import { formatGoDuration } from '@fabric-ops/ops-http';
+import { formatGoDuration } from '@fabric-ops/ops-http/go';
 import { parseHostPort, type HostPort } from './host-port.ts';
 import { describeValue, leafSchema, zeroValue, type Dialect, type KeySpec, type SettingRole, type SettingValue } from './keys.ts';
 import { closeName } from './suggest.ts';

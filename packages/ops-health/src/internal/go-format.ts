@@ -1,4 +1,4 @@
-import { formatGoDuration } from '@fabric-ops/ops-http';
+import { formatGoDuration } from '@fabric-ops/ops-http/go';
 
 /** A duration in milliseconds (how the checks time themselves) as Go prints it (`5s`, `250ms`). */
 export function goDuration(ms: number): string {

@@ -1,4 +1,4 @@
-import { formatHostPort, goErrnoText } from '@fabric-ops/ops-http';
+import { formatHostPort, goErrnoText } from '@fabric-ops/ops-http/go';
 import type { DockerEndpoint } from '../docker.ts';
 
 export function describeAddress(endpoint: DockerEndpoint): { network: string; address: string; url: string } {

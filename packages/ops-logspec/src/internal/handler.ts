@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { formatRemoteAddress, readBody, writeEmpty, writeJson, type Handler } from '@fabric-ops/ops-http';
+import { readBody, writeEmpty, writeJson, type Handler } from '@fabric-ops/ops-http';
+import { formatRemoteAddress } from '@fabric-ops/ops-http/go';
 import { isLogspecError } from '../errors.ts';
 import { decodeLogSpecBody, decodeParsedLogSpec } from './go-json.ts';
 import type { Logging } from './registry.ts';

@@ -1,7 +1,7 @@
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { lookup } from 'node:dns/promises';
 import { isIP, connect, type Socket } from 'node:net';
-import { formatHostPort } from '@fabric-ops/ops-http';
+import { formatHostPort } from '@fabric-ops/ops-http/go';
 import { backoffDelayMs, packLines } from './statsd-aggregate.ts';
 import type { MetricsLogger } from './types.ts';
 

@@ -1,6 +1,6 @@
 import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { goErrnoText } from '@fabric-ops/ops-http';
+import { goErrnoText } from '@fabric-ops/ops-http/go';
 import { TlsAuthError } from './errors.ts';
 import { clientRootCaLabel, DEFAULT_FILE_LABELS, type TlsFileLabels, type TlsFiles } from './settings.ts';
 

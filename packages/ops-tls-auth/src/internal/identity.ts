@@ -2,7 +2,7 @@ import type { X509Certificate } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import { formatRemoteAddress } from '@fabric-ops/ops-http';
+import { formatRemoteAddress } from '@fabric-ops/ops-http/go';
 
 /** The verified client certificate's names, as the allow-list and audit lines use them. */
 export interface ClientIdentity {

@@ -5,7 +5,7 @@ import type { Socket } from 'node:net';
 import type { DetailedPeerCertificate, TLSSocket } from 'node:tls';
 import type { WarnLogger } from './authorize.ts';
 import type { TlsCredentials } from './credentials.ts';
-import { formatRemoteAddress } from '@fabric-ops/ops-http';
+import { formatRemoteAddress } from '@fabric-ops/ops-http/go';
 import { createHandshakeLog } from './handshake-log.ts';
 import { markVerifiedClient } from './identity.ts';
 import { secureContextOptions, tlsServerOptions } from './options.ts';
