@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { allowYoungGenerationToCap, holdHeapGrowth } from './heap-limits.ts';
+import { allowYoungGenerationToCap, holdHeapGrowth } from '@fabric-ops/ops-server/heap';
 
 // Before anything else loads: start-up allocation would otherwise grow the heap for good.
 const heapHeld = holdHeapGrowth();

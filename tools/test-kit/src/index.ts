@@ -33,3 +33,4 @@ export { peerCoreYaml, peerLauncher } from './peer-config.ts';
 export type { PeerLauncher, PeerSetup, PeerTlsFiles } from './peer-config.ts';
 export { useAppHarness, useTestPki } from './app-harness.ts';
 export type { AppHarness } from './app-harness.ts';
+export { heapLimitsContract } from './heap-contract.ts';

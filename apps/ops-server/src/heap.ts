@@ -1,7 +1,10 @@
 import { PerformanceObserver } from 'node:perf_hooks';
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 
-// Why these settings (measured with bench/footprint.bench.mjs; see README "Memory"):
+// The bins' V8 heap settings. This entry imports nothing but node builtins, so a bin can apply
+// them before the server's modules load.
+//
+// Why these settings (measured with bench/footprint.bench.mjs; see the peer README's "Memory"):
 // V8's young generation starts at two 1 MiB semi-spaces and doubles under load up to two 16 MiB
 // ones, so a busy operations server carries ~32 MiB of mostly empty young space; and the old
 // generation is allowed to grow to several times its live size before a full collection.

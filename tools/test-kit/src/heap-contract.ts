@@ -1,0 +1,68 @@
+import { writeFileSync } from 'node:fs';
+import { Agent } from 'node:http';
+import { join } from 'node:path';
+import { useAppHarness } from './app-harness.ts';
+import { send } from './http-client.ts';
+import { describe, expect, it } from 'vitest';
+
+// Loaded with --import ahead of the bin: reports V8's young-generation size on SIGUSR2.
+const PROBE = `import { getHeapSpaceStatistics } from 'node:v8';
+process.on('SIGUSR2', () => {
+  const space = getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
+  process.stderr.write('young-generation-bytes ' + space.space_size + '\\n');
+});
+`;
+
+async function youngGenerationBytes(app: { child: { kill(signal: NodeJS.Signals): unknown }; stderr: string[] }): Promise<number> {
+  app.child.kill('SIGUSR2');
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const line = app.stderr.find((text) => text.startsWith('young-generation-bytes '));
+    if (line !== undefined) return Number(line.split(' ')[1]);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`no young-generation report; stderr: ${app.stderr.join('\n')}`);
+}
+
+/**
+ * The bins' heap settings (@fabric-ops/ops-server/heap), checked on a built bin: the young
+ * generation stays at 4 MiB through start-up and load with no flag given, and an operator's own
+ * V8 heap option turns the settings off. `configYaml` must listen on 127.0.0.1:0 with metrics on.
+ */
+export function heapLimitsContract(name: string, bin: string, configFileName: string, configYaml: string): void {
+  const { configDir, emptyDir, start } = useAppHarness(bin, configFileName);
+  /** Starts the bin with the probe (and `nodeOptions`), sends 2,400 keep-alive requests, returns the young generation's size. */
+  async function youngGenerationAfterLoad(nodeOptions = ''): Promise<number> {
+    const probe = join(emptyDir(), 'probe.mjs');
+    writeFileSync(probe, PROBE);
+    const dir = configDir(configYaml);
+    const app = await start({ FABRIC_CFG_PATH: dir, NODE_OPTIONS: `--import ${probe} ${nodeOptions}` });
+    const agent = new Agent({ keepAlive: true, maxSockets: 4 });
+    try {
+      const paths = ['/metrics', '/version', '/logspec', '/healthz'];
+      const worker = async (offset: number): Promise<void> => {
+        for (let i = 0; i < 600; i++) {
+          const reply = await send(app.address, paths[(i + offset) % paths.length]!, { agent });
+          expect(reply.status).toBe(200);
+        }
+      };
+      await Promise.all([0, 1, 2, 3].map(worker));
+    } finally {
+      agent.destroy();
+    }
+    return youngGenerationBytes(app);
+  }
+
+  describe(`${name} bin heap limits`, () => {
+    it('keeps the young generation at two 2 MiB semi-spaces through start-up and load, with no flag given', async () => {
+      const bytes = await youngGenerationAfterLoad();
+      // V8's default lets it reach 8 MiB during start-up alone and 16 MiB under this load.
+      expect(bytes).toBeGreaterThan(0);
+      expect(bytes).toBeLessThanOrEqual(4 * 1024 * 1024);
+    }, 60_000);
+
+    it("leaves the heap to the operator's own V8 options", async () => {
+      const bytes = await youngGenerationAfterLoad('--max_semi_space_size=16');
+      expect(bytes).toBeGreaterThan(4 * 1024 * 1024);
+    }, 60_000);
+  });
+}
