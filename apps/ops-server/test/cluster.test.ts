@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { request } from 'node:http';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { freeTcpPort } from '@fabric-ops/test-kit';
 
 const repoRoot = resolve(import.meta.dirname, '../../..');
@@ -75,6 +75,11 @@ beforeAll(async () => {
   service.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   await waitFor(async () => ((await call(opsPort, '/readyz')).status === 200 ? true : undefined), 30_000, 'every worker ready');
 }, 60_000);
+
+// The service's own output explains a failure (a crashed primary, a worker that never joined).
+afterEach((context) => {
+  if (context.task.result?.state === 'fail') process.stderr.write(`examples/cluster-service output so far:\n${output}\n`);
+});
 
 afterAll(async () => {
   if (service.exitCode === null) {

@@ -11,7 +11,7 @@ class FakeWorker extends EventEmitter implements WorkerChannel {
   hung = false;
   failing: { component: string; reason: string }[] = [];
 
-  send(message: PrimaryMessage): void {
+  send(message: PrimaryMessage, _callback?: (error: Error | null) => void): void {
     this.received.push(message);
     queueMicrotask(() => this.answer(message));
   }
@@ -107,5 +107,13 @@ describe('ClusterCoordinator', () => {
     expect([...coordinator.departedWorkers().keys()]).toEqual(['2']);
     await tick();
     expect([...coordinator.departedWorkers().keys()]).toEqual([]);
+  });
+
+  it("survives a dead worker's closed channel: the send error is no crash, the exit is what counts", async () => {
+    const { coordinator, workers } = setUp();
+    await tick();
+    expect(() => workers[0]!.emit('error', new Error('channel closed'))).not.toThrow();
+    workers[0]!.die('SIGKILL');
+    expect(coordinator.liveCount()).toBe(1);
   });
 });

@@ -95,6 +95,7 @@ export class ClusterCoordinator {
         pending.resolve(typed);
       }
     });
+    channel.on('error', () => {});
     channel.on('exit', (code, signal) => this.exited(tracked, signal === null ? `exited with code ${code ?? 0}` : `killed by ${signal}`));
     // A worker that joined before the primary attached it said hello to nobody: greet it now.
     init();
@@ -117,7 +118,9 @@ export class ClusterCoordinator {
 
   private send(tracked: Tracked, message: PrimaryMessage): boolean {
     try {
-      tracked.channel.send(message);
+      // A worker that just died has a closed channel: the failure must not become an unhandled
+      // 'error' event that takes the primary down; its 'exit' is on its way.
+      tracked.channel.send(message, () => {});
       return true;
     } catch {
       return false;

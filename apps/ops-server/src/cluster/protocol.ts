@@ -32,8 +32,10 @@ export function isProtocolMessage(value: unknown): value is { tag: typeof PROTOC
 
 /** The part of a cluster worker or forked child the primary talks to. */
 export interface WorkerChannel {
-  send(message: PrimaryMessage): unknown;
+  /** A send to a worker whose channel has closed reports through `callback` (else as an 'error' event). */
+  send(message: PrimaryMessage, callback?: (error: Error | null) => void): unknown;
   on(event: 'message', listener: (message: unknown) => void): unknown;
   on(event: 'exit', listener: (code: number | null, signal: NodeJS.Signals | null) => void): unknown;
+  on(event: 'error', listener: (error: Error) => void): unknown;
   off?(event: 'message', listener: (message: unknown) => void): unknown;
 }

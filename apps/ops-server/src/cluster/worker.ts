@@ -32,7 +32,8 @@ export function joinOperationsCluster(options: ClusterWorkerOptions): Promise<Cl
     return Promise.reject(new OpsServerError('INVALID_OPTIONS', 'joinOperationsCluster: this process has no IPC channel to a primary (start it with node:cluster or child_process.fork)'));
   }
   const send = (message: WorkerMessage) => {
-    if (channel.connected !== false) channel.send!(message);
+    // The primary may be gone (a stop in progress): a failed send must not crash the worker.
+    if (channel.connected !== false) channel.send!(message, undefined, {}, () => {});
   };
 
   const answer = async (message: Extract<PrimaryMessage, { type: 'request' }>): Promise<WorkerMessage> => {
