@@ -42,26 +42,10 @@ function perLabel<T extends { with(...pairs: string[]): T }>(metric: T, label: s
 }
 
 /**
- * Creates the provider Fabric's `metrics.provider` names (a bad StatsD setting throws a
- * MetricsError here, before anything starts), declares `fabric_version` and the
- * logging and health families, and connects ops-logspec's and ops-health's observers.
+ * Declares Fabric's `logging_entries_checked` / `logging_entries_written` on `provider` and
+ * makes `logging` feed them (the system's own loggers, and each cluster worker's).
  */
-export function createMetricsPart(options: MetricsPartOptions): MetricsPart {
-  const typed: MetricsOptions = options.settings ?? { provider: 'disabled' };
-  const logger = { warn: (message: string) => options.logger.warn(message) };
-  const provider = createMetricsProvider(
-    typed.provider === 'disabled'
-      ? typed
-      : typed.provider === 'prometheus' && options.aggregate !== undefined
-        ? { ...typed, logger, aggregate: options.aggregate }
-        : { ...typed, logger },
-  );
-  const fabricVersion: Gauge = provider.newGauge({
-    name: 'fabric_version',
-    help: 'The active version of Fabric.',
-    labelNames: ['version'],
-    statsdFormat: '%{#fqname}.%{version}',
-  });
+export function observeLogging(provider: Pick<AnyMetricsProvider, 'newCounter'>, logging: Logging): void {
   const checked = perLabel<Counter>(
     provider.newCounter({
       namespace: 'logging',
@@ -82,6 +66,33 @@ export function createMetricsPart(options: MetricsPartOptions): MetricsPart {
     }),
     'level',
   );
+  logging.setObserver({
+    checked: (level) => checked(level).add(1),
+    written: (level) => written(level).add(1),
+  });
+}
+
+/**
+ * Creates the provider Fabric's `metrics.provider` names (a bad StatsD setting throws a
+ * MetricsError here, before anything starts), declares `fabric_version` and the
+ * logging and health families, and connects ops-logspec's and ops-health's observers.
+ */
+export function createMetricsPart(options: MetricsPartOptions): MetricsPart {
+  const typed: MetricsOptions = options.settings ?? { provider: 'disabled' };
+  const logger = { warn: (message: string) => options.logger.warn(message) };
+  const provider = createMetricsProvider(
+    typed.provider === 'disabled'
+      ? typed
+      : typed.provider === 'prometheus' && options.aggregate !== undefined
+        ? { ...typed, logger, aggregate: options.aggregate }
+        : { ...typed, logger },
+  );
+  const fabricVersion: Gauge = provider.newGauge({
+    name: 'fabric_version',
+    help: 'The active version of Fabric.',
+    labelNames: ['version'],
+    statsdFormat: '%{#fqname}.%{version}',
+  });
   const status = perLabel<Gauge>(
     provider.newGauge({
       namespace: 'health',
@@ -105,10 +116,7 @@ export function createMetricsPart(options: MetricsPartOptions): MetricsPart {
 
   const connect = () => {
     if (provider.kind === 'disabled') return;
-    options.logging.setObserver({
-      checked: (level) => checked(level).add(1),
-      written: (level) => written(level).add(1),
-    });
+    observeLogging(provider, options.logging);
     options.health.setObserver({
       onResult: (component, healthy, seconds) => {
         status(component).set(healthy ? 1 : 0);

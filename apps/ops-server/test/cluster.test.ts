@@ -2,32 +2,17 @@
 // with `node` (from the built dist/), workers under load, killed, frozen and respawned.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { request } from 'node:http';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { freeTcpPort } from '@fabric-ops/test-kit';
+import { freeTcpPort, send } from '@fabric-ops/test-kit';
 
 const repoRoot = resolve(import.meta.dirname, '../../..');
 const EXAMPLE = join(repoRoot, 'examples', 'cluster-service', 'index.mjs');
 const WORKERS = 2;
 
-interface Answer {
-  status: number;
-  body: string;
-}
-
-function call(port: number, path: string, options: { method?: string; body?: string; timeoutMs?: number } = {}): Promise<Answer> {
-  return new Promise((done, fail) => {
-    const req = request({ host: '127.0.0.1', port, path, method: options.method ?? 'GET', agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => done({ status: res.statusCode ?? 0, body }));
-    });
-    req.setTimeout(options.timeoutMs ?? 10_000, () => req.destroy(new Error(`${path} timed out`)));
-    req.on('error', fail);
-    req.end(options.body);
-  });
+/** One request to the service's port `port` on loopback (test-kit's send; never rejects on a status). */
+function call(port: number, path: string, options: { method?: string; body?: string; timeoutMs?: number } = {}): Promise<{ status: number; body: string }> {
+  return send(`127.0.0.1:${port}`, path, options);
 }
 
 function workTotal(metrics: string): number {

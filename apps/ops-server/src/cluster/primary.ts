@@ -88,6 +88,8 @@ export function createOperationsCluster(options: OperationsClusterOptions): Oper
       return broadcast;
     },
   });
+  // Written after the workers have answered (not declared on the provider, whose own page is
+  // rendered before they are asked), so a scrape counts its own timeouts.
   const clusterFamilies = (): string =>
     [
       '# HELP fabric_ops_cluster_workers Workers that have joined the operations endpoint and not exited.',

@@ -2,6 +2,7 @@ import { createHealthRegistry, type Checker, type HealthOptions, type HealthRegi
 import { createLoggingFromEnv, type Logging } from '@fabric-ops/ops-logspec';
 import { createMetricsProvider, type MetricsOptions, type PrometheusProvider } from '@fabric-ops/ops-metrics';
 import { OpsServerError } from '../errors.ts';
+import { observeLogging } from '../metrics.ts';
 import { isProtocolMessage, PROTOCOL_TAG, type PrimaryMessage, type WorkerMessage } from './protocol.ts';
 
 export interface ClusterWorkerOptions {
@@ -123,10 +124,7 @@ export async function startOperationsWorker(options: OperationsWorkerOptions = {
   const provider = createMetricsProvider({ provider: 'prometheus', ...(options.registry === undefined ? {} : { registry: options.registry }) }) as PrometheusProvider;
   const health = createHealthRegistry(options.health ?? {});
   // The same families the primary declares, so the worker's log entries add up with its own.
-  const entries = (name: string, help: string) => provider.newCounter({ namespace: 'logging', name, help, labelNames: ['level'] });
-  const checked = entries('entries_checked', 'Number of log entries checked against the active logging level');
-  const written = entries('entries_written', 'Number of log entries that are written');
-  logging.setObserver({ checked: (level) => checked.with('level', level).add(1), written: (level) => written.with('level', level).add(1) });
+  observeLogging(provider, logging);
   const joined = await joinOperationsCluster({
     logging,
     metrics: () => provider.exposition(),
