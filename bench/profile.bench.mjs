@@ -1,0 +1,201 @@
+// Where the server's CPU goes under load: V8 CPU profiles of ours (the peer bin) and of raw
+// node:https serving the same bytes, taken in the same run over the same keep-alive load, and read
+// for the share of garbage collection and the heaviest self-time lines.
+//
+//   node bench/profile.bench.mjs [--quick]        (after `pnpm build`)
+//   BENCH_PROFILE_SECONDS=8  BENCH_PROFILE_PATHS=/version,/livez  BENCH_PROFILE_KEEP=1 (keep the .cpuprofile files)
+//
+// Only samples taken inside the measured window count: the profile's timestamps and this
+// process's `process.hrtime` both read the machine's monotonic clock, so start-up, handshakes and
+// shutdown are cut away. Shares are of the samples in which the process was busy ("(idle)" left out).
+import { spawn } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:https';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createBenchPki } from './lib/pki.mjs';
+import { startPodmanService } from './lib/podman.mjs';
+
+const QUICK = process.argv.includes('--quick') || process.env.BENCH_QUICK === '1';
+const SECONDS = Number(process.env.BENCH_PROFILE_SECONDS ?? (QUICK ? 2 : 6));
+const PATHS = (process.env.BENCH_PROFILE_PATHS ?? '/version,/livez,/readyz,/logspec,PUT /logspec,/healthz').split(',');
+const KEEP = process.env.BENCH_PROFILE_KEEP === '1';
+const CONNECTIONS = 32;
+const TOP = 8;
+const PUT_BODY = '{"spec":"peer.operations=info:warn"}';
+
+const here = (f) => fileURLToPath(new URL(f, import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'fabric-ops-bench-profile-'));
+let runtime;
+
+function start(name, args, env = {}) {
+  const profileDir = join(dir, `profile-${name}-${Date.now()}`);
+  const logFd = openSync(join(dir, `${name}.log`), 'a');
+  const child = spawn(process.execPath, ['--cpu-prof', '--cpu-prof-interval', '100', '--cpu-prof-dir', profileDir, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', logFd],
+  });
+  closeSync(logFd);
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk) => {
+      out += chunk;
+      const match = /listening on (\S+)/.exec(out);
+      if (match) {
+        child.stdout.removeAllListeners('data');
+        child.stdout.resume();
+        resolve({ name, child, profileDir, port: Number(match[1].slice(match[1].lastIndexOf(':') + 1)) });
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`${name} exited ${code} before listening: ${out}`)));
+  });
+}
+
+/** SIGTERM, then the profile V8 wrote on the way out (both servers exit 0 after a graceful stop). */
+function stopAndReadProfile(target) {
+  return new Promise((resolve, reject) => {
+    target.child.once('exit', (code) => {
+      if (code !== 0) return reject(new Error(`${target.name} exited ${code}; no profile`));
+      const [file] = readdirSync(target.profileDir).filter((f) => f.endsWith('.cpuprofile'));
+      if (!file) return reject(new Error(`${target.name} wrote no profile`));
+      resolve(JSON.parse(readFileSync(join(target.profileDir, file), 'utf8')));
+    });
+    target.child.kill('SIGTERM');
+  });
+}
+
+function fetchOnce(port, method, path, tls, body) {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, method, path, agent: false, ...tls, servername: 'localhost' }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode, contentType: res.headers['content-type'] ?? '', body: Buffer.concat(chunks).toString('base64') }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Runs bench/lib/load.mjs; returns the monotonic window (ns) in which the requests ran. */
+function load(target, method, path, tls) {
+  return new Promise((resolve, reject) => {
+    const options = { host: '127.0.0.1', port: target.port, path, method, body: method === 'PUT' ? PUT_BODY : '', mode: 'keepalive', seconds: SECONDS, tls, connections: CONNECTIONS, gate: true };
+    const child = spawn(process.execPath, [here('./lib/load.mjs'), JSON.stringify(options)], { stdio: ['pipe', 'pipe', 'inherit'] });
+    let out = '';
+    let from;
+    child.stdout.setEncoding('utf8').on('data', (chunk) => {
+      out += chunk;
+      if (from === undefined && out.startsWith('ready\n')) {
+        from = process.hrtime.bigint();
+        out = out.slice('ready\n'.length);
+        child.stdin.end('go\n');
+      }
+      if (from !== undefined && out.endsWith('\n')) resolve({ from, to: process.hrtime.bigint(), result: JSON.parse(out) });
+    });
+    child.once('exit', (code) => code !== 0 && reject(new Error(`load generator exited ${code}`)));
+  });
+}
+
+/** Samples inside [from, to] (ns), counted by node id, with the time each node was on the CPU (µs). */
+function samplesIn(profile, from, to) {
+  const fromUs = Number(from / 1000n);
+  const toUs = Number(to / 1000n);
+  const counts = new Map();
+  const micros = new Map();
+  let t = profile.startTime;
+  for (let i = 0; i < profile.samples.length; i++) {
+    t += profile.timeDeltas[i];
+    if (t < fromUs || t > toUs) continue;
+    const id = profile.samples[i];
+    counts.set(id, (counts.get(id) ?? 0) + 1);
+    // A sample stands for the time since the previous one.
+    micros.set(id, (micros.get(id) ?? 0) + profile.timeDeltas[i]);
+  }
+  return { counts, micros };
+}
+
+function analyse(profile, windows) {
+  const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+  const perWindow = windows.map(({ label, from, to, completed }) => {
+    const { counts, micros } = samplesIn(profile, from, to);
+    let busy = 0;
+    let busyUs = 0;
+    let gc = 0;
+    const byLine = new Map();
+    for (const [id, count] of counts) {
+      const { functionName, url, lineNumber } = nodes.get(id).callFrame;
+      if (functionName === '(idle)') continue;
+      busy += count;
+      busyUs += micros.get(id);
+      if (functionName === '(garbage collector)') gc += count;
+      const where = url ? `${url.replace(/^file:\/\//, '').replace(/^.*\/(node_modules|apps|packages)\//, '$1/')}:${lineNumber + 1}` : '';
+      const line = `${functionName || '(anonymous)'} ${where}`.trim();
+      byLine.set(line, (byLine.get(line) ?? 0) + count);
+    }
+    const top = [...byLine].sort((a, b) => b[1] - a[1]).slice(0, TOP).map(([line, count]) => ({ line, share: count / busy }));
+    return { label, busySamples: busy, completed, mainThreadUsPerRequest: completed > 0 ? busyUs / completed : Number.NaN, gcShare: busy > 0 ? gc / busy : Number.NaN, top };
+  });
+  return perWindow;
+}
+
+const cases = PATHS.map((entry) => {
+  const [method, path] = entry.includes(' ') ? entry.split(' ') : ['GET', entry];
+  return { method, path, label: `${method} ${path} · mTLS · keep-alive` };
+});
+
+try {
+  const pki = createBenchPki(dir);
+  const tls = pki.client;
+  const files = pki.files;
+  runtime = await startPodmanService(dir);
+  writeFileSync(join(dir, 'core.yaml'), [
+    'vm:', `  endpoint: ${runtime.endpoint}`,
+    'operations:', '  listenAddress: 127.0.0.1:0', '  tls:', '    enabled: true',
+    `    cert:\n      file: ${files.certFile}`, `    key:\n      file: ${files.keyFile}`,
+    '    clientAuthRequired: false', `    clientRootCAs:\n      files: [${files.caFile}]`,
+    'metrics:', '  provider: prometheus', '',
+  ].join('\n'));
+
+  const loadBefore = loadavg()[0];
+  const ours = await start('ours', [here('../apps/peer/dist/bin.js')], { FABRIC_CFG_PATH: dir, FABRIC_LOGGING_SPEC: 'peer.operations=info:warn' });
+  const responses = {};
+  for (const c of cases) responses[`${c.method} ${c.path} mtls`] = await fetchOnce(ours.port, c.method, c.path, tls, c.method === 'PUT' ? PUT_BODY : undefined);
+  const responsesFile = join(dir, 'responses.json');
+  writeFileSync(responsesFile, JSON.stringify(responses));
+  const raw = await start('raw', [here('./lib/raw-target.mjs'), JSON.stringify({ ...files, responsesFile, clientAuthRequired: false })]);
+
+  const windows = { ours: [], raw: [] };
+  for (const c of cases) {
+    // Warm both servers on this path first (JIT), then measure; alternate the targets.
+    for (const target of [ours, raw]) await load(target, c.method, c.path, tls);
+    for (const target of [ours, raw]) {
+      const { from, to, result } = await load(target, c.method, c.path, tls);
+      windows[target.name].push({ label: c.label, from, to, completed: result.completed });
+    }
+  }
+  const profiles = { ours: await stopAndReadProfile(ours), raw: await stopAndReadProfile(raw) };
+  const results = { ours: analyse(profiles.ours, windows.ours), raw: analyse(profiles.raw, windows.raw) };
+
+  const pct = (x) => `${(x * 100).toFixed(1)} %`;
+  process.stdout.write(`\nCPU profiles under ${CONNECTIONS} keep-alive mTLS connections, ${SECONDS} s per target and path (load average ${loadBefore.toFixed(2)} before)\n\n`);
+  process.stdout.write('| case | main thread µs/request, ours | raw | GC share, ours | GC share, raw | GC ours ÷ raw |\n|---|---|---|---|---|---|\n');
+  for (let i = 0; i < cases.length; i++) {
+    const o = results.ours[i];
+    const r = results.raw[i];
+    process.stdout.write(`| ${cases[i].label} | ${o.mainThreadUsPerRequest.toFixed(1)} | ${r.mainThreadUsPerRequest.toFixed(1)} | ${pct(o.gcShare)} | ${pct(r.gcShare)} | ${(o.gcShare / r.gcShare).toFixed(2)}× |\n`);
+  }
+  for (let i = 0; i < cases.length; i++) {
+    process.stdout.write(`\n${cases[i].label}: heaviest self-time lines (share of busy samples)\n`);
+    for (const name of ['ours', 'raw']) {
+      process.stdout.write(`  ${name} (${results[name][i].busySamples} samples, ${results[name][i].completed} requests)\n`);
+      for (const { line, share } of results[name][i].top) process.stdout.write(`    ${pct(share).padStart(7)}  ${line}\n`);
+    }
+  }
+  const out = join(here('./results'), 'profile.json');
+  writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), seconds: SECONDS, connections: CONNECTIONS, loadAverageBefore: loadBefore, cases: cases.map((c, i) => ({ label: c.label, ours: results.ours[i], raw: results.raw[i] })) }, null, 2)}\n`);
+  process.stdout.write(`\nwritten to ${out}${KEEP ? `; profiles kept in ${dir}` : ''}\n`);
+} finally {
+  await runtime?.stop();
+  if (!KEEP) rmSync(dir, { recursive: true, force: true });
+}
