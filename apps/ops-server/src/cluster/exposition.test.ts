@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createMetricsProvider } from '@fabric-ops/ops-metrics';
 import { formatSampleValue, mergeExpositions, parseExposition, withWorkerLabel } from './exposition.ts';
 
 const worker = (counter: number, gauge: number, extra = '') => `# HELP work_total Work done.
@@ -83,15 +84,31 @@ describe('formatSampleValue', () => {
     [7, '7'],
     [0.5, '0.5'],
     [123456, '123456'],
-    [1_000_000, '1e+06'],
-    [1_234_567, '1.234567e+06'],
-    [0.0001, '0.0001'],
-    [0.00001, '1e-05'],
+    [1_000_000, '1000000'],
+    [1_234_567, '1234567'],
+    [0.00001, '0.00001'],
+    [1e21, '1e+21'],
+    [1.5e-7, '1.5e-7'],
     [Infinity, '+Inf'],
     [-Infinity, '-Inf'],
     [Number.NaN, 'NaN'],
-  ])('%s → %s (Go strconv g, shortest)', (value, text) => {
+  ])('%s → %s (as ops-metrics prints it)', (value, text) => {
     expect(formatSampleValue(value)).toBe(text);
+  });
+
+  it('reprints a single process exposition from ops-metrics byte for byte (one value format with and without the cluster)', async () => {
+    const provider = createMetricsProvider({ provider: 'prometheus', runtimeMetrics: false });
+    provider.newCounter({ name: 'big_total', help: 'A counter past a million.' }).add(1_000_000);
+    provider.newCounter({ name: 'odd_total', help: 'Another.', labelNames: ['k'] }).with('k', 'v').add(1_234_567.5);
+    provider.newGauge({ name: 'huge', help: 'A gauge past 1e21.' }).set(1e21);
+    provider.newGauge({ name: 'tiny', help: 'A small gauge.' }).set(1.5e-7);
+    const histogram = provider.newHistogram({ name: 'took_seconds', help: 'Durations.', buckets: [0.000001, 1_000_000] });
+    histogram.observe(2_000_000);
+    histogram.observe(0.0000005);
+    const single = await provider.exposition();
+    await provider.stop();
+    expect(single).toContain('big_total 1000000\n');
+    expect(mergeExpositions([{ worker: 'primary', exposition: parseExposition(single) }])).toBe(single);
   });
 });
 

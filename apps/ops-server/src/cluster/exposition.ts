@@ -98,20 +98,15 @@ export function parseExposition(text: string): Map<string, ParsedFamily> {
   return families;
 }
 
-/** Go's `strconv.FormatFloat(v, 'g', -1, 64)`, as Fabric's promhttp prints sample values. */
+/**
+ * Sample values as the single-process renderer (ops-metrics) prints them: `+Inf`, `-Inf`, `NaN`,
+ * otherwise JavaScript's shortest round-trip form (`1000000`, `1e+21`). A counter reads the same
+ * with and without the cluster; both parse to the same number in Prometheus.
+ */
 export function formatSampleValue(value: number): string {
   if (Number.isNaN(value)) return 'NaN';
   if (value === Infinity) return '+Inf';
   if (value === -Infinity) return '-Inf';
-  if (value === 0) return Object.is(value, -0) ? '-0' : '0';
-  const magnitude = Math.abs(value);
-  // Where JavaScript and Go agree (no exponent either way): most counts and seconds.
-  if (magnitude >= 1e-4 && magnitude < 1e6) return String(value);
-  const [mantissa, exponentText] = value.toExponential().split('e') as [string, string];
-  const exponent = Number(exponentText);
-  if (exponent < -4 || exponent >= 6) {
-    return `${mantissa}e${exponent < 0 ? '-' : '+'}${String(Math.abs(exponent)).padStart(2, '0')}`;
-  }
   return String(value);
 }
 
