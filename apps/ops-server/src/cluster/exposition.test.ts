@@ -57,6 +57,20 @@ describe('mergeExpositions', () => {
     expect(perWorker).toContain('mem_bytes{worker="2"} 20\n');
   });
 
+  it('merges by key whatever order or subset of series each process renders', () => {
+    const counter = (...series: [string, number][]) => `# TYPE c_total counter\n${series.map(([k, v]) => `c_total{k="${k}"} ${v}`).join('\n')}\n`;
+    const gauge = (...series: [string, number][]) => `# TYPE g gauge\n${series.map(([k, v]) => `g{k="${k}"} ${v}`).join('\n')}\n`;
+    const text = mergeExpositions(
+      [
+        { worker: '1', exposition: parseExposition(counter(['a', 1], ['b', 2]) + gauge(['x', 5])) },
+        { worker: '2', exposition: parseExposition(counter(['b', 10], ['a', 20], ['c', 30]) + gauge(['y', 1], ['x', 7])) },
+        { worker: '3', exposition: parseExposition(counter(['c', 100], ['a', 200]) + gauge(['x', 1])) },
+      ],
+      { gaugeRules: { g: 'max' } },
+    );
+    expect(text).toBe('# TYPE c_total counter\nc_total{k="a"} 221\nc_total{k="b"} 12\nc_total{k="c"} 130\n# TYPE g gauge\ng{k="x"} 7\ng{k="y"} 1\n');
+  });
+
   it('adds what exited workers had counted, so the sum never goes down', () => {
     const before = parseExposition(worker(100, 5));
     const family = before.get('work_total')!;
