@@ -48,7 +48,7 @@ async function runTarget() {
   const workers = Number(process.env.WORKERS);
   const port = Number(process.env.PORT ?? 0);
   if (role === 'ours') {
-    const { createOperationsCluster, startOperationsWorker } = await import('@fabric-ops/ops-server');
+    const { createOperationsCluster, startOperationsWorker } = await import('@fabric-ops/ops-server/cluster');
     if (cluster.isPrimary) {
       const ops = createOperationsCluster({
         listenAddress: `127.0.0.1:${port}`,

@@ -14,7 +14,7 @@
 import cluster from 'node:cluster';
 import { createServer } from 'node:http';
 import { availableParallelism } from 'node:os';
-import { createOperationsCluster, startOperationsWorker } from '@fabric-ops/ops-server';
+import { createOperationsCluster, startOperationsWorker } from '@fabric-ops/ops-server/cluster';
 
 const opsAddress = process.env.OPS_ADDRESS || '127.0.0.1:9443';
 const appPort = Number(process.env.APP_PORT || 8080);

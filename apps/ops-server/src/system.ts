@@ -16,6 +16,7 @@ import type { Logging } from '@fabric-ops/ops-logspec';
 import { createLogspecPart, DEFAULT_OPERATIONS_LOGGER_NAME, resolveLogging } from './logspec.ts';
 import type { RouteAllowList, TlsFileLabels, TlsSettings } from '@fabric-ops/ops-tls-auth';
 import { versionHandler, type VersionInfo } from './version.ts';
+import { SYSTEM_EXTENSIONS } from './system-extensions.ts';
 
 /** The subset of a pino logger the system writes to. */
 export interface OperationsLogger {
@@ -119,7 +120,9 @@ export interface ExtendedSystem extends OperationsSystem {
 }
 
 export function createOperationsSystem(options: OperationsSystemOptions): OperationsSystem {
-  return createSystem(options, {});
+  // The `./cluster` entry's primary passes its hooks here (and uses the ExtendedSystem returned).
+  const extensions = (options as { readonly [SYSTEM_EXTENSIONS]?: SystemExtensions })[SYSTEM_EXTENSIONS];
+  return createSystem(options, extensions ?? {});
 }
 
 export function createSystem(options: OperationsSystemOptions, extensions: SystemExtensions): ExtendedSystem {

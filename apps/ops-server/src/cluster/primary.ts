@@ -1,7 +1,9 @@
 import cluster from 'node:cluster';
-import { OpsServerError } from '../errors.ts';
+// The main entry by name, so this entry shares its one copy of the system code (as `./app` does).
+import { createOperationsSystem, OpsServerError, type OperationsSystem, type OperationsSystemOptions } from '@fabric-ops/ops-server';
 import { DEFAULT_OPERATIONS_LOGGER_NAME } from '../logspec.ts';
-import { createSystem, type ExtendedSystem, type OperationsSystem, type OperationsSystemOptions } from '../system.ts';
+import type { ExtendedSystem, SystemExtensions } from '../system.ts';
+import { SYSTEM_EXTENSIONS } from '../system-extensions.ts';
 import { ClusterCoordinator, type WorkerStatus } from './coordinator.ts';
 import type { GaugeRule } from './exposition.ts';
 import type { WorkerChannel } from './protocol.ts';
@@ -81,7 +83,7 @@ export function createOperationsCluster(options: OperationsClusterOptions): Oper
   });
 
   let specChanges: Promise<void> = Promise.resolve();
-  const created = createSystem(options, {
+  const extensions: SystemExtensions = {
     aggregateMetrics: async (own) => `${await coordinator.collectMetrics(own)}${clusterFamilies()}`,
     aggregateStatsd: async (own) => withClusterBuckets(await coordinator.collectStatsd(own, statsdWaitMs)),
     // One change at a time, so every worker ends on the spec whose 204 was sent last: the
@@ -93,7 +95,8 @@ export function createOperationsCluster(options: OperationsClusterOptions): Oper
       specChanges = broadcast;
       return broadcast;
     },
-  });
+  };
+  const created = createOperationsSystem({ ...options, [SYSTEM_EXTENSIONS]: extensions } as OperationsSystemOptions) as ExtendedSystem;
   // Written after the workers have answered (not declared on the provider, whose own page is
   // rendered before they are asked), so a scrape counts its own timeouts.
   const clusterFamilies = (): string =>

@@ -1,7 +1,7 @@
 import { createHealthRegistry, type Checker, type HealthOptions, type HealthRegistry, type RegisterOptions } from '@fabric-ops/ops-health';
 import { createLoggingFromEnv, type Logging } from '@fabric-ops/ops-logspec';
 import { createMetricsProvider, type MetricsOptions, type PrometheusProvider, type StatsdInterval, type StatsdProvider } from '@fabric-ops/ops-metrics';
-import { OpsServerError } from '../errors.ts';
+import { OpsServerError } from '@fabric-ops/ops-server';
 import { observeLogging } from '../metrics.ts';
 import { isProtocolMessage, PROTOCOL_TAG, type ClusterMetricsKind, type PrimaryMessage, type WorkerMessage } from './protocol.ts';
 import { EMPTY_STATSD_INTERVAL } from './statsd-merge.ts';
