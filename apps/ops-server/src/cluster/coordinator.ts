@@ -1,7 +1,7 @@
 import { isCumulative, mergeExpositions, parseExposition, type Exposition, type GaugeRule, type ParsedFamily } from './exposition.ts';
 import type { StatsdInterval } from '@fabric-ops/ops-metrics';
 import { isProtocolMessage, PROTOCOL_TAG, type ClusterMetricsKind, type PrimaryMessage, type WorkerChannel, type WorkerHealth, type WorkerMessage, type WorkerRequest } from './protocol.ts';
-import { mergeStatsdIntervals, type StatsdMergeInput } from './statsd-merge.ts';
+import { decodeStatsdInterval, mergeStatsdIntervals, type StatsdMergeInput, type WireStatsdInterval } from './statsd-merge.ts';
 
 export interface CoordinatorOptions {
   /** How long the primary waits for one worker's answer (metrics, health, a spec change). */
@@ -213,8 +213,8 @@ export class ClusterCoordinator {
     return merged;
   }
 
-  private carry(worker: string, interval: StatsdInterval | undefined): void {
-    if (interval !== undefined) this.carried.push({ worker, interval });
+  private carry(worker: string, interval: WireStatsdInterval | undefined): void {
+    if (interval !== undefined) this.carried.push({ worker, interval: decodeStatsdInterval(interval) });
   }
 
   /**
@@ -240,7 +240,7 @@ export class ClusterCoordinator {
     const answered: StatsdMergeInput[] = [];
     asked.forEach((worker, i) => {
       const reply = replies[i];
-      if (reply?.ok === true && reply.statsd !== undefined) answered.push({ worker: worker.name, interval: reply.statsd });
+      if (reply?.ok === true && reply.statsd !== undefined) answered.push({ worker: worker.name, interval: decodeStatsdInterval(reply.statsd) });
     });
     // A late interval's counts and timings are owed to the push; its gauges are stale beside a
     // fresh answer from the same worker (and would be added twice under the `sum` rule).

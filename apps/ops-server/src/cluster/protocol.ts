@@ -2,7 +2,7 @@
 // child_process.fork give every worker. Each carries a tag so that the application's own IPC
 // messages on the same channel are left alone.
 
-import type { StatsdInterval } from '@fabric-ops/ops-metrics';
+import type { WireStatsdInterval } from './statsd-merge.ts';
 
 export const PROTOCOL_TAG = 'fabric-ops/cluster/v1';
 
@@ -39,10 +39,10 @@ export type WorkerMessage =
       readonly metrics?: string;
       readonly health?: WorkerHealth;
       readonly spec?: string;
-      readonly statsd?: StatsdInterval;
+      readonly statsd?: WireStatsdInterval;
     }
   /** A worker that is closing hands over its last StatsD interval unasked, so a clean stop loses nothing. */
-  | { readonly tag: typeof PROTOCOL_TAG; readonly type: 'statsd-final'; readonly statsd: StatsdInterval }
+  | { readonly tag: typeof PROTOCOL_TAG; readonly type: 'statsd-final'; readonly statsd: WireStatsdInterval }
   | { readonly tag: typeof PROTOCOL_TAG; readonly type: 'reply'; readonly id: number; readonly ok: false; readonly error: string };
 
 export function isProtocolMessage(value: unknown): value is { tag: typeof PROTOCOL_TAG; type: string } {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mergeStatsdIntervals } from './statsd-merge.ts';
+import { decodeStatsdInterval, encodeStatsdInterval, mergeStatsdIntervals } from './statsd-merge.ts';
 
 describe('mergeStatsdIntervals', () => {
   const a = {
@@ -32,5 +32,15 @@ describe('mergeStatsdIntervals', () => {
     const timings = [0.1];
     mergeStatsdIntervals([{ worker: '1', interval: { counters: [], gauges: [], timings: [['t', timings]] } }, { worker: '2', interval: { counters: [], gauges: [], timings: [['t', [1]]] } }]);
     expect(timings).toEqual([0.1]);
+  });
+});
+
+describe('encodeStatsdInterval / decodeStatsdInterval', () => {
+  it('carries NaN and infinities across a JSON channel, and finite intervals unchanged', () => {
+    const interval = { counters: [['c', 1]], gauges: [['g', Number.NaN, 'g'], ['h', -Infinity, 'h']], timings: [['t', [0.5, Infinity]]] } as const;
+    const crossed = decodeStatsdInterval(JSON.parse(JSON.stringify(encodeStatsdInterval(interval))));
+    expect(crossed).toEqual(interval);
+    const finite = { counters: [['c', 1]], gauges: [['g', 2, 'g']], timings: [] } as const;
+    expect(encodeStatsdInterval(finite)).toBe(finite);
   });
 });

@@ -70,3 +70,53 @@ export function mergeStatsdIntervals(inputs: readonly StatsdMergeInput[], option
     timings: [...timings],
   };
 }
+
+/** A number as it crosses a JSON IPC channel: JSON has no NaN or ±Infinity (they would arrive as null). */
+type WireNumber = number | 'NaN' | '+Inf' | '-Inf';
+
+/** A StatsD interval on the IPC channel; only non-finite values differ from StatsdInterval. */
+export interface WireStatsdInterval {
+  readonly counters: readonly (readonly [string, WireNumber])[];
+  readonly gauges: readonly (readonly [string, WireNumber, string])[];
+  readonly timings: readonly (readonly [string, readonly WireNumber[]])[];
+}
+
+function toWire(value: number): WireNumber {
+  if (Number.isFinite(value)) return value;
+  return Number.isNaN(value) ? 'NaN' : value > 0 ? '+Inf' : '-Inf';
+}
+
+function fromWire(value: WireNumber | null): number {
+  if (typeof value === 'number') return value;
+  return value === '+Inf' ? Infinity : value === '-Inf' ? -Infinity : Number.NaN;
+}
+
+/** What a worker sends: the interval itself unless a value is not finite (a gauge set to NaN, an observation of +Inf). */
+export function encodeStatsdInterval(interval: StatsdInterval): WireStatsdInterval {
+  const finite = (values: readonly number[]) => values.every(Number.isFinite);
+  if (
+    interval.counters.every(([, delta]) => Number.isFinite(delta)) &&
+    interval.gauges.every(([, value]) => Number.isFinite(value)) &&
+    interval.timings.every(([, values]) => finite(values))
+  ) {
+    return interval;
+  }
+  return {
+    counters: interval.counters.map(([bucket, delta]) => [bucket, toWire(delta)] as const),
+    gauges: interval.gauges.map(([bucket, value, metric]) => [bucket, toWire(value), metric] as const),
+    timings: interval.timings.map(([bucket, values]) => [bucket, values.map(toWire)] as const),
+  };
+}
+
+/** The primary's side of encodeStatsdInterval. */
+export function decodeStatsdInterval(wire: WireStatsdInterval): StatsdInterval {
+  const plain = (value: unknown) => typeof value === 'number';
+  if (wire.counters.every(([, delta]) => plain(delta)) && wire.gauges.every(([, value]) => plain(value)) && wire.timings.every(([, values]) => values.every(plain))) {
+    return wire as StatsdInterval;
+  }
+  return {
+    counters: wire.counters.map(([bucket, delta]) => [bucket, fromWire(delta)] as const),
+    gauges: wire.gauges.map(([bucket, value, metric]) => [bucket, fromWire(value), metric] as const),
+    timings: wire.timings.map(([bucket, values]) => [bucket, values.map(fromWire)] as const),
+  };
+}

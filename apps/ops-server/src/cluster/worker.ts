@@ -4,7 +4,7 @@ import { createMetricsProvider, type MetricsOptions, type PrometheusProvider, ty
 import { OpsServerError } from '@fabric-ops/ops-server';
 import { observeLogging } from '../metrics.ts';
 import { isProtocolMessage, PROTOCOL_TAG, type ClusterMetricsKind, type PrimaryMessage, type WorkerMessage } from './protocol.ts';
-import { EMPTY_STATSD_INTERVAL } from './statsd-merge.ts';
+import { EMPTY_STATSD_INTERVAL, encodeStatsdInterval } from './statsd-merge.ts';
 
 export interface ClusterWorkerOptions {
   /** The worker's logger registry: the primary's active spec is applied to it, now and on every change. */
@@ -73,7 +73,7 @@ export function joinOperationsCluster(options: ClusterWorkerOptions): Promise<Cl
 
   const answerStatsd = (id: number): WorkerMessage => {
     try {
-      return { tag: PROTOCOL_TAG, type: 'reply', id, ok: true, statsd: options.statsd?.() ?? EMPTY_STATSD_INTERVAL };
+      return { tag: PROTOCOL_TAG, type: 'reply', id, ok: true, statsd: encodeStatsdInterval(options.statsd?.() ?? EMPTY_STATSD_INTERVAL) };
     } catch (error) {
       return { tag: PROTOCOL_TAG, type: 'reply', id, ok: false, error: error instanceof Error ? error.message : String(error) };
     }
@@ -100,7 +100,7 @@ export function joinOperationsCluster(options: ClusterWorkerOptions): Promise<Cl
             close: () => {
               channel.off('message', onMessage);
               if (metricsProvider !== 'statsd' || options.statsd === undefined || channel.connected === false) return Promise.resolve();
-              const statsd = options.statsd();
+              const statsd = encodeStatsdInterval(options.statsd());
               // Sent and waited for: a worker that exits right after must not take its last counts with it.
               return new Promise<void>((done) => channel.send!({ tag: PROTOCOL_TAG, type: 'statsd-final', statsd } satisfies WorkerMessage, undefined, {}, () => done()));
             },
