@@ -139,10 +139,14 @@ async function measure(target, scrapes) {
   const primaryCpu = () => preciseCpuSeconds(target.pids[0]);
   // Both sides get the same warm-up, long enough for the JIT to settle: a scraped service runs for
   // days, and a handful of cold scrapes measured the compiler more than the scrape.
+  const coldBefore = cpu();
   for (let i = 0; i < WARM_UP_SCRAPES; i++) await get(target.address, '/metrics');
+  const coldUs = ((cpu() - coldBefore) / WARM_UP_SCRAPES) * 1e6;
   const latencies = [];
   let bytes = 0;
+  const ticks = () => target.pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
   const before = cpu();
+  const ticksBefore = ticks();
   const primaryBefore = primaryCpu();
   for (let i = 0; i < scrapes; i++) {
     const started = process.hrtime.bigint();
@@ -152,9 +156,10 @@ async function measure(target, scrapes) {
     bytes = answer.bytes;
   }
   const cpuPerScrape = ((cpu() - before) / scrapes) * 1e6;
+  const ticksPerScrape = ((ticks() - ticksBefore) / scrapes) * 1e6;
   const primaryPerScrape = ((primaryCpu() - primaryBefore) / scrapes) * 1e6;
   latencies.sort((a, b) => a - b);
-  return { cpuUs: cpuPerScrape, primaryUs: primaryPerScrape, p50: latencies[Math.floor(latencies.length * 0.5)], p99: latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))], bytes };
+  return { cpuUs: cpuPerScrape, ticksUs: ticksPerScrape, primaryUs: primaryPerScrape, coldUs, p50: latencies[Math.floor(latencies.length * 0.5)], p99: latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))], bytes };
 }
 
 async function main() {
@@ -162,8 +167,8 @@ async function main() {
   const scrapes = Number(process.env.BENCH_SCRAPES) || (quick ? 20 : 100);
   const rounds = quick ? 1 : 3;
   console.log(`cluster scrape: ${SERIES} series per worker, ${scrapes} sequential scrapes per round, ${rounds} round(s), medians; CPU = primary + workers`);
-  console.log('| workers | ours µs CPU/scrape (primary) | ours p50 / p99 ms | ours bytes | AggregatorRegistry µs CPU/scrape (primary) | theirs p50 / p99 ms | theirs bytes | CPU ours/theirs |');
-  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|');
+  console.log('| workers | ours µs CPU/scrape (primary) | ours p50 / p99 ms | ours bytes | AggregatorRegistry µs CPU/scrape (primary) | theirs p50 / p99 ms | theirs bytes | CPU ours/theirs | first 30 scrapes µs CPU/scrape ours / theirs |');
+  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const workers of [1, 2, 4]) {
     const targets = { ours: await startTarget('ours', workers), theirs: await startTarget('prom-client', workers) };
     const results = { ours: [], theirs: [] };
@@ -184,8 +189,10 @@ async function main() {
       }
     }
     const m = (kind, key) => median(results[kind].map((r) => r[key]));
+    // A cross-check of the schedstat figures against /proc/<pid>/stat's 10 ms ticks (BENCH_TICKS=1).
+    if (process.env.BENCH_TICKS) console.log(`(${workers} workers, CPU/scrape by ticks: ours ${m('ours', 'ticksUs').toFixed(0)} µs, theirs ${m('theirs', 'ticksUs').toFixed(0)} µs)`);
     console.log(
-      `| ${workers} | ${m('ours', 'cpuUs').toFixed(0)} (${m('ours', 'primaryUs').toFixed(0)}) | ${m('ours', 'p50').toFixed(2)} / ${m('ours', 'p99').toFixed(2)} | ${m('ours', 'bytes')} | ${m('theirs', 'cpuUs').toFixed(0)} (${m('theirs', 'primaryUs').toFixed(0)}) | ${m('theirs', 'p50').toFixed(2)} / ${m('theirs', 'p99').toFixed(2)} | ${m('theirs', 'bytes')} | ${(m('ours', 'cpuUs') / m('theirs', 'cpuUs')).toFixed(2)}× |`,
+      `| ${workers} | ${m('ours', 'cpuUs').toFixed(0)} (${m('ours', 'primaryUs').toFixed(0)}) | ${m('ours', 'p50').toFixed(2)} / ${m('ours', 'p99').toFixed(2)} | ${m('ours', 'bytes')} | ${m('theirs', 'cpuUs').toFixed(0)} (${m('theirs', 'primaryUs').toFixed(0)}) | ${m('theirs', 'p50').toFixed(2)} / ${m('theirs', 'p99').toFixed(2)} | ${m('theirs', 'bytes')} | ${(m('ours', 'cpuUs') / m('theirs', 'cpuUs')).toFixed(2)}× | ${results.ours[0].coldUs.toFixed(0)} / ${results.theirs[0].coldUs.toFixed(0)} |`,
     );
   }
 }
