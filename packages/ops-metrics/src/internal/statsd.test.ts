@@ -257,3 +257,27 @@ describe('StatsD provider: capture mode and aggregate (multi-process)', () => {
     expect(daemon.lines.sort()).toEqual(['org1.c:10.000000|c', 'org1.from_worker:2.000000|c']);
   });
 });
+
+describe('StatsD provider: a failing aggregate', () => {
+  it('pushes this process’s own interval and warns when aggregate throws', async () => {
+    const daemon = await udpListener();
+    const warnings: string[] = [];
+    const created = createStatsdProvider(
+      { network: 'udp', host: '127.0.0.1', port: daemon.port, writeIntervalMs: 600_000, prefix: '' },
+      {
+        runtimeMetrics: false,
+        logger: { warn: (m) => warnings.push(m) },
+        aggregate: () => {
+          throw new Error('workers unreachable');
+        },
+      },
+    );
+    cleanups.push(() => created.stop());
+    await created.start();
+    created.newCounter({ name: 'c', help: 'c' }).add(2);
+    created.flush();
+    await waitFor(() => daemon.lines.length >= 1);
+    expect(daemon.lines).toEqual(['c:2.000000|c']);
+    expect(warnings.join('\n')).toMatch(/workers unreachable/);
+  });
+});

@@ -160,7 +160,8 @@ export function createStatsdProvider(statsd: StatsdTarget, options: StatsdProvid
     }
     if (combining !== undefined) return;
     const own = takeInterval();
-    combining = combine(own)
+    combining = Promise.resolve()
+      .then(() => combine(own))
       .catch((error: unknown) => {
         options.logger?.warn(`statsd: combining the interval failed, sending this process's own values: ${error instanceof Error ? error.message : String(error)}`);
         return own;
