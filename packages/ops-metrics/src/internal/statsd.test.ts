@@ -247,6 +247,7 @@ describe('StatsD provider: capture mode and aggregate (multi-process)', () => {
     created.flush();
     counter.add(10);
     created.flush(); // skipped: the first is still combining
+    await waitFor(() => release !== undefined);
     expect(calls).toBe(1);
     release!();
     await waitFor(() => daemon.lines.length >= 2);
