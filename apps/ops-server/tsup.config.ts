@@ -1,7 +1,10 @@
 import { defineConfig } from 'tsup';
 import { packageBuild } from '../../tsup.shared.ts';
 
-// Three entries: what embedders call; the apps' start-up sequence (`./app`), which imports
-// the first by the package's own name so that both share one copy of the system code; and the
-// bins' heap settings (`./heap`), which import nothing, so a bin applies them before loading.
-export default defineConfig(packageBuild({ index: 'src/index.ts', app: 'src/app.ts', heap: 'src/heap.ts' }, { external: ['@fabric-ops/ops-server'] }));
+// Four entries: what embedders call; the apps' start-up sequence (`./app`) and the multi-process
+// primary and worker (`./cluster`), which import the first by the package's own name so that all
+// share one copy of the system code; and the bins' heap settings (`./heap`), which import
+// nothing, so a bin applies them before loading.
+export default defineConfig(
+  packageBuild({ index: 'src/index.ts', app: 'src/app.ts', cluster: 'src/cluster.ts', heap: 'src/heap.ts' }, { external: ['@fabric-ops/ops-server'] }),
+);

@@ -5,23 +5,43 @@
 //
 // Environment: OPS_ADDRESS (the operations server, plain HTTP; default 127.0.0.1:9443),
 // APP_PORT (the service, default 8080), WORKERS (default: the number of cores).
+// STATSD_ADDRESS (host:port of a UDP StatsD daemon) switches metrics to StatsD: the primary pushes
+// one aggregated interval every STATSD_WRITE_INTERVAL_MS (default 10000, Fabric's), bucket names
+// prefixed with STATSD_PREFIX (default none).
 //
 // The primary serves /metrics, /logspec, /healthz, /livez, /readyz and /version for every worker;
 // each worker serves GET /work (counts example_work_total) and GET /whoami ({"pid", "spec"}).
 import cluster from 'node:cluster';
 import { createServer } from 'node:http';
 import { availableParallelism } from 'node:os';
-import { createOperationsCluster, startOperationsWorker } from '@fabric-ops/ops-server';
+import { createOperationsCluster, startOperationsWorker } from '@fabric-ops/ops-server/cluster';
 
 const opsAddress = process.env.OPS_ADDRESS || '127.0.0.1:9443';
 const appPort = Number(process.env.APP_PORT || 8080);
 const workerCount = Number(process.env.WORKERS || availableParallelism());
 
+/** @returns {import('@fabric-ops/ops-metrics').MetricsOptions} */
+function metricsSettings() {
+  const address = process.env.STATSD_ADDRESS;
+  if (!address) return { provider: 'prometheus' };
+  const colon = address.lastIndexOf(':');
+  return {
+    provider: 'statsd',
+    statsd: {
+      network: 'udp',
+      host: address.slice(0, colon).replace(/^\[|\]$/g, ''),
+      port: Number(address.slice(colon + 1)),
+      writeIntervalMs: Number(process.env.STATSD_WRITE_INTERVAL_MS || 10_000),
+      prefix: process.env.STATSD_PREFIX || '',
+    },
+  };
+}
+
 if (cluster.isPrimary) {
   const operations = createOperationsCluster({
     listenAddress: opsAddress,
     version: { version: '1.0.0', commitSha: 'example' },
-    metrics: { provider: 'prometheus' },
+    metrics: metricsSettings(),
     cluster: { minWorkers: workerCount },
   });
   await operations.start();

@@ -7,6 +7,7 @@ import {
   type Gauge,
   type Histogram,
   type MetricsOptions,
+  type StatsdInterval,
 } from '@fabric-ops/ops-metrics';
 import type { SystemPart } from './part.ts';
 
@@ -25,6 +26,8 @@ export interface MetricsPartOptions {
   readonly health: HealthRegistry;
   /** Multi-process primary: combines this process's exposition with its workers' (Prometheus only). */
   readonly aggregate?: ((own: string) => Promise<string>) | undefined;
+  /** Multi-process primary: combines this process's StatsD interval with its workers' before each push. */
+  readonly aggregateStatsd?: ((own: StatsdInterval) => Promise<StatsdInterval>) | undefined;
 }
 
 /** One labelled child per label value, so hot paths (every log entry) skip `with()`. */
@@ -85,7 +88,9 @@ export function createMetricsPart(options: MetricsPartOptions): MetricsPart {
       ? typed
       : typed.provider === 'prometheus' && options.aggregate !== undefined
         ? { ...typed, logger, aggregate: options.aggregate }
-        : { ...typed, logger },
+        : typed.provider === 'statsd' && typed.statsd !== undefined && options.aggregateStatsd !== undefined
+          ? { ...typed, logger, aggregate: options.aggregateStatsd }
+          : { ...typed, logger },
   );
   const fabricVersion: Gauge = provider.newGauge({
     name: 'fabric_version',

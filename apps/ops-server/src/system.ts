@@ -10,12 +10,13 @@ import { createHealthPart } from './health.ts';
 import { createShutdownHooks, lifecycleMs, sleep, type ShutdownHook } from './shutdown.ts';
 import { createOperationsTls } from './tls.ts';
 import type { AnyMetricsProvider } from '@fabric-ops/ops-metrics';
-import type { MetricsOptions } from '@fabric-ops/ops-metrics';
+import type { MetricsOptions, StatsdInterval } from '@fabric-ops/ops-metrics';
 import { createMetricsPart } from './metrics.ts';
 import type { Logging } from '@fabric-ops/ops-logspec';
 import { createLogspecPart, DEFAULT_OPERATIONS_LOGGER_NAME, resolveLogging } from './logspec.ts';
 import type { RouteAllowList, TlsFileLabels, TlsSettings } from '@fabric-ops/ops-tls-auth';
 import { versionHandler, type VersionInfo } from './version.ts';
+import { SYSTEM_EXTENSIONS } from './system-extensions.ts';
 
 /** The subset of a pino logger the system writes to. */
 export interface OperationsLogger {
@@ -107,6 +108,8 @@ type State = 'new' | 'starting' | 'running' | 'stopping' | 'stopped';
 export interface SystemExtensions {
   /** Turns the primary's own exposition text into the cluster's. */
   readonly aggregateMetrics?: (own: string) => Promise<string>;
+  /** Turns the primary's own StatsD interval into the cluster's, before each push. */
+  readonly aggregateStatsd?: (own: StatsdInterval) => Promise<StatsdInterval>;
   /** Runs after a PUT /logspec body is validated and before the spec is activated and 204 sent. */
   readonly beforeSpecChange?: (spec: string) => Promise<void>;
 }
@@ -117,7 +120,9 @@ export interface ExtendedSystem extends OperationsSystem {
 }
 
 export function createOperationsSystem(options: OperationsSystemOptions): OperationsSystem {
-  return createSystem(options, {});
+  // The `./cluster` entry's primary passes its hooks here (and uses the ExtendedSystem returned).
+  const extensions = (options as { readonly [SYSTEM_EXTENSIONS]?: SystemExtensions })[SYSTEM_EXTENSIONS];
+  return createSystem(options, extensions ?? {});
 }
 
 export function createSystem(options: OperationsSystemOptions, extensions: SystemExtensions): ExtendedSystem {
@@ -132,7 +137,7 @@ export function createSystem(options: OperationsSystemOptions, extensions: Syste
   const target = parseListenAddress(options.listenAddress);
 
   const health = createHealthPart({ health: options.health, requireReadySignal: options.requireReadySignal });
-  const metrics = createMetricsPart({ settings: options.metrics, version: options.version.version, logger, logging, health: health.registry, aggregate: extensions.aggregateMetrics });
+  const metrics = createMetricsPart({ settings: options.metrics, version: options.version.version, logger, logging, health: health.registry, aggregate: extensions.aggregateMetrics, aggregateStatsd: extensions.aggregateStatsd });
   const parts: SystemPart[] = [
     health,
     createLogspecPart(logging, { tlsEnabled: options.tls?.enabled === true, beforeSpecChange: extensions.beforeSpecChange }),

@@ -12,5 +12,7 @@ export type {
   HistogramOptions,
   MetricOptions,
   MetricsOptions,
+  StatsdCaptureOptions,
+  StatsdInterval,
   StatsdTarget,
 } from './internal/types.ts';

@@ -1,5 +1,7 @@
 import { isCumulative, mergeExpositions, parseExposition, type Exposition, type GaugeRule, type ParsedFamily } from './exposition.ts';
-import { isProtocolMessage, PROTOCOL_TAG, type PrimaryMessage, type WorkerChannel, type WorkerHealth, type WorkerMessage, type WorkerRequest } from './protocol.ts';
+import type { StatsdInterval } from '@fabric-ops/ops-metrics';
+import { isProtocolMessage, PROTOCOL_TAG, type ClusterMetricsKind, type PrimaryMessage, type WorkerChannel, type WorkerHealth, type WorkerMessage, type WorkerRequest } from './protocol.ts';
+import { decodeStatsdInterval, mergeStatsdIntervals, type StatsdMergeInput, type WireStatsdInterval } from './statsd-merge.ts';
 
 export interface CoordinatorOptions {
   /** How long the primary waits for one worker's answer (metrics, health, a spec change). */
@@ -8,6 +10,8 @@ export interface CoordinatorOptions {
   readonly defaultGaugeRule?: GaugeRule;
   /** The spec a joining worker starts with. */
   readonly activeSpec: () => string;
+  /** The primary's metrics provider, told to every worker (statsd: workers keep their intervals for the primary's push). Default prometheus. */
+  readonly metricsKind?: ClusterMetricsKind;
   /** Told about workers that joined, exited or did not answer in time. */
   readonly onEvent?: (event: CoordinatorEvent) => void;
 }
@@ -17,8 +21,10 @@ export type CoordinatorEvent =
   | { readonly type: 'exited'; readonly worker: string; readonly reason: string }
   | { readonly type: 'timeout'; readonly worker: string; readonly op: string };
 
+type Reply = Extract<WorkerMessage, { type: 'reply' }>;
+
 interface Pending {
-  readonly resolve: (message: Extract<WorkerMessage, { type: 'reply' }> | undefined) => void;
+  readonly resolve: (message: Reply | undefined) => void;
   readonly timer: NodeJS.Timeout;
 }
 
@@ -30,6 +36,11 @@ interface Tracked {
   readonly pending: Map<number, Pending>;
   /** Its exposition as last reported, kept so its counts survive its death or a hang. */
   last: Exposition | undefined;
+  /**
+   * Requests that timed out but whose answer still matters when it comes: a StatsD interval the
+   * worker has already handed over (and forgotten) must reach a push, late, not be lost.
+   */
+  readonly late: Map<number, (reply: Reply) => void>;
 }
 
 /** Adds the cumulative series (counters, histograms, summary sums and counts) of `exposition` into `into`. */
@@ -61,6 +72,8 @@ export class ClusterCoordinator {
   /** Workers that exited and have not been replaced yet, for /healthz: name → why. */
   private readonly departed = new Map<string, string>();
   private nextRequestId = 1;
+  /** StatsD intervals that arrived outside a flush (late answers, closing workers): pushed with the next one. */
+  private carried: StatsdMergeInput[] = [];
   timeouts = 0;
 
   constructor(private readonly options: CoordinatorOptions) {}
@@ -68,9 +81,9 @@ export class ClusterCoordinator {
   /** Starts following a worker (a node:cluster Worker, a forked ChildProcess, or anything with its channel). */
   attach(name: string, channel: WorkerChannel): void {
     if (this.workers.get(name)?.alive) return;
-    const tracked: Tracked = { name, channel, ready: false, alive: true, pending: new Map(), last: undefined };
+    const tracked: Tracked = { name, channel, ready: false, alive: true, pending: new Map(), last: undefined, late: new Map() };
     this.workers.set(name, tracked);
-    const init = () => this.send(tracked, { tag: PROTOCOL_TAG, type: 'init', spec: this.options.activeSpec() });
+    const init = () => this.send(tracked, { tag: PROTOCOL_TAG, type: 'init', spec: this.options.activeSpec(), metrics: this.options.metricsKind ?? 'prometheus' });
     channel.on('message', (message) => {
       if (!isProtocolMessage(message)) return;
       const typed = message as WorkerMessage;
@@ -87,7 +100,15 @@ export class ClusterCoordinator {
         const oldestDeparted = this.departed.keys().next();
         if (!oldestDeparted.done) this.departed.delete(oldestDeparted.value);
         this.options.onEvent?.({ type: 'joined', worker: name });
+      } else if (typed.type === 'statsd-final') {
+        this.carry(name, typed.statsd);
       } else if (typed.type === 'reply') {
+        const late = tracked.late.get(typed.id);
+        if (late !== undefined) {
+          tracked.late.delete(typed.id);
+          late(typed);
+          return;
+        }
         const pending = tracked.pending.get(typed.id);
         if (pending === undefined) return;
         tracked.pending.delete(typed.id);
@@ -110,6 +131,7 @@ export class ClusterCoordinator {
       pending.resolve(undefined);
     }
     tracked.pending.clear();
+    tracked.late.clear();
     addCumulative(this.retired, tracked.last);
     this.workers.delete(tracked.name);
     this.departed.set(tracked.name, reason);
@@ -127,15 +149,16 @@ export class ClusterCoordinator {
     }
   }
 
-  private request(tracked: Tracked, message: WorkerRequest): Promise<Extract<WorkerMessage, { type: 'reply' }> | undefined> {
+  private request(tracked: Tracked, message: WorkerRequest, { timeoutMs = this.options.workerTimeoutMs, onLate }: { timeoutMs?: number; onLate?: (reply: Reply) => void } = {}): Promise<Reply | undefined> {
     const id = this.nextRequestId++;
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         tracked.pending.delete(id);
+        if (onLate !== undefined) tracked.late.set(id, onLate);
         this.timeouts++;
         this.options.onEvent?.({ type: 'timeout', worker: tracked.name, op: message.op });
         resolve(undefined);
-      }, this.options.workerTimeoutMs);
+      }, timeoutMs);
       timer.unref();
       tracked.pending.set(id, { resolve, timer });
       if (!this.send(tracked, { tag: PROTOCOL_TAG, type: 'request', id, ...message })) {
@@ -188,6 +211,47 @@ export class ClusterCoordinator {
       ...(this.options.defaultGaugeRule === undefined ? {} : { defaultGaugeRule: this.options.defaultGaugeRule }),
     });
     return merged;
+  }
+
+  private carry(worker: string, interval: WireStatsdInterval | undefined): void {
+    if (interval !== undefined) this.carried.push({ worker, interval: decodeStatsdInterval(interval) });
+  }
+
+  /**
+   * The interval the primary pushes: its own plus every ready worker's, merged by bucket, plus
+   * what arrived since the last flush from workers that answered late or were closing. A worker
+   * that does not answer within `timeoutMs` is left out and counted in `timeouts`; its answer,
+   * when it comes, goes into the next push. One that still owes an answer is not asked again
+   * (left out and counted), so a hung worker never holds more than one request.
+   */
+  async collectStatsd(own: StatsdInterval, timeoutMs: number = this.options.workerTimeoutMs): Promise<StatsdInterval> {
+    const asked: Tracked[] = [];
+    for (const worker of this.readyWorkers()) {
+      if (worker.late.size === 0) {
+        asked.push(worker);
+        continue;
+      }
+      this.timeouts++;
+      this.options.onEvent?.({ type: 'timeout', worker: worker.name, op: 'statsd' });
+    }
+    const replies = await Promise.all(
+      asked.map((worker) => this.request(worker, { op: 'statsd' }, { timeoutMs, onLate: (reply) => this.carry(worker.name, reply.ok ? reply.statsd : undefined) })),
+    );
+    const answered: StatsdMergeInput[] = [];
+    asked.forEach((worker, i) => {
+      const reply = replies[i];
+      if (reply?.ok === true && reply.statsd !== undefined) answered.push({ worker: worker.name, interval: decodeStatsdInterval(reply.statsd) });
+    });
+    // A late interval's counts and timings are owed to the push; its gauges are stale beside a
+    // fresh answer from the same worker (and would be added twice under the `sum` rule).
+    const fresh = new Set(answered.map((input) => input.worker));
+    const carried = this.carried.map((input) => (fresh.has(input.worker) ? { worker: input.worker, interval: { ...input.interval, gauges: [] } } : input));
+    this.carried = [];
+    const inputs: StatsdMergeInput[] = [{ worker: 'primary', interval: own }, ...carried, ...answered];
+    return mergeStatsdIntervals(inputs, {
+      ...(this.options.gaugeRules === undefined ? {} : { gaugeRules: this.options.gaugeRules }),
+      ...(this.options.defaultGaugeRule === undefined ? {} : { defaultGaugeRule: this.options.defaultGaugeRule }),
+    });
   }
 
   /** Each ready worker's health, or why it has none: `undefined` entries did not answer in time. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createMetricsProvider } from '@fabric-ops/ops-metrics';
 import { formatSampleValue, mergeExpositions, parseExposition, withWorkerLabel } from './exposition.ts';
 
 const worker = (counter: number, gauge: number, extra = '') => `# HELP work_total Work done.
@@ -56,6 +57,20 @@ describe('mergeExpositions', () => {
     expect(perWorker).toContain('mem_bytes{worker="2"} 20\n');
   });
 
+  it('merges by key whatever order or subset of series each process renders', () => {
+    const counter = (...series: [string, number][]) => `# TYPE c_total counter\n${series.map(([k, v]) => `c_total{k="${k}"} ${v}`).join('\n')}\n`;
+    const gauge = (...series: [string, number][]) => `# TYPE g gauge\n${series.map(([k, v]) => `g{k="${k}"} ${v}`).join('\n')}\n`;
+    const text = mergeExpositions(
+      [
+        { worker: '1', exposition: parseExposition(counter(['a', 1], ['b', 2]) + gauge(['x', 5])) },
+        { worker: '2', exposition: parseExposition(counter(['b', 10], ['a', 20], ['c', 30]) + gauge(['y', 1], ['x', 7])) },
+        { worker: '3', exposition: parseExposition(counter(['c', 100], ['a', 200]) + gauge(['x', 1])) },
+      ],
+      { gaugeRules: { g: 'max' } },
+    );
+    expect(text).toBe('# TYPE c_total counter\nc_total{k="a"} 221\nc_total{k="b"} 12\nc_total{k="c"} 130\n# TYPE g gauge\ng{k="x"} 7\ng{k="y"} 1\n');
+  });
+
   it('adds what exited workers had counted, so the sum never goes down', () => {
     const before = parseExposition(worker(100, 5));
     const family = before.get('work_total')!;
@@ -83,15 +98,31 @@ describe('formatSampleValue', () => {
     [7, '7'],
     [0.5, '0.5'],
     [123456, '123456'],
-    [1_000_000, '1e+06'],
-    [1_234_567, '1.234567e+06'],
-    [0.0001, '0.0001'],
-    [0.00001, '1e-05'],
+    [1_000_000, '1000000'],
+    [1_234_567, '1234567'],
+    [0.00001, '0.00001'],
+    [1e21, '1e+21'],
+    [1.5e-7, '1.5e-7'],
     [Infinity, '+Inf'],
     [-Infinity, '-Inf'],
     [Number.NaN, 'NaN'],
-  ])('%s → %s (Go strconv g, shortest)', (value, text) => {
+  ])('%s → %s (as ops-metrics prints it)', (value, text) => {
     expect(formatSampleValue(value)).toBe(text);
+  });
+
+  it('reprints a single process exposition from ops-metrics byte for byte (one value format with and without the cluster)', async () => {
+    const provider = createMetricsProvider({ provider: 'prometheus', runtimeMetrics: false });
+    provider.newCounter({ name: 'big_total', help: 'A counter past a million.' }).add(1_000_000);
+    provider.newCounter({ name: 'odd_total', help: 'Another.', labelNames: ['k'] }).with('k', 'v').add(1_234_567.5);
+    provider.newGauge({ name: 'huge', help: 'A gauge past 1e21.' }).set(1e21);
+    provider.newGauge({ name: 'tiny', help: 'A small gauge.' }).set(1.5e-7);
+    const histogram = provider.newHistogram({ name: 'took_seconds', help: 'Durations.', buckets: [0.000001, 1_000_000] });
+    histogram.observe(2_000_000);
+    histogram.observe(0.0000005);
+    const single = await provider.exposition();
+    await provider.stop();
+    expect(single).toContain('big_total 1000000\n');
+    expect(mergeExpositions([{ worker: 'primary', exposition: parseExposition(single) }])).toBe(single);
   });
 });
 

@@ -29,11 +29,11 @@ function parseValue(text: string): number {
   return Number(text);
 }
 
-/** Where the sample's label set ends: the `}` outside a quoted value (values may hold `}` and spaces). */
-function endOfLabels(line: string, open: number): number {
+/** Where the label set opened at `open` ends before `end`: the `}` outside a quoted value (values may hold `}` and spaces). */
+function endOfLabels(text: string, open: number, end: number): number {
   let quoted = false;
-  for (let i = open + 1; i < line.length; i++) {
-    const c = line.charCodeAt(i);
+  for (let i = open + 1; i < end; i++) {
+    const c = text.charCodeAt(i);
     if (quoted) {
       if (c === 92 /* \ */) i++;
       else if (c === 34 /* " */) quoted = false;
@@ -43,9 +43,12 @@ function endOfLabels(line: string, open: number): number {
   return -1;
 }
 
+const COMMENT = /^#\s+(HELP|TYPE)\s+(\S+)\s?(.*)$/;
+
 /**
  * Parses the text format (0.0.4). Lines that cannot be read are skipped rather than failing the
- * whole scrape: one worker's odd metric must not take the others' away.
+ * whole scrape: one worker's odd metric must not take the others' away. Runs once per worker per
+ * scrape, so it reads the text in place: one slice per sample (its key) and one for its value.
  */
 export function parseExposition(text: string): Map<string, ParsedFamily> {
   const families = new Map<string, ParsedFamily>();
@@ -58,60 +61,67 @@ export function parseExposition(text: string): Map<string, ParsedFamily> {
     }
     return family;
   };
+  const length = text.length;
   let start = 0;
-  while (start < text.length) {
+  while (start < length) {
     let end = text.indexOf('\n', start);
-    if (end < 0) end = text.length;
-    const line = text.slice(start, end);
+    if (end < 0) end = length;
+    const lineStart = start;
     start = end + 1;
-    if (line.length === 0) continue;
-    if (line.charCodeAt(0) === 35 /* # */) {
-      const match = /^#\s+(HELP|TYPE)\s+(\S+)\s?(.*)$/.exec(line);
+    if (end === lineStart) continue;
+    if (text.charCodeAt(lineStart) === 35 /* # */) {
+      const match = COMMENT.exec(text.slice(lineStart, end));
       if (match === null) continue;
       current = familyNamed(match[2]!);
       if (match[1] === 'TYPE') current.type = match[3]!.trim();
       else current.help = match[3]!;
       continue;
     }
-    const brace = line.indexOf('{');
-    const space = line.indexOf(' ');
-    let key: string;
-    let rest: string;
-    if (brace >= 0 && (space < 0 || brace < space)) {
-      const close = endOfLabels(line, brace);
-      if (close < 0) continue;
-      key = line.slice(0, close + 1);
-      rest = line.slice(close + 1).trim();
-    } else {
-      if (space < 0) continue;
-      key = line.slice(0, space);
-      rest = line.slice(space + 1).trim();
+    // The sample name runs to `{` or the first space.
+    let nameEnd = lineStart;
+    let c = 0;
+    while (nameEnd < end) {
+      c = text.charCodeAt(nameEnd);
+      if (c === 123 /* { */ || c === 32) break;
+      nameEnd++;
     }
-    const valueText = rest.split(' ', 1)[0]!;
+    if (nameEnd === end) continue;
+    let keyEnd = nameEnd;
+    if (c === 123) {
+      const close = endOfLabels(text, nameEnd, end);
+      if (close < 0) continue;
+      keyEnd = close + 1;
+    }
+    let valueStart = keyEnd;
+    while (valueStart < end && text.charCodeAt(valueStart) === 32) valueStart++;
+    let valueEnd = valueStart;
+    while (valueEnd < end && text.charCodeAt(valueEnd) !== 32) valueEnd++;
+    if (valueEnd === valueStart) continue;
+    const valueText = text.slice(valueStart, valueEnd);
     const value = parseValue(valueText);
     if (Number.isNaN(value) && valueText !== 'NaN') continue;
-    const sampleName = brace >= 0 && brace < key.length ? key.slice(0, brace) : key;
     // `_bucket`, `_sum`, `_count` samples belong to the histogram or summary above them.
-    const owner = current !== undefined && (sampleName === current.name || sampleName.startsWith(`${current.name}_`)) ? current : familyNamed(sampleName);
-    owner.series.push({ key, value });
+    const nameLength = nameEnd - lineStart;
+    const ownName = current?.name;
+    const owned =
+      ownName !== undefined &&
+      (nameLength === ownName.length || (nameLength > ownName.length && text.charCodeAt(lineStart + ownName.length) === 95 /* _ */)) &&
+      text.startsWith(ownName, lineStart);
+    const owner = owned ? current! : familyNamed(text.slice(lineStart, nameEnd));
+    owner.series.push({ key: text.slice(lineStart, keyEnd), value });
   }
   return families;
 }
 
-/** Go's `strconv.FormatFloat(v, 'g', -1, 64)`, as Fabric's promhttp prints sample values. */
+/**
+ * Sample values as the single-process renderer (ops-metrics) prints them: `+Inf`, `-Inf`, `NaN`,
+ * otherwise JavaScript's shortest round-trip form (`1000000`, `1e+21`). A counter reads the same
+ * with and without the cluster; both parse to the same number in Prometheus.
+ */
 export function formatSampleValue(value: number): string {
   if (Number.isNaN(value)) return 'NaN';
   if (value === Infinity) return '+Inf';
   if (value === -Infinity) return '-Inf';
-  if (value === 0) return Object.is(value, -0) ? '-0' : '0';
-  const magnitude = Math.abs(value);
-  // Where JavaScript and Go agree (no exponent either way): most counts and seconds.
-  if (magnitude >= 1e-4 && magnitude < 1e6) return String(value);
-  const [mantissa, exponentText] = value.toExponential().split('e') as [string, string];
-  const exponent = Number(exponentText);
-  if (exponent < -4 || exponent >= 6) {
-    return `${mantissa}e${exponent < 0 ? '-' : '+'}${String(Math.abs(exponent)).padStart(2, '0')}`;
-  }
   return String(value);
 }
 
@@ -169,19 +179,59 @@ function combine(rule: Exclude<GaugeRule, 'perWorker'>, a: number, b: number): n
   return Math.min(a, b);
 }
 
+/** One family being merged: its series keys in first-seen order, and their values by slot. */
+interface MergedFamily {
+  readonly family: ParsedFamily;
+  readonly keys: string[];
+  readonly values: number[];
+  /** key → slot, built only when an input's series do not line up with the keys already held. */
+  index: Map<string, number> | undefined;
+}
+
+/** Set by slotOf: whether the slot it returned was just added (so holds no value yet). */
+let slotIsNew = false;
+
+/**
+ * The slot of `key` in `target`. `aligned` says that every earlier series of this input took the
+ * slot at its own position, so the keys held so far are exactly those series: a key past them is
+ * new without a lookup. Processes running the same code render the same series in the same
+ * order, so a merge is mostly positional compares, with no hashing.
+ */
+function slotOf(target: MergedFamily, key: string, expected: number, aligned: boolean): number {
+  slotIsNew = false;
+  const keys = target.keys;
+  if (expected < keys.length) {
+    if (keys[expected] === key) return expected;
+  } else if (aligned) {
+    keys.push(key);
+    target.values.push(0);
+    target.index?.set(key, expected);
+    slotIsNew = true;
+    return expected;
+  }
+  if (target.index === undefined) {
+    target.index = new Map();
+    for (let i = 0; i < keys.length; i++) target.index.set(keys[i]!, i);
+  }
+  const found = target.index.get(key);
+  if (found !== undefined) return found;
+  const slot = keys.length;
+  keys.push(key);
+  target.values.push(0);
+  target.index.set(key, slot);
+  slotIsNew = true;
+  return slot;
+}
+
 /** One exposition from many: the first process to declare a family gives its HELP and TYPE. */
 export function mergeExpositions(inputs: readonly MergeInput[], options: MergeOptions = {}): string {
   const rules = { ...DEFAULT_GAUGE_RULES, ...options.gaugeRules };
   const defaultRule = options.defaultGaugeRule ?? 'sum';
-  interface Merged {
-    family: ParsedFamily;
-    values: Map<string, number>;
-  }
-  const merged = new Map<string, Merged>();
-  const entry = (family: ParsedFamily): Merged => {
+  const merged = new Map<string, MergedFamily>();
+  const entry = (family: ParsedFamily): MergedFamily => {
     let found = merged.get(family.name);
     if (found === undefined) {
-      found = { family, values: new Map() };
+      found = { family, keys: [], values: [], index: undefined };
       merged.set(family.name, found);
     }
     return found;
@@ -191,27 +241,38 @@ export function mergeExpositions(inputs: readonly MergeInput[], options: MergeOp
       const target = entry(family);
       const kind = target.family.type;
       const rule: GaugeRule = kind === 'gauge' || kind === 'untyped' ? (rules[family.name] ?? defaultRule) : 'sum';
-      for (const { key, value } of family.series) {
-        if (isCumulative(target.family, key)) {
-          target.values.set(key, (target.values.get(key) ?? 0) + value);
-        } else if (rule === 'perWorker' || target.family.type === 'summary') {
-          target.values.set(withWorkerLabel(key, worker), value);
+      const cumulativeFamily = kind === 'counter' || kind === 'histogram';
+      const series = family.series;
+      let expected = 0;
+      let aligned = true;
+      for (let i = 0; i < series.length; i++) {
+        const { key, value } = series[i]!;
+        let slot: number;
+        if (cumulativeFamily || isCumulative(target.family, key)) {
+          slot = slotOf(target, key, expected, aligned);
+          target.values[slot] = slotIsNew ? value : target.values[slot]! + value;
+        } else if (rule === 'perWorker' || kind === 'summary') {
+          slot = slotOf(target, withWorkerLabel(key, worker), expected, aligned);
+          target.values[slot] = value;
         } else {
-          const previous = target.values.get(key);
-          target.values.set(key, previous === undefined ? value : combine(rule, previous, value));
+          slot = slotOf(target, key, expected, aligned);
+          target.values[slot] = slotIsNew ? value : combine(rule, target.values[slot]!, value);
         }
+        aligned &&= slot === expected;
+        expected = slot + 1;
       }
     }
   }
   for (const [key, { family, value }] of options.retired ?? []) {
     const target = entry(family);
-    target.values.set(key, (target.values.get(key) ?? 0) + value);
+    const slot = slotOf(target, key, target.keys.length, false);
+    target.values[slot] = slotIsNew ? value : target.values[slot]! + value;
   }
-  const out: string[] = [];
-  for (const { family, values } of merged.values()) {
-    if (family.help !== '') out.push(`# HELP ${family.name} ${family.help}`);
-    out.push(`# TYPE ${family.name} ${family.type}`);
-    for (const [key, value] of values) out.push(`${key} ${formatSampleValue(value)}`);
+  let out = '';
+  for (const { family, keys, values } of merged.values()) {
+    if (family.help !== '') out += `# HELP ${family.name} ${family.help}\n`;
+    out += `# TYPE ${family.name} ${family.type}\n`;
+    for (let i = 0; i < keys.length; i++) out += `${keys[i]} ${formatSampleValue(values[i]!)}\n`;
   }
-  return out.length === 0 ? '' : `${out.join('\n')}\n`;
+  return out;
 }

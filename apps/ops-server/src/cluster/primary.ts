@@ -1,10 +1,13 @@
 import cluster from 'node:cluster';
-import { OpsServerError } from '../errors.ts';
+// The main entry by name, so this entry shares its one copy of the system code (as `./app` does).
+import { createOperationsSystem, OpsServerError, type OperationsSystem, type OperationsSystemOptions } from '@fabric-ops/ops-server';
 import { DEFAULT_OPERATIONS_LOGGER_NAME } from '../logspec.ts';
-import { createSystem, type ExtendedSystem, type OperationsSystem, type OperationsSystemOptions } from '../system.ts';
+import type { ExtendedSystem, SystemExtensions } from '../system.ts';
+import { SYSTEM_EXTENSIONS } from '../system-extensions.ts';
 import { ClusterCoordinator, type WorkerStatus } from './coordinator.ts';
 import type { GaugeRule } from './exposition.ts';
 import type { WorkerChannel } from './protocol.ts';
+import type { StatsdInterval } from '@fabric-ops/ops-metrics';
 
 export interface ClusterSettings {
   /** `/readyz` (and `/healthz`, as the `cluster` check) fail while fewer workers than this have joined. Default 1. */
@@ -53,6 +56,8 @@ export function createOperationsCluster(options: OperationsClusterOptions): Oper
   if (!Number.isInteger(minWorkers) || minWorkers < 0) throw new OpsServerError('INVALID_OPTIONS', `cluster.minWorkers: expected a whole number ≥ 0, got ${String(minWorkers)}`);
   if (!Number.isFinite(workerTimeoutMs) || workerTimeoutMs <= 0) throw new OpsServerError('INVALID_OPTIONS', `cluster.workerTimeoutMs: expected a positive number of milliseconds, got ${String(workerTimeoutMs)}`);
 
+  // A push waits for the workers at most this long, so pushes keep the writeInterval rhythm.
+  const statsdWaitMs = options.metrics?.provider === 'statsd' && options.metrics.statsd !== undefined ? Math.max(1, Math.min(workerTimeoutMs, options.metrics.statsd.writeIntervalMs / 2)) : workerTimeoutMs;
   let system: ExtendedSystem | undefined;
   const reconcileHealth = () => {
     if (system === undefined) return;
@@ -64,8 +69,10 @@ export function createOperationsCluster(options: OperationsClusterOptions): Oper
       if (!current.includes(component)) system.registerChecker(component, () => coordinator.checkWorker(worker));
     }
   };
+  const metricsKind = options.metrics?.provider ?? 'disabled';
   const coordinator = new ClusterCoordinator({
     workerTimeoutMs,
+    metricsKind,
     activeSpec: () => system?.logging.spec() ?? '',
     ...(settings.gaugeRules === undefined ? {} : { gaugeRules: settings.gaugeRules }),
     ...(settings.defaultGaugeRule === undefined ? {} : { defaultGaugeRule: settings.defaultGaugeRule }),
@@ -76,8 +83,9 @@ export function createOperationsCluster(options: OperationsClusterOptions): Oper
   });
 
   let specChanges: Promise<void> = Promise.resolve();
-  const created = createSystem(options, {
+  const extensions: SystemExtensions = {
     aggregateMetrics: async (own) => `${await coordinator.collectMetrics(own)}${clusterFamilies()}`,
+    aggregateStatsd: async (own) => withClusterBuckets(await coordinator.collectStatsd(own, statsdWaitMs)),
     // One change at a time, so every worker ends on the spec whose 204 was sent last: the
     // handler activates a spec as soon as its broadcast resolves, before the next one starts.
     beforeSpecChange: (spec) => {
@@ -87,7 +95,8 @@ export function createOperationsCluster(options: OperationsClusterOptions): Oper
       specChanges = broadcast;
       return broadcast;
     },
-  });
+  };
+  const created = createOperationsSystem({ ...options, [SYSTEM_EXTENSIONS]: extensions } as OperationsSystemOptions) as ExtendedSystem;
   // Written after the workers have answered (not declared on the provider, whose own page is
   // rendered before they are asked), so a scrape counts its own timeouts.
   const clusterFamilies = (): string =>
@@ -100,6 +109,18 @@ export function createOperationsCluster(options: OperationsClusterOptions): Oper
       `fabric_ops_cluster_worker_timeouts_total ${coordinator.timeouts}`,
       '',
     ].join('\n');
+  // StatsD: the cluster's own two metrics under Fabric's naming (namespace.subsystem.name); the
+  // timeouts counter is pushed as the delta since the last push, as every StatsD counter is.
+  let timeoutsPushed = 0;
+  const withClusterBuckets = (interval: StatsdInterval): StatsdInterval => {
+    const timeouts = coordinator.timeouts - timeoutsPushed;
+    timeoutsPushed = coordinator.timeouts;
+    return {
+      counters: timeouts > 0 ? [...interval.counters, ['fabric_ops.cluster.worker_timeouts_total', timeouts]] : interval.counters,
+      gauges: [...interval.gauges, ['fabric_ops.cluster.workers', coordinator.liveCount(), 'fabric_ops_cluster_workers']],
+      timings: interval.timings,
+    };
+  };
   system = created;
   created.registerChecker(CLUSTER_COMPONENT, () => {
     const live = coordinator.liveCount();

@@ -2,16 +2,24 @@
 // child_process.fork give every worker. Each carries a tag so that the application's own IPC
 // messages on the same channel are left alone.
 
+import type { WireStatsdInterval } from './statsd-merge.ts';
+
 export const PROTOCOL_TAG = 'fabric-ops/cluster/v1';
 
-export type WorkerOperation = 'metrics' | 'health' | 'logspec';
+export type WorkerOperation = 'metrics' | 'health' | 'logspec' | 'statsd';
 
-/** What the primary asks a worker for. */
-export type WorkerRequest = { readonly op: 'metrics' } | { readonly op: 'health' } | { readonly op: 'logspec'; readonly spec: string };
+/** The primary's metrics provider, which decides how a worker keeps its metrics. */
+export type ClusterMetricsKind = 'prometheus' | 'statsd' | 'disabled';
 
-/** Primary → worker. */
+/**
+ * What the primary asks a worker for. `statsd` takes the worker's StatsD interval (the worker
+ * forgets it once handed over).
+ */
+export type WorkerRequest = { readonly op: 'metrics' } | { readonly op: 'health' } | { readonly op: 'logspec'; readonly spec: string } | { readonly op: 'statsd' };
+
+/** Primary → worker. `metrics` is absent from a primary of an earlier version (read: prometheus). */
 export type PrimaryMessage =
-  | { readonly tag: typeof PROTOCOL_TAG; readonly type: 'init'; readonly spec: string }
+  | { readonly tag: typeof PROTOCOL_TAG; readonly type: 'init'; readonly spec: string; readonly metrics?: ClusterMetricsKind }
   | ({ readonly tag: typeof PROTOCOL_TAG; readonly type: 'request'; readonly id: number } & WorkerRequest);
 
 export interface WorkerHealth {
@@ -23,7 +31,18 @@ export interface WorkerHealth {
 export type WorkerMessage =
   | { readonly tag: typeof PROTOCOL_TAG; readonly type: 'hello' }
   | { readonly tag: typeof PROTOCOL_TAG; readonly type: 'ready'; readonly spec: string }
-  | { readonly tag: typeof PROTOCOL_TAG; readonly type: 'reply'; readonly id: number; readonly ok: true; readonly metrics?: string; readonly health?: WorkerHealth; readonly spec?: string }
+  | {
+      readonly tag: typeof PROTOCOL_TAG;
+      readonly type: 'reply';
+      readonly id: number;
+      readonly ok: true;
+      readonly metrics?: string;
+      readonly health?: WorkerHealth;
+      readonly spec?: string;
+      readonly statsd?: WireStatsdInterval;
+    }
+  /** A worker that is closing hands over its last StatsD interval unasked, so a clean stop loses nothing. */
+  | { readonly tag: typeof PROTOCOL_TAG; readonly type: 'statsd-final'; readonly statsd: WireStatsdInterval }
   | { readonly tag: typeof PROTOCOL_TAG; readonly type: 'reply'; readonly id: number; readonly ok: false; readonly error: string };
 
 export function isProtocolMessage(value: unknown): value is { tag: typeof PROTOCOL_TAG; type: string } {

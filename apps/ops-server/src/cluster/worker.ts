@@ -1,15 +1,22 @@
 import { createHealthRegistry, type Checker, type HealthOptions, type HealthRegistry, type RegisterOptions } from '@fabric-ops/ops-health';
 import { createLoggingFromEnv, type Logging } from '@fabric-ops/ops-logspec';
-import { createMetricsProvider, type MetricsOptions, type PrometheusProvider } from '@fabric-ops/ops-metrics';
-import { OpsServerError } from '../errors.ts';
+import { createMetricsProvider, type MetricsOptions, type PrometheusProvider, type StatsdInterval, type StatsdProvider } from '@fabric-ops/ops-metrics';
+import { OpsServerError } from '@fabric-ops/ops-server';
 import { observeLogging } from '../metrics.ts';
-import { isProtocolMessage, PROTOCOL_TAG, type PrimaryMessage, type WorkerMessage } from './protocol.ts';
+import { isProtocolMessage, PROTOCOL_TAG, type ClusterMetricsKind, type PrimaryMessage, type WorkerMessage } from './protocol.ts';
+import { EMPTY_STATSD_INTERVAL, encodeStatsdInterval } from './statsd-merge.ts';
 
 export interface ClusterWorkerOptions {
   /** The worker's logger registry: the primary's active spec is applied to it, now and on every change. */
   readonly logging: Logging;
   /** The worker's metrics in the Prometheus text format (ops-metrics, prom-client's `registry.metrics()`, or both joined). */
   readonly metrics?: () => string | Promise<string>;
+  /**
+   * When the primary pushes StatsD (`ClusterWorker.metricsProvider === 'statsd'`): hands over the
+   * worker's interval and forgets it, e.g. `() => provider.drain()` of an ops-metrics provider
+   * created with `{ provider: 'statsd', capture: true }`.
+   */
+  readonly statsd?: () => StatsdInterval;
   /** The worker's own health checks, reported under the primary's `/healthz`. */
   readonly health?: HealthRegistry;
   /** How long to wait for the primary's first message. Default 10 s. */
@@ -19,8 +26,13 @@ export interface ClusterWorkerOptions {
 }
 
 export interface ClusterWorker {
-  /** Stops answering the primary (the worker is about to exit). */
-  close(): void;
+  /** The primary's metrics provider: with `statsd`, keep metrics in a capture-mode StatsD provider and pass its `drain` as `statsd`. */
+  readonly metricsProvider: ClusterMetricsKind;
+  /**
+   * Stops answering the primary (the worker is about to exit). When the primary pushes StatsD, it
+   * first hands over the last interval; the promise settles once that message has left (or could not).
+   */
+  close(): Promise<void>;
 }
 
 /**
@@ -40,6 +52,7 @@ export function joinOperationsCluster(options: ClusterWorkerOptions): Promise<Cl
   const answer = async (message: Extract<PrimaryMessage, { type: 'request' }>): Promise<WorkerMessage> => {
     try {
       if (message.op === 'metrics') return { tag: PROTOCOL_TAG, type: 'reply', id: message.id, ok: true, metrics: (await options.metrics?.()) ?? '' };
+      if (message.op === 'statsd') return answerStatsd(message.id);
       if (message.op === 'health') {
         if (options.health === undefined) return { tag: PROTOCOL_TAG, type: 'reply', id: message.id, ok: true, health: { healthy: true, failed: [] } };
         const report = await options.health.run();
@@ -58,6 +71,14 @@ export function joinOperationsCluster(options: ClusterWorkerOptions): Promise<Cl
     }
   };
 
+  const answerStatsd = (id: number): WorkerMessage => {
+    try {
+      return { tag: PROTOCOL_TAG, type: 'reply', id, ok: true, statsd: encodeStatsdInterval(options.statsd?.() ?? EMPTY_STATSD_INTERVAL) };
+    } catch (error) {
+      return { tag: PROTOCOL_TAG, type: 'reply', id, ok: false, error: error instanceof Error ? error.message : String(error) };
+    }
+  };
+
   return new Promise<ClusterWorker>((resolve, reject) => {
     let initialised = false;
     const onMessage = (message: unknown) => {
@@ -73,11 +94,25 @@ export function joinOperationsCluster(options: ClusterWorkerOptions): Promise<Cl
         if (!initialised) {
           initialised = true;
           clearTimeout(timer);
-          resolve({ close: () => channel.off('message', onMessage) });
+          const metricsProvider = typed.metrics ?? 'prometheus';
+          resolve({
+            metricsProvider,
+            close: () => {
+              channel.off('message', onMessage);
+              if (metricsProvider !== 'statsd' || options.statsd === undefined || channel.connected === false) return Promise.resolve();
+              const statsd = encodeStatsdInterval(options.statsd());
+              // Sent and waited for: a worker that exits right after must not take its last counts with it.
+              return new Promise<void>((done) => channel.send!({ tag: PROTOCOL_TAG, type: 'statsd-final', statsd } satisfies WorkerMessage, undefined, {}, () => done()));
+            },
+          });
         }
         return;
       }
-      if (typed.type === 'request') void answer(typed).then(send);
+      if (typed.type === 'request') {
+        // A StatsD hand-over is answered in the same turn, so the interval taken is the one sent.
+        if (typed.op === 'statsd') send(answerStatsd(typed.id));
+        else void answer(typed).then(send);
+      }
     };
     const timer = setTimeout(() => {
       channel.off('message', onMessage);
@@ -92,7 +127,7 @@ export function joinOperationsCluster(options: ClusterWorkerOptions): Promise<Cl
 export interface OperationsWorkerOptions {
   /** The worker's loggers. Default: one registry built from FABRIC_LOGGING_SPEC / FABRIC_LOGGING_FORMAT. */
   readonly logging?: Logging;
-  /** An application's own prom-client registry, aggregated with the worker's ops-metrics series. */
+  /** An application's own prom-client registry, aggregated with the worker's ops-metrics series (Prometheus primaries only; StatsD has no place for it, as in Fabric). */
   readonly registry?: PrometheusRegistry;
   /** Health check timeouts and cache for the worker's own checks. */
   readonly health?: HealthOptions;
@@ -105,11 +140,14 @@ type PrometheusRegistry = Extract<MetricsOptions, { provider: 'prometheus' }>['r
 export interface OperationsWorker {
   /** The worker's loggers; they follow the spec `PUT /logspec` sets on the primary. */
   readonly logging: Logging;
-  /** Counters, gauges and histograms served (summed across workers) on the primary's `/metrics`. */
+  /**
+   * Counters, gauges and histograms, combined across workers by the primary: served on its
+   * `/metrics`, or, when it pushes StatsD, in its one push per writeInterval.
+   */
   readonly metrics: MetricsFactory;
   /** Adds a check reported on the primary's `/healthz` as part of `worker-<id>`. */
   registerChecker(component: string, checker: Checker, options?: RegisterOptions): void;
-  /** Stops answering the primary and the runtime sampling (call before the worker exits). */
+  /** Stops answering the primary and the runtime sampling (call before the worker exits); a StatsD worker hands over its last interval. */
   close(): Promise<void>;
 }
 
@@ -121,24 +159,32 @@ type MetricsFactory = Pick<PrometheusProvider, 'newCounter' | 'newGauge' | 'newH
  */
 export async function startOperationsWorker(options: OperationsWorkerOptions = {}): Promise<OperationsWorker> {
   const logging = options.logging ?? createLoggingFromEnv();
-  const provider = createMetricsProvider({ provider: 'prometheus', ...(options.registry === undefined ? {} : { registry: options.registry }) }) as PrometheusProvider;
   const health = createHealthRegistry(options.health ?? {});
-  // The same families the primary declares, so the worker's log entries add up with its own.
-  observeLogging(provider, logging);
+  // Created once the primary has said which provider it runs; no request comes before that.
+  let provider: PrometheusProvider | StatsdProvider | undefined;
   const joined = await joinOperationsCluster({
     logging,
-    metrics: () => provider.exposition(),
+    metrics: () => (provider?.kind === 'prometheus' ? provider.exposition() : ''),
+    statsd: () => (provider?.kind === 'statsd' ? provider.drain() : EMPTY_STATSD_INTERVAL),
     health,
     ...(options.initTimeoutMs === undefined ? {} : { initTimeoutMs: options.initTimeoutMs }),
   });
+  const created =
+    joined.metricsProvider === 'statsd'
+      ? createMetricsProvider({ provider: 'statsd', capture: true })
+      : createMetricsProvider({ provider: 'prometheus', ...(options.registry === undefined ? {} : { registry: options.registry }) });
+  provider = created;
+  await created.start();
+  // The same families the primary declares, so the worker's log entries add up with its own.
+  observeLogging(created, logging);
   return {
     logging,
-    metrics: provider,
+    metrics: created,
     registerChecker: (component, checker, registerOptions) => health.register(component, checker, registerOptions),
     close: async () => {
-      joined.close();
       logging.setObserver(undefined);
-      await provider.stop();
+      await joined.close();
+      await created.stop();
     },
   };
 }

@@ -1,7 +1,7 @@
 import { createDisabledProvider, type DisabledProvider } from './disabled.ts';
 import { MetricsError } from './errors.ts';
 import { createPrometheusProvider, type PrometheusProvider } from './prometheus.ts';
-import { createStatsdProvider, type StatsdProvider } from './statsd.ts';
+import { createStatsdCaptureProvider, createStatsdProvider, type StatsdProvider } from './statsd.ts';
 import type { MetricsOptions, StatsdTarget } from './types.ts';
 
 export type AnyMetricsProvider = PrometheusProvider | StatsdProvider | DisabledProvider;
@@ -53,7 +53,13 @@ function checkOptions(options: MetricsOptions): void {
       }
       return;
     case 'statsd':
+      if (options.statsd === undefined && 'capture' in options && options.capture === true) {
+        checkNumber('maxSeriesPerMetric', options.maxSeriesPerMetric, { min: 0, integer: true });
+        return;
+      }
+      if ('capture' in options) invalid('statsd: capture: true takes no target (a capture-mode provider sends nothing)');
       checkStatsdTarget(options.statsd);
+      if (options.aggregate !== undefined && typeof options.aggregate !== 'function') invalid('statsd: aggregate must be a function');
       checkNumber('maxPendingLines', options.maxPendingLines, { min: 0, integer: true });
       checkNumber('maxSocketBufferBytes', options.maxSocketBufferBytes, { min: 1, integer: true });
       checkNumber('maxSeriesPerMetric', options.maxSeriesPerMetric, { min: 0, integer: true });
@@ -82,7 +88,7 @@ export function createMetricsProvider(options: MetricsOptions = { provider: 'dis
     case 'prometheus':
       return createPrometheusProvider(options);
     case 'statsd':
-      return createStatsdProvider(options.statsd, options);
+      return options.statsd === undefined ? createStatsdCaptureProvider(options) : createStatsdProvider(options.statsd, options);
     case 'disabled':
       return createDisabledProvider();
   }

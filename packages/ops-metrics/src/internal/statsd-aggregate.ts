@@ -1,4 +1,5 @@
 import { formatGoFloat } from './format-float.ts';
+import type { StatsdInterval } from './types.ts';
 
 export const DEFAULT_MAX_TIMINGS_PER_INTERVAL = 100_000;
 
@@ -10,7 +11,8 @@ export const DEFAULT_MAX_TIMINGS_PER_INTERVAL = 100_000;
  */
 export class StatsdAggregate {
   private counters = new Map<string, number>();
-  private gauges = new Map<string, number>();
+  /** bucket → the gauge's value and the metric (`namespace_subsystem_name`) it belongs to. */
+  private gauges = new Map<string, { metric: string; value: number }>();
   private timings = new Map<string, number[]>();
   private timingCount = 0;
   /** Observations refused because the interval already held `maxTimings`. */
@@ -22,12 +24,16 @@ export class StatsdAggregate {
     this.counters.set(bucket, (this.counters.get(bucket) ?? 0) + delta);
   }
 
-  setGauge(bucket: string, value: number): void {
-    this.gauges.set(bucket, value);
+  setGauge(bucket: string, value: number, metric: string = bucket): void {
+    const held = this.gauges.get(bucket);
+    if (held === undefined) this.gauges.set(bucket, { metric, value });
+    else held.value = value;
   }
 
-  addGauge(bucket: string, delta: number): void {
-    this.gauges.set(bucket, (this.gauges.get(bucket) ?? 0) + delta);
+  addGauge(bucket: string, delta: number, metric: string = bucket): void {
+    const held = this.gauges.get(bucket);
+    if (held === undefined) this.gauges.set(bucket, { metric, value: delta });
+    else held.value += delta;
   }
 
   time(bucket: string, value: number): void {
@@ -47,18 +53,33 @@ export class StatsdAggregate {
 
   /** The interval's lines (counters, then gauges, then timings), `prefix` already normalised. */
   drain(prefix: string): string[] {
-    const lines: string[] = [];
-    for (const [bucket, sum] of this.counters) lines.push(`${prefix}${bucket}:${formatGoFloat(sum)}|c`);
-    for (const [bucket, value] of this.gauges) lines.push(`${prefix}${bucket}:${formatGoFloat(value)}|g`);
-    for (const [bucket, values] of this.timings) {
-      for (const value of values) lines.push(`${prefix}${bucket}:${formatGoFloat(value)}|ms`);
-    }
+    return statsdLines(this.take(), prefix);
+  }
+
+  /** The interval as data (no prefix), and a fresh one begins. */
+  take(): StatsdInterval {
+    const interval: StatsdInterval = {
+      counters: [...this.counters],
+      gauges: Array.from(this.gauges, ([bucket, { metric, value }]) => [bucket, value, metric] as const),
+      timings: [...this.timings],
+    };
     this.counters = new Map();
     this.gauges = new Map();
     this.timings = new Map();
     this.timingCount = 0;
-    return lines;
+    return interval;
   }
+}
+
+/** Fabric's wire lines for an interval: counters, then gauges, then timings. */
+export function statsdLines(interval: StatsdInterval, prefix: string): string[] {
+  const lines: string[] = [];
+  for (const [bucket, sum] of interval.counters) lines.push(`${prefix}${bucket}:${formatGoFloat(sum)}|c`);
+  for (const [bucket, value] of interval.gauges) lines.push(`${prefix}${bucket}:${formatGoFloat(value)}|g`);
+  for (const [bucket, values] of interval.timings) {
+    for (const value of values) lines.push(`${prefix}${bucket}:${formatGoFloat(value)}|ms`);
+  }
+  return lines;
 }
 
 /** Groups lines into packets of at most `maxBytes` (a line longer than that travels alone). */

@@ -195,3 +195,90 @@ describe('StatsD provider', () => {
     await waitFor(() => warnings.filter((w) => /ENOTFOUND|EAI_AGAIN/.test(w)).length >= 2);
   });
 });
+
+describe('StatsD provider: capture mode and aggregate (multi-process)', () => {
+  it('capture mode sends nothing and drain() hands over the interval without the prefix, then starts afresh', async () => {
+    const { createMetricsProvider } = await import('./provider.ts');
+    const capture = createMetricsProvider({ provider: 'statsd', capture: true, runtimeMetrics: false });
+    await capture.start();
+    cleanups.push(() => capture.stop());
+    capture.newCounter({ namespace: 'example', name: 'work_total', help: 'w' }).add(3);
+    capture.newGauge({ namespace: 'pool', name: 'size', help: 'g', labelNames: ['ch'], statsdFormat: '%{#fqname}.%{ch}' }).with('ch', 'a').set(7);
+    capture.newHistogram({ name: 'took', help: 'h' }).observe(0.5);
+    expect(capture.drain()).toEqual({
+      counters: [['example.work_total', 3]],
+      gauges: [['pool.size.a', 7, 'pool_size']],
+      timings: [['took', [0.5]]],
+    });
+    expect(capture.drain()).toEqual({ counters: [], gauges: [], timings: [] });
+    expect(capture.stats().sentLines).toBe(0);
+  });
+
+  it('capture mode refuses a target, and a pushing provider refuses drain()', async () => {
+    const { createMetricsProvider } = await import('./provider.ts');
+    expect(() =>
+      createMetricsProvider({ provider: 'statsd', capture: true, statsd: { network: 'udp', host: '127.0.0.1', port: 8125, writeIntervalMs: 10, prefix: '' } } as never),
+    ).toThrow(/capture: true takes no target/);
+    const daemon = await udpListener();
+    const { created } = provider('udp', daemon.port);
+    expect(() => created.drain()).toThrow(/capture: true/);
+  });
+
+  it('pushes what aggregate returns, once per flush, with the prefix; a flush during a slow aggregate is skipped and loses nothing', async () => {
+    const daemon = await udpListener();
+    let release: (() => void) | undefined;
+    let calls = 0;
+    // A long writeInterval: this test flushes by hand.
+    const created = createStatsdProvider(
+      { network: 'udp', host: '127.0.0.1', port: daemon.port, writeIntervalMs: 600_000, prefix: 'org1' },
+      {
+        runtimeMetrics: false,
+        aggregate: async (own) => {
+          calls++;
+          if (calls === 1) await new Promise<void>((resolve) => (release = resolve));
+          return { counters: [...own.counters, ['from_worker', 2]], gauges: own.gauges, timings: own.timings };
+        },
+      },
+    );
+    cleanups.push(() => created.stop());
+    await created.start();
+    const counter = created.newCounter({ name: 'c', help: 'c' });
+    counter.add(1);
+    created.flush();
+    counter.add(10);
+    created.flush(); // skipped: the first is still combining
+    await waitFor(() => release !== undefined);
+    expect(calls).toBe(1);
+    release!();
+    await waitFor(() => daemon.lines.length >= 2);
+    expect(daemon.lines.sort()).toEqual(['org1.c:1.000000|c', 'org1.from_worker:2.000000|c']);
+    daemon.lines.length = 0;
+    created.flush();
+    await waitFor(() => daemon.lines.length >= 2);
+    expect(daemon.lines.sort()).toEqual(['org1.c:10.000000|c', 'org1.from_worker:2.000000|c']);
+  });
+});
+
+describe('StatsD provider: a failing aggregate', () => {
+  it('pushes this process’s own interval and warns when aggregate throws', async () => {
+    const daemon = await udpListener();
+    const warnings: string[] = [];
+    const created = createStatsdProvider(
+      { network: 'udp', host: '127.0.0.1', port: daemon.port, writeIntervalMs: 600_000, prefix: '' },
+      {
+        runtimeMetrics: false,
+        logger: { warn: (m) => warnings.push(m) },
+        aggregate: () => {
+          throw new Error('workers unreachable');
+        },
+      },
+    );
+    cleanups.push(() => created.stop());
+    await created.start();
+    created.newCounter({ name: 'c', help: 'c' }).add(2);
+    created.flush();
+    await waitFor(() => daemon.lines.length >= 1);
+    expect(daemon.lines).toEqual(['c:2.000000|c']);
+    expect(warnings.join('\n')).toMatch(/workers unreachable/);
+  });
+});

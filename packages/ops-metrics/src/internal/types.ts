@@ -117,10 +117,41 @@ export interface StatsdOptions {
   readonly initialBackoffMs?: number;
   /** Longest TCP reconnect delay. Default 60 000 ms. */
   readonly maxBackoffMs?: number;
+  /**
+   * For the primary of a multi-process service: turns this process's interval into the one that
+   * is pushed (ops-server's cluster merges its workers' in here). Called once per flush; the push
+   * waits for it, and a flush that falls due meanwhile is skipped (nothing is lost: the values
+   * stay for the next one).
+   */
+  readonly aggregate?: (own: StatsdInterval) => Promise<StatsdInterval>;
+}
+
+/** The options of a StatsD provider that gathers without sending (`capture: true`). */
+export interface StatsdCaptureOptions {
+  /** Push-less: the owner takes each interval with `drain()` (a cluster worker hands it to its primary). */
+  readonly capture: true;
+  /** Include the `nodejs.` runtime gauges, read at each `drain()`. Default true. */
+  readonly runtimeMetrics?: boolean;
+  readonly maxSeriesPerMetric?: number;
+}
+
+/**
+ * One StatsD interval of one process, without the prefix: what a capture-mode provider's
+ * `drain()` returns and what `aggregate` combines. Plain arrays of tuples, so it crosses an IPC
+ * channel (JSON or structured clone) unchanged.
+ */
+export interface StatsdInterval {
+  /** `[bucket, sum of the deltas]` per counter bucket. */
+  readonly counters: readonly (readonly [bucket: string, delta: number])[];
+  /** `[bucket, value, metric]`: `metric` is the declared name (`namespace_subsystem_name`), for per-metric merge rules. */
+  readonly gauges: readonly (readonly [bucket: string, value: number, metric: string])[];
+  /** `[bucket, observations]` per histogram bucket. */
+  readonly timings: readonly (readonly [bucket: string, values: readonly number[]])[];
 }
 
 /** What `createMetricsProvider` takes: the provider and only the settings that provider uses. */
 export type MetricsOptions =
   | ({ readonly provider: 'prometheus'; readonly logger?: MetricsLogger } & PrometheusOptions)
   | ({ readonly provider: 'statsd'; readonly statsd: StatsdTarget; readonly logger?: MetricsLogger } & StatsdOptions)
+  | ({ readonly provider: 'statsd'; readonly statsd?: undefined; readonly logger?: MetricsLogger } & StatsdCaptureOptions)
   | { readonly provider: 'disabled' };
