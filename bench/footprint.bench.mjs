@@ -5,6 +5,7 @@
 //   FOOTPRINT_REQUESTS   requests per target (default 100000)
 //   FOOTPRINT_SETTLE_MS  wait before the idle figure (default 2000)
 //   FOOTPRINT_JSON=1     print the figures as one JSON line as well
+//   FOOTPRINT_ONLY       a regular expression: measure only the targets whose name matches (e.g. 'peer')
 // The forced GC and the heap-space figures come from a measurement-only preload (--expose-gc and
 // two signal handlers); it allocates nothing until signalled, so the RSS figures are what a user sees.
 import { spawn } from 'node:child_process';
@@ -187,11 +188,15 @@ try {
     configs[key] = cfg;
   }
   const peerEnv = (key) => ({ FABRIC_CFG_PATH: configs[key], FABRIC_LOGGING_SPEC: 'info' });
+  const only = new RegExp(process.env.FOOTPRINT_ONLY ?? '');
+  const targets = [
+    ['raw node:http hello', ['-e', RAW_HELLO], {}, null],
+    ['peer, TLS off', [PEER_BIN], peerEnv('plain'), null],
+    ['raw node:https hello', ['-e', RAW_HELLO, JSON.stringify(tlsFiles)], {}, pki],
+    ['peer, TLS on', [PEER_BIN], peerEnv('tls'), pki],
+  ];
   const results = [];
-  results.push(await measure('raw node:http hello', ['-e', RAW_HELLO], {}, null));
-  results.push(await measure('peer, TLS off', [PEER_BIN], peerEnv('plain'), null));
-  results.push(await measure('raw node:https hello', ['-e', RAW_HELLO, JSON.stringify(tlsFiles)], {}, pki));
-  results.push(await measure('peer, TLS on', [PEER_BIN], peerEnv('tls'), pki));
+  for (const [name, args, env, tls] of targets) if (only.test(name)) results.push(await measure(name, args, env, tls));
 
   const f = (bytes) => (bytes / MiB).toFixed(1);
   console.log(`RSS in MiB (anonymous + file-backed), ${REQUESTS} keep-alive requests over ${CONNECTIONS} connections (${PATHS.join(' ')})`);
@@ -202,7 +207,9 @@ try {
       `| ${r.name} | ${f(r.idle.total)} (${f(r.idle.anon)}+${f(r.idle.file)}) | ${f(r.loaded.total)} (${f(r.loaded.anon)}+${f(r.loaded.file)}) | ${f(r.loaded.total - r.idle.total)} | ${f(r.loaded.peak)} | ${f(r.collected.total)} | ${r.cpuPerRequest.toFixed(0)} µs | ${Math.round(REQUESTS / r.seconds)} | ${JSON.stringify(r.statuses)} |`,
     );
   }
-  for (const [peer, raw] of [[results[1], results[0]], [results[3], results[2]]]) {
+  const byName = (name) => results.find((r) => r.name === name);
+  for (const [peer, raw] of [[byName('peer, TLS off'), byName('raw node:http hello')], [byName('peer, TLS on'), byName('raw node:https hello')]]) {
+    if (peer === undefined || raw === undefined) continue;
     console.log(`${peer.name}: idle ${(peer.idle.total / raw.idle.total).toFixed(2)}× raw, after load ${(peer.loaded.total / raw.loaded.total).toFixed(2)}× raw; targets: idle ≤ 55 MiB ${peer.idle.total <= 55 * MiB ? 'met' : 'missed'}, growth ≤ 15 MiB ${peer.loaded.total - peer.idle.total <= 15 * MiB ? 'met' : 'missed'}`);
   }
   console.log('\nV8 heap spaces, committed/used MiB (new space is the young generation; old space grows by at least V8\'s 8 MiB step)');
