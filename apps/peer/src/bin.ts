@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-import { allowYoungGenerationToCap, collectStartupGarbage, holdHeapGrowth } from '@fabric-ops/ops-server/heap';
+import { allowYoungGenerationToCap, collectStartupGarbage, deferOptimizingCompiler, holdHeapGrowth } from '@fabric-ops/ops-server/heap';
 
 // Before anything else loads: start-up allocation would otherwise grow the heap for good.
 const heapHeld = holdHeapGrowth();
+const optimizingCompiler = deferOptimizingCompiler();
 const { runPeer } = await import('./main.ts');
 
 // Once listening: start-up's garbage collected (before the young generation may grow), then
@@ -10,6 +11,7 @@ const { runPeer } = await import('./main.ts');
 const onReady = (): void => {
   collectStartupGarbage();
   if (heapHeld) allowYoungGenerationToCap();
+  optimizingCompiler.resume();
 };
 
 runPeer({ onReady }).then(
