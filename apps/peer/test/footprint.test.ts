@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Agent } from 'node:http';
 import { send, useAppHarness } from '@fabric-ops/test-kit';
 import { describe, expect, it } from 'vitest';
 
@@ -27,6 +28,12 @@ process.on('SIGUSR2', () => {
   const cached = Object.keys(Module._cache).filter((file) => /[\\\\/](zod|yaml|ops-config)[\\\\/]/.test(file));
   process.stderr.write('startup-modules ' + JSON.stringify({ loaded: [...loaded].sort(), collected: [...collected].sort(), cached }) + '\\n');
 });
+`;
+
+// Turns on V8's optimization trace (stdout) before the bin runs; set at run time, so the bin
+// does not take it for an operator's compiler option.
+const TRACE_OPTIMIZATION = `import { setFlagsFromString } from 'node:v8';
+setFlagsFromString('--trace-opt');
 `;
 
 interface StartupModules {
@@ -60,5 +67,29 @@ describe('peer bin footprint', () => {
     // …dropped from the cache, and collected by the bin's own start-up collection.
     expect(report?.cached).toEqual([]);
     expect(report?.collected).toEqual(watched);
+  }, 60_000);
+
+  it("keeps V8's optimizing compiler off through start-up and on once listening", async () => {
+    const probe = join(emptyDir(), 'trace.mjs');
+    writeFileSync(probe, TRACE_OPTIMIZATION);
+    const dir = configDir('vm:\n  endpoint: ""\noperations:\n  listenAddress: 127.0.0.1:0\nmetrics:\n  provider: prometheus\n');
+    const app = await start({ FABRIC_CFG_PATH: dir, NODE_OPTIONS: `--import ${probe}` });
+    const agent = new Agent({ keepAlive: true, maxSockets: 4 });
+    try {
+      const paths = ['/version', '/logspec', '/healthz', '/metrics'];
+      const worker = async (offset: number): Promise<void> => {
+        for (let i = 0; i < 600; i++) expect((await send(app.address, paths[(i + offset) % paths.length]!, { agent })).status).toBe(200);
+      };
+      await Promise.all([0, 1, 2, 3].map(worker));
+    } finally {
+      agent.destroy();
+    }
+    app.child.kill('SIGTERM');
+    expect((await app.exited).code).toBe(0);
+    const optimized = app.stdout.filter((line) => line.startsWith('[completed optimizing'));
+    // Start-up's hot code is node's module resolution; with the compiler on, it is always optimized.
+    expect(optimized.filter((line) => /normalizeString|_nodeModulePaths/.test(line))).toEqual([]);
+    // The request path is optimized under load, as in any node process.
+    expect(optimized.length).toBeGreaterThan(0);
   }, 60_000);
 });
