@@ -1,10 +1,12 @@
-// Memory footprint of the built peer bin next to a raw node:http(s) hello, in the same run:
+// Memory footprint of the built peer bin next to a raw node:http(s) hello and, with TLS, Go's
+// net/http (bench/go-hello, when Go is installed), in the same run:
 // RSS idle (start-up settled), after 100,000 keep-alive requests (a mix of /version, /logspec,
 // /healthz and /metrics) and after a forced GC, with TLS off and on. Plain node, loopback only,
 // every child bounded by a timeout. Run after a build: node bench/footprint.bench.mjs
 //   FOOTPRINT_REQUESTS   requests per target (default 100000)
 //   FOOTPRINT_SETTLE_MS  wait before the idle figure (default 2000)
 //   FOOTPRINT_JSON=1     print the figures as one JSON line as well
+//   FOOTPRINT_ONLY       a regular expression: measure only the targets whose name matches (e.g. 'peer')
 // The forced GC and the heap-space figures come from a measurement-only preload (--expose-gc and
 // two signal handlers); it allocates nothing until signalled, so the RSS figures are what a user sees.
 import { spawn } from 'node:child_process';
@@ -14,6 +16,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildGoHello } from './lib/go-hello.mjs';
 import { createBenchPki } from './lib/pki.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -94,8 +97,8 @@ async function heapSpaces(server) {
 }
 
 /** Spawns a server child and resolves its pid and address once it prints "listening on". */
-function startChild(args, env) {
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+function startChild(args, env, command = process.execPath) {
+  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const killTimer = setTimeout(() => child.kill('SIGKILL'), CHILD_TIMEOUT_MS);
   let output = '';
   return new Promise((resolve, reject) => {
@@ -153,25 +156,36 @@ async function load(address, tls, total) {
   return { seconds: (performance.now() - started) / 1_000, statuses };
 }
 
-async function measure(name, args, env, tls) {
-  const server = await startChild(['--expose-gc', '--import', GC_PRELOAD, ...args], env);
+async function measure(name, args, env, tls, go) {
+  // Go has no heap-space report or forced GC here (and SIGUSR2 would end it): its RSS only.
+  const server = go === undefined ? await startChild(['--expose-gc', '--import', GC_PRELOAD, ...args], env) : await startChild(args, env, go);
   try {
     await sleep(SETTLE_MS);
     const idle = rss(server.child.pid);
-    const idleHeap = await heapSpaces(server);
+    const idleHeap = go === undefined ? await heapSpaces(server) : undefined;
     const cpuBefore = cpuMicros(server.child.pid);
     const run = await load(server.address, tls, REQUESTS);
     const cpuPerRequest = (cpuMicros(server.child.pid) - cpuBefore) / REQUESTS;
     await sleep(500);
     const loaded = rss(server.child.pid);
-    const loadedHeap = await heapSpaces(server);
-    server.child.kill('SIGUSR2');
-    await sleep(500);
+    const loadedHeap = go === undefined ? await heapSpaces(server) : undefined;
+    if (go === undefined) {
+      server.child.kill('SIGUSR2');
+      await sleep(500);
+    }
     const collected = rss(server.child.pid);
     return { name, idle, loaded, collected, idleHeap, loadedHeap, cpuPerRequest, ...run };
   } finally {
     server.stop();
   }
+}
+
+/** The Go baseline's responses file: every path answered with the raw hello's bytes, with or without a client certificate. */
+function goResponsesFile(dir) {
+  const file = join(dir, 'go-responses.json');
+  const hello = { status: 200, contentType: 'text/plain', body: Buffer.from('hello\n').toString('base64') };
+  writeFileSync(file, JSON.stringify(Object.fromEntries(PATHS.flatMap((path) => ['tls', 'mtls'].map((auth) => [`GET ${path} ${auth}`, hello])))));
+  return file;
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'footprint-'));
@@ -187,11 +201,25 @@ try {
     configs[key] = cfg;
   }
   const peerEnv = (key) => ({ FABRIC_CFG_PATH: configs[key], FABRIC_LOGGING_SPEC: 'info' });
+  const only = new RegExp(process.env.FOOTPRINT_ONLY ?? '');
+  const targets = [
+    ['raw node:http hello', ['-e', RAW_HELLO], {}, null],
+    ['peer, TLS off', [PEER_BIN], peerEnv('plain'), null],
+    ['raw node:https hello', ['-e', RAW_HELLO, JSON.stringify(tlsFiles)], {}, pki],
+    ['peer, TLS on', [PEER_BIN], peerEnv('tls'), pki],
+  ];
+  const goName = 'Go net/http hello (TLS)';
+  if (only.test(goName)) {
+    const go = await buildGoHello(dir);
+    if (go.error === undefined) {
+      const goOptions = { certFile: tlsFiles.certFile, keyFile: tlsFiles.keyFile, caFile: tlsFiles.caFile, responsesFile: goResponsesFile(dir), clientAuthRequired: false };
+      targets.push([goName, [JSON.stringify(goOptions)], {}, pki, go.binary]);
+    } else {
+      console.log(`(no Go baseline: ${go.error})`);
+    }
+  }
   const results = [];
-  results.push(await measure('raw node:http hello', ['-e', RAW_HELLO], {}, null));
-  results.push(await measure('peer, TLS off', [PEER_BIN], peerEnv('plain'), null));
-  results.push(await measure('raw node:https hello', ['-e', RAW_HELLO, JSON.stringify(tlsFiles)], {}, pki));
-  results.push(await measure('peer, TLS on', [PEER_BIN], peerEnv('tls'), pki));
+  for (const [name, args, env, tls, go] of targets) if (only.test(name)) results.push(await measure(name, args, env, tls, go));
 
   const f = (bytes) => (bytes / MiB).toFixed(1);
   console.log(`RSS in MiB (anonymous + file-backed), ${REQUESTS} keep-alive requests over ${CONNECTIONS} connections (${PATHS.join(' ')})`);
@@ -202,14 +230,16 @@ try {
       `| ${r.name} | ${f(r.idle.total)} (${f(r.idle.anon)}+${f(r.idle.file)}) | ${f(r.loaded.total)} (${f(r.loaded.anon)}+${f(r.loaded.file)}) | ${f(r.loaded.total - r.idle.total)} | ${f(r.loaded.peak)} | ${f(r.collected.total)} | ${r.cpuPerRequest.toFixed(0)} µs | ${Math.round(REQUESTS / r.seconds)} | ${JSON.stringify(r.statuses)} |`,
     );
   }
-  for (const [peer, raw] of [[results[1], results[0]], [results[3], results[2]]]) {
+  const byName = (name) => results.find((r) => r.name === name);
+  for (const [peer, raw] of [[byName('peer, TLS off'), byName('raw node:http hello')], [byName('peer, TLS on'), byName('raw node:https hello')]]) {
+    if (peer === undefined || raw === undefined) continue;
     console.log(`${peer.name}: idle ${(peer.idle.total / raw.idle.total).toFixed(2)}× raw, after load ${(peer.loaded.total / raw.loaded.total).toFixed(2)}× raw; targets: idle ≤ 55 MiB ${peer.idle.total <= 55 * MiB ? 'met' : 'missed'}, growth ≤ 15 MiB ${peer.loaded.total - peer.idle.total <= 15 * MiB ? 'met' : 'missed'}`);
   }
   console.log('\nV8 heap spaces, committed/used MiB (new space is the young generation; old space grows by at least V8\'s 8 MiB step)');
   console.log('| target | new idle | new after load | old idle | old after load | code idle | code after load |');
   console.log('|---|---|---|---|---|---|---|');
   const space = (heap, name) => (heap?.[name] ? `${f(heap[name][0])}/${f(heap[name][1])}` : '?');
-  for (const r of results) {
+  for (const r of results.filter((result) => result.idleHeap !== undefined)) {
     console.log(`| ${r.name} | ${space(r.idleHeap, 'new_space')} | ${space(r.loadedHeap, 'new_space')} | ${space(r.idleHeap, 'old_space')} | ${space(r.loadedHeap, 'old_space')} | ${space(r.idleHeap, 'code_space')} | ${space(r.loadedHeap, 'code_space')} |`);
   }
   if (process.env.FOOTPRINT_JSON === '1') console.log(JSON.stringify(results));

@@ -1,11 +1,20 @@
 #!/usr/bin/env node
-import { allowYoungGenerationToCap, holdHeapGrowth } from '@fabric-ops/ops-server/heap';
+import { allowYoungGenerationToCap, collectStartupGarbage, deferOptimizingCompiler, holdHeapGrowth } from '@fabric-ops/ops-server/heap';
 
 // Before anything else loads: start-up allocation would otherwise grow the heap for good.
 const heapHeld = holdHeapGrowth();
+const optimizingCompiler = deferOptimizingCompiler();
 const { runOrderer } = await import('./main.ts');
 
-runOrderer(heapHeld ? { onReady: allowYoungGenerationToCap } : {}).then(
+// Once listening: start-up's garbage collected (before the young generation may grow), then
+// the young generation allowed its one doubling.
+const onReady = (): void => {
+  collectStartupGarbage();
+  if (heapHeld) allowYoungGenerationToCap();
+  optimizingCompiler.resume();
+};
+
+runOrderer({ onReady }).then(
   (code) => {
     process.exitCode = code;
     // Anything still holding the loop open after a graceful stop must not keep the process alive.

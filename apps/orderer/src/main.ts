@@ -1,7 +1,9 @@
 import { fileURLToPath } from 'node:url';
-import { ordererConfigFromCommandLine, type OrdererConfig } from '@fabric-ops/ops-config';
+import type * as OpsConfig from '@fabric-ops/ops-config';
+import type { OrdererConfig } from '@fabric-ops/ops-config';
 import type { OperationsSystem } from '@fabric-ops/ops-server';
 import { runOperationsApp } from '@fabric-ops/ops-server/app';
+import { requireForStartup } from '@fabric-ops/ops-server/heap';
 import packageJson from '../package.json' with { type: 'json' };
 
 /** The orderer.yaml this package ships, used when no other is found. */
@@ -22,7 +24,11 @@ export function runOrderer(options: OrdererRunOptions = {}): Promise<number> {
     loggerName: 'orderer.operations',
     startFailurePrefix: 'failed to start operations subsystem',
     env,
-    configure: (verify) => ordererConfigFromCommandLine({ argv: options.argv ?? process.argv.slice(2), env, sampleFile: SAMPLE_ORDERER_YAML, verify }),
+    // Loaded so that it can be released: the configuration step's modules (zod, yaml) are not needed once it has run.
+    configure: (verify) =>
+      requireForStartup('@fabric-ops/ops-config', import.meta.url, (config: typeof OpsConfig) =>
+        config.ordererConfigFromCommandLine({ argv: options.argv ?? process.argv.slice(2), env, sampleFile: SAMPLE_ORDERER_YAML, verify }),
+      ),
     ...(options.onReady === undefined ? {} : { onReady: options.onReady }),
   });
 }

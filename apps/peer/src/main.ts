@@ -1,8 +1,10 @@
 import { fileURLToPath } from 'node:url';
-import { peerConfigFromCommandLine, type PeerConfig } from '@fabric-ops/ops-config';
+import type * as OpsConfig from '@fabric-ops/ops-config';
+import type { PeerConfig } from '@fabric-ops/ops-config';
 import { DOCKER_COMPONENT, dockerChecker } from '@fabric-ops/ops-health';
 import type { OperationsSystem } from '@fabric-ops/ops-server';
 import { runOperationsApp } from '@fabric-ops/ops-server/app';
+import { requireForStartup } from '@fabric-ops/ops-server/heap';
 import packageJson from '../package.json' with { type: 'json' };
 
 /** The core.yaml this package ships, used when no other is found. */
@@ -23,7 +25,11 @@ export function runPeer(options: PeerRunOptions = {}): Promise<number> {
     loggerName: 'peer.operations',
     startFailurePrefix: 'failed to initialize operations subsystem',
     env,
-    configure: (verify) => peerConfigFromCommandLine({ argv: options.argv ?? process.argv.slice(2), env, sampleFile: SAMPLE_CORE_YAML, verify }),
+    // Loaded so that it can be released: the configuration step's modules (zod, yaml) are not needed once it has run.
+    configure: (verify) =>
+      requireForStartup('@fabric-ops/ops-config', import.meta.url, (config: typeof OpsConfig) =>
+        config.peerConfigFromCommandLine({ argv: options.argv ?? process.argv.slice(2), env, sampleFile: SAMPLE_CORE_YAML, verify }),
+      ),
     register: (system, config) => {
       // Fabric's peer checks its container runtime only when vm.endpoint is set (cleared for external builders).
       if (config.vm.endpoint !== undefined) system.registerChecker(DOCKER_COMPONENT, dockerChecker(config.vm.endpoint));
