@@ -364,18 +364,19 @@ describe('the probe hot path', () => {
     expect(runs).toBe(1);
     // Called directly: with the result cached, the handler answers before it returns (no promise).
     const written: { status?: number; body?: string } = {};
-    const res = {
+    const fake = {
       destroyed: false,
       writableEnded: false,
       writeHead(status: number) {
         written.status = status;
-        return this;
+        return fake;
       },
       end(body: string) {
         written.body = body;
-        this.writableEnded = true;
+        fake.writableEnded = true;
       },
-    } as unknown as ServerResponse;
+    };
+    const res = fake as unknown as ServerResponse;
     const returned = endpoints.healthz({ method: 'GET', url: '/healthz' } as IncomingMessage, res);
     expect(returned).toBeUndefined();
     expect(written.status).toBe(200);
@@ -412,6 +413,18 @@ describe('the probe hot path', () => {
     const b = await second;
     expect(b.reply.status).toBe(200);
     expect(b.reply.body).toMatch(new RegExp(`^\\{"status":"OK","time":"${TIME}"\\}$`));
+  });
+
+  it('keeps answering 408 for a run that never settles, one request after another', async () => {
+    const base = createHealthRegistry({ deadlineMs: 50 });
+    const never = new Promise<never>(() => {});
+    const registry: HealthRegistry = { ...base, run: () => never };
+    const router = createRouter({ routes: createHealthEndpoints(registry).routes });
+    const server = createServer(router.handle);
+    servers.push(server);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    for (let i = 0; i < 3; i++) expect((await get(port, '/healthz')).status).toBe(408);
   });
 
   it('answers 408 to each of many requests waiting on one hung run, none before its deadline', async () => {

@@ -78,6 +78,7 @@ interface Waiter {
  * always the first unanswered waiter.
  */
 interface Round {
+  readonly running: Promise<HealthReport>;
   readonly waiters: Waiter[];
   /** Waiters before this index have been answered. */
   first: number;
@@ -146,10 +147,12 @@ export function createHealthEndpoints(registry: HealthRegistry, options: HealthE
     while (round.first < waiters.length && waiters[round.first]!.due <= now) release(waiters[round.first++]!, 'deadline');
     // A timer may fire a little before performance.now() reaches the deadline: wait out the rest.
     if (round.first < waiters.length) round.timer = setTimeout(expire, Math.max(1, Math.ceil(waiters[round.first]!.due - now)), round);
+    // Everyone was answered: let go of the run, so one that never settles is not held here for good.
+    else if (rounds.get(round.running) === round) rounds.delete(round.running);
   };
 
   const finish = (running: Promise<HealthReport>, round: Round, outcome: { readonly report: HealthReport } | { readonly error: unknown }): void => {
-    rounds.delete(running);
+    if (rounds.get(running) === round) rounds.delete(running);
     if (round.timer !== undefined) clearTimeout(round.timer);
     const { waiters } = round;
     for (let i = round.first; i < waiters.length; i++) {
@@ -168,7 +171,7 @@ export function createHealthEndpoints(registry: HealthRegistry, options: HealthE
   const wait = (res: ServerResponse, running: Promise<HealthReport>, endpoint: string, verbose: boolean, additive: boolean, gated: boolean): Promise<void> => {
     let round = rounds.get(running);
     if (round === undefined) {
-      const created: Round = { waiters: [], first: 0, timer: undefined };
+      const created: Round = { running, waiters: [], first: 0, timer: undefined };
       created.timer = setTimeout(expire, deadlineMs, created);
       round = created;
       rounds.set(running, created);
