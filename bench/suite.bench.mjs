@@ -24,6 +24,12 @@ const QUICK = process.argv.includes('--quick') || process.env.BENCH_QUICK === '1
 const SECONDS = Number(process.env.BENCH_SECONDS ?? (QUICK ? 0.5 : 5));
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const RSS_REQUESTS = Number(process.env.BENCH_RSS_REQUESTS ?? (QUICK ? 20_000 : 100_000));
+// Each target serves the cell unmeasured for this long before its first round: a route's first
+// requests run cold code (our handlers are JIT-compiled then), which made the first round of
+// ours an outlier of up to 3× in short rounds.
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? (QUICK ? 0.3 : 1));
+// Only the cells whose label contains one of these (comma-separated) texts, e.g. "/livez,PUT /logspec".
+const ONLY = (process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
 const KEEPALIVE_CONNECTIONS = 32;
 // /metrics answers 503 beyond 4 scrapes in flight (the default `maxInFlight`); a slow scrape under 32
 // connections would measure refusals. Prometheus itself scrapes a target one request at a time.
@@ -212,9 +218,17 @@ try {
     })),
   ];
 
+  if (ONLY.length > 0) {
+    for (const group of groups) {
+      group.cells = group.cells.filter((cell) => ONLY.some((text) => cellLabel({ ...cell, group: group.name }).includes(text)));
+      // The RSS readings are no cell: a filtered run measures only what it names.
+      group.rss = false;
+    }
+    process.stdout.write(`only the cells matching ${ONLY.map((t) => JSON.stringify(t)).join(', ')} (BENCH_ONLY)\n`);
+  }
   const cells = [];
   const rss = [];
-  for (const group of groups) {
+  for (const group of groups.filter((g) => g.cells.length > 0)) {
     const ours = await group.start();
     await new Promise((r) => setTimeout(r, 1_000));
     const responses = {};
@@ -247,6 +261,7 @@ try {
       const expected = responses[key(cell)];
       const entry = { group: group.name, label: cellLabel({ ...cell, group: group.name }), ...cell, connections: connectionsFor(cell), status: expected.status, bytes: Buffer.from(expected.body, 'base64').length, rounds: {} };
       for (const target of targets) entry.rounds[target.name] = [];
+      if (WARMUP_SECONDS > 0) for (const target of targets) await runLoad(target, loadOptions(target, cell, tls, { seconds: WARMUP_SECONDS }));
       for (let round = 0; round < ROUNDS; round++) {
         for (const target of targets) {
           const r = await runLoad(target, loadOptions(target, cell, tls));
@@ -302,7 +317,7 @@ try {
   process.stdout.write([
     '',
     `Operations server (ours) vs raw node:https vs Go net/http, same bytes, same certificates${QUICK ? ' — QUICK MODE' : ''}`,
-    `Medians of ${ROUNDS} rounds × ${SECONDS} s per target, targets alternated round by round; ${KEEPALIVE_CONNECTIONS} keep-alive connections (${METRICS_CONNECTIONS} for /metrics) or ${CONNECT_CONCURRENCY} concurrent new connections; CPU is the server process's user+system time over the measured requests.`,
+    `Medians of ${ROUNDS} rounds × ${SECONDS} s per target after ${WARMUP_SECONDS} s of unmeasured warm-up, targets alternated round by round; ${KEEPALIVE_CONNECTIONS} keep-alive connections (${METRICS_CONNECTIONS} for /metrics) or ${CONNECT_CONCURRENCY} concurrent new connections; CPU is the server process's user+system time over the measured requests.`,
     `Machine: ${machineLine}`,
     `Load average (1 min) before ${loadBefore[0].toFixed(2)}, after ${loadAfter[0].toFixed(2)}. Quiet: ${quiet.quiet ? 'yes' : `no — ${reasons.join('; ')}`}`,
     '',
@@ -316,12 +331,13 @@ try {
   mkdirSync(results, { recursive: true });
   const stamp = startedAt.toISOString().replace(/[:.]/g, '-');
   const json = JSON.stringify({
-    date: startedAt.toISOString(), quick: QUICK, seconds: SECONDS, rounds: ROUNDS, keepAliveConnections: KEEPALIVE_CONNECTIONS, metricsConnections: METRICS_CONNECTIONS, connectConcurrency: CONNECT_CONCURRENCY,
+    date: startedAt.toISOString(), quick: QUICK, seconds: SECONDS, rounds: ROUNDS, warmupSeconds: WARMUP_SECONDS, only: ONLY, keepAliveConnections: KEEPALIVE_CONNECTIONS, metricsConnections: METRICS_CONNECTIONS, connectConcurrency: CONNECT_CONCURRENCY,
     machine, loadAverageBefore: loadBefore, loadAverageAfter: loadAfter, quiet, rss, cells,
   }, null, 2);
   writeFileSync(join(results, `suite-${stamp}.json`), `${json}\n`);
-  writeFileSync(join(results, 'latest.json'), `${json}\n`);
-  process.stdout.write(`\nwritten: bench/results/suite-${stamp}.json and bench/results/latest.json\n`);
+  // latest.json is the whole suite's; a filtered run leaves it alone.
+  if (ONLY.length === 0) writeFileSync(join(results, 'latest.json'), `${json}\n`);
+  process.stdout.write(`\nwritten: bench/results/suite-${stamp}.json${ONLY.length === 0 ? ' and bench/results/latest.json' : ''}\n`);
 } finally {
   await cleanup();
 }

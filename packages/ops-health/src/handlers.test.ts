@@ -328,3 +328,121 @@ describe('readiness the application controls', () => {
     expect(JSON.parse(checked.body).failed_checks).toEqual([{ component: 'down', reason: 'down' }]);
   });
 });
+
+describe('the probe hot path', () => {
+  it('/livez: the verbose form only with ?verbose in the query, the JSON form with a current time otherwise', async () => {
+    const { port } = await serve();
+    for (const target of ['/livez', '/livez?', '/livez?x=1', '/livez?verbosely=1']) {
+      const before = Date.now();
+      const reply = await get(port, target);
+      const after = Date.now();
+      expect(reply.status, target).toBe(200);
+      const match = new RegExp(`^\\{"status":"OK","time":"(${TIME})"\\}$`).exec(reply.body);
+      expect(match, `${target}: ${reply.body}`).not.toBeNull();
+      expect(reply.headers['content-length']).toBe(String(Buffer.byteLength(reply.body)));
+      expect(reply.headers['content-type']).toBe('application/json');
+      expect(reply.headers['cache-control']).toBe('no-store');
+      // Millisecond precision survives Date.parse: the time is the time of the answer, not a cached one.
+      const at = Date.parse(match![1]!);
+      expect(at).toBeGreaterThanOrEqual(before);
+      expect(at).toBeLessThanOrEqual(after);
+    }
+    for (const target of ['/livez?verbose', '/livez?x=1&verbose=true']) {
+      const reply = await get(port, target);
+      expect(reply.body, target).toBe('[+]ping ok\nlivez check passed\n');
+      expect(reply.headers['content-type']).toBe('text/plain; charset=utf-8');
+    }
+  });
+
+  it('answers /healthz and /readyz without waiting when every result is cached, and runs the check again once it expires', async () => {
+    const { registry, endpoints, port } = await serve({ cacheTtlMs: 200 });
+    let runs = 0;
+    registry.register('counted', () => {
+      runs++;
+    });
+    expect((await get(port, '/healthz')).status).toBe(200);
+    expect(runs).toBe(1);
+    // Called directly: with the result cached, the handler answers before it returns (no promise).
+    const written: { status?: number; body?: string } = {};
+    const fake = {
+      destroyed: false,
+      writableEnded: false,
+      writeHead(status: number) {
+        written.status = status;
+        return fake;
+      },
+      end(body: string) {
+        written.body = body;
+        fake.writableEnded = true;
+      },
+    };
+    const res = fake as unknown as ServerResponse;
+    const returned = endpoints.healthz({ method: 'GET', url: '/healthz' } as IncomingMessage, res);
+    expect(returned).toBeUndefined();
+    expect(written.status).toBe(200);
+    expect(written.body).toMatch(new RegExp(`^\\{"status":"OK","time":"${TIME}"\\}$`));
+    const readyz = await get(port, '/readyz?verbose');
+    expect(readyz.body).toMatch(/^\[\+\]counted ok \(.+, cached\)\nreadyz check passed\n$/);
+    expect(runs).toBe(1);
+    await new Promise((r) => setTimeout(r, 250));
+    expect((await get(port, '/readyz')).status).toBe(200);
+    expect(runs).toBe(2);
+  });
+
+  it('gives every request waiting on one run its own deadline, timed from its own arrival', async () => {
+    const { port, registry } = await serve({ deadlineMs: 300, checkTimeoutMs: 30_000 });
+    let release: (() => void) | undefined;
+    let started = 0;
+    registry.register('slow', () => {
+      started++;
+      return new Promise<void>((resolve) => {
+        release = resolve;
+      });
+    });
+    const t0 = performance.now();
+    const first = get(port, '/healthz').then((reply) => ({ reply, at: performance.now() - t0 }));
+    await new Promise((r) => setTimeout(r, 200));
+    const second = get(port, '/readyz').then((reply) => ({ reply, at: performance.now() - t0 }));
+    const a = await first;
+    expect(a.reply.status).toBe(408);
+    expect(a.at).toBeGreaterThanOrEqual(299);
+    // The second request joined the same run (one check started) and is still inside its own deadline.
+    await new Promise((r) => setTimeout(r, 20));
+    expect(started).toBe(1);
+    release!();
+    const b = await second;
+    expect(b.reply.status).toBe(200);
+    expect(b.reply.body).toMatch(new RegExp(`^\\{"status":"OK","time":"${TIME}"\\}$`));
+  });
+
+  it('keeps answering 408 for a run that never settles, one request after another', async () => {
+    const base = createHealthRegistry({ deadlineMs: 50 });
+    const never = new Promise<never>(() => {});
+    const registry: HealthRegistry = { ...base, run: () => never };
+    const router = createRouter({ routes: createHealthEndpoints(registry).routes });
+    const server = createServer(router.handle);
+    servers.push(server);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    for (let i = 0; i < 3; i++) expect((await get(port, '/healthz')).status).toBe(408);
+  });
+
+  it('answers 408 to each of many requests waiting on one hung run, none before its deadline', async () => {
+    const { port, registry } = await serve({ deadlineMs: 150, checkTimeoutMs: 30_000 });
+    registry.register('hung', (signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))));
+    const replies = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        new Promise((r) => setTimeout(r, i * 5)).then(() => {
+          const sent = performance.now();
+          return get(port, i % 2 === 0 ? '/healthz' : '/readyz').then((reply) => ({ reply, waited: performance.now() - sent }));
+        }),
+      ),
+    );
+    for (const { reply, waited } of replies) {
+      expect(reply.status).toBe(408);
+      expect(reply.body).toBe('');
+      expect(waited).toBeGreaterThanOrEqual(149);
+    }
+    registry.deregister('hung');
+  });
+});

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { HealthError, isHealthError } from './errors.ts';
 import { MAX_REASON_LENGTH } from './internal/reason.ts';
-import { createHealthRegistry, type Checker } from './registry.ts';
+import { createHealthRegistry, reportWithoutWaiting, type Checker } from './registry.ts';
 
 interface Deferred {
   readonly promise: Promise<void>;
@@ -157,6 +157,46 @@ describe('run', () => {
     expect(c.calls).toHaveLength(2);
     c.calls[1]!.gate.reject('down');
     expect((await next).failed[0]?.reason).toBe('down');
+  });
+
+  it('gives runs asked for while the same checks are in flight one shared report, and none across a registration', async () => {
+    const registry = createHealthRegistry();
+    const c = controlled();
+    registry.register('docker', c.checker);
+    const first = registry.run();
+    expect(registry.run()).toBe(first);
+    registry.register('other', () => {});
+    const afterRegister = registry.run();
+    expect(afterRegister).not.toBe(first);
+    await tick();
+    expect(c.calls).toHaveLength(1);
+    c.calls[0]!.gate.resolve();
+    expect((await first).results.map((r) => r.component)).toEqual(['docker']);
+    expect((await afterRegister).results.map((r) => r.component)).toEqual(['docker', 'other']);
+    // Finished: the next run is a new one.
+    const next = registry.run();
+    expect(next).not.toBe(first);
+    await tick();
+    expect(c.calls).toHaveLength(2);
+    c.calls[1]!.gate.resolve();
+    await next;
+  });
+
+  it('has a report without waiting only when every check is cached or serving out a timeout', async () => {
+    const registry = createHealthRegistry({ cacheTtlMs: 60_000 });
+    expect(reportWithoutWaiting(registry)?.results).toEqual([]);
+    const c = controlled();
+    registry.register('docker', c.checker);
+    expect(reportWithoutWaiting(registry)).toBeUndefined();
+    const running = registry.run();
+    await tick();
+    expect(reportWithoutWaiting(registry)).toBeUndefined();
+    c.calls[0]!.gate.resolve();
+    await running;
+    const ready = reportWithoutWaiting(registry);
+    expect(ready?.healthy).toBe(true);
+    expect(ready?.results[0]).toMatchObject({ component: 'docker', healthy: true, cached: true });
+    expect(c.calls).toHaveLength(1);
   });
 
   it('a single-component run joins a full run in flight', async () => {

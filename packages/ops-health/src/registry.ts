@@ -69,7 +69,10 @@ export interface HealthRegistry {
   has(component: string): boolean;
   /** Registered component names, sorted. */
   components(): string[];
-  /** Runs every registered check in parallel; a check already in flight is joined, not started again. */
+  /**
+   * Runs every registered check in parallel; a check already in flight is joined, not started again.
+   * While every check of the last run is still in flight, a new run joins it and gets its report.
+   */
   run(): Promise<HealthReport>;
   /** Runs one component's check; undefined when no such component is registered. */
   runOne(component: string): Promise<HealthReport> | undefined;
@@ -95,6 +98,18 @@ interface Entry {
   cache: { readonly result: CheckResult; readonly expiresAt: number } | undefined;
   /** A timed-out attempt that ignored its abort and has not settled yet. */
   lingering: boolean;
+}
+
+/**
+ * The report a run would give right now when it needs no waiting: every check has a fresh cached
+ * result or is still reporting an earlier timeout, and none is in flight (also when nothing is
+ * registered). Undefined when a check would have to run. The health endpoints answer from it
+ * without a promise or a deadline timer; an outside HealthRegistry has none and always waits.
+ */
+const reportsWithoutWaiting = new WeakMap<HealthRegistry, () => HealthReport | undefined>();
+
+export function reportWithoutWaiting(registry: HealthRegistry): HealthReport | undefined {
+  return reportsWithoutWaiting.get(registry)?.();
 }
 
 function buildReport(results: readonly (CheckResult | undefined)[]): HealthReport {
@@ -163,22 +178,27 @@ export function createHealthRegistry(options: HealthOptions = {}): HealthRegistr
     return result;
   };
 
-  const check = (entry: Entry): Promise<CheckResult | undefined> => {
-    if (entry.inflight !== undefined) return entry.inflight;
-    if (entry.cache !== undefined && performance.now() < entry.cache.expiresAt) {
-      return Promise.resolve({ ...entry.cache.result, cached: true });
-    }
+  /** What a check gives without running: its fresh cached result, or the timeout it is still serving out. */
+  const immediate = (entry: Entry, now: number): CheckResult | undefined => {
+    if (entry.cache !== undefined && now < entry.cache.expiresAt) return { ...entry.cache.result, cached: true };
     if (entry.lingering) {
       // Starting another attempt while the last one ignores its abort would pile up work
       // without bound; keep reporting the timeout until it lets go.
-      return Promise.resolve({
+      return {
         component: entry.component,
         healthy: false,
         reason: `${timeoutReason(entry.timeoutMs)} (the previous check has not finished yet)`,
         durationMs: 0,
         cached: false,
-      });
+      };
     }
+    return undefined;
+  };
+
+  const check = (entry: Entry): Promise<CheckResult | undefined> => {
+    if (entry.inflight !== undefined) return entry.inflight;
+    const ready = immediate(entry, performance.now());
+    if (ready !== undefined) return Promise.resolve(ready);
     const running = attempt(entry).finally(() => {
       entry.inflight = undefined;
     });
@@ -194,6 +214,7 @@ export function createHealthRegistry(options: HealthOptions = {}): HealthRegistr
       throw new HealthError('INVALID_CHECKER', `health checker for '${component}' must be a function`);
     }
     if (entries.has(component)) throw new HealthError('ALREADY_REGISTERED', `'${component}' is already registered`);
+    shared = undefined;
     entries.set(component, {
       component,
       checker,
@@ -211,12 +232,32 @@ export function createHealthRegistry(options: HealthOptions = {}): HealthRegistr
     const entry = entries.get(component);
     if (entry === undefined) return;
     entries.delete(component);
+    shared = undefined;
     entry.removed = true;
     entry.cache = undefined;
     entry.controller?.abort(new HealthError('CHECK_DEREGISTERED', `'${component}' was deregistered`));
   };
 
-  const run = async (): Promise<HealthReport> => buildReport(await Promise.all([...entries.values()].map(check)));
+  // The last run, with the check each of its components got. A run asked for while every one of
+  // those checks is still the one in flight would join exactly those checks, so it is given the
+  // same run: one report, one Promise.all, however many probes ask at once.
+  let shared: { readonly checks: readonly Promise<CheckResult | undefined>[]; readonly entries: readonly Entry[]; readonly report: Promise<HealthReport> } | undefined;
+
+  const joinable = (last: NonNullable<typeof shared>): boolean => {
+    for (let i = 0; i < last.entries.length; i++) if (last.entries[i]!.inflight !== last.checks[i]) return false;
+    return true;
+  };
+
+  const run = (): Promise<HealthReport> => {
+    const last = shared;
+    // Registering or deregistering clears `shared`, so a joined run always covers today's components.
+    if (last !== undefined && last.entries.length > 0 && joinable(last)) return last.report;
+    const current = [...entries.values()];
+    const checks = current.map(check);
+    const report = Promise.all(checks).then(buildReport);
+    shared = { checks, entries: current, report };
+    return report;
+  };
 
   let background: { timer: NodeJS.Timeout | undefined } | undefined;
   const backgroundRun = (): void => {
@@ -232,7 +273,7 @@ export function createHealthRegistry(options: HealthOptions = {}): HealthRegistr
     run().then(next, next);
   };
 
-  return {
+  const registry: HealthRegistry = {
     settings,
     register,
     deregister,
@@ -257,4 +298,16 @@ export function createHealthRegistry(options: HealthOptions = {}): HealthRegistr
       observer = next;
     },
   };
+  reportsWithoutWaiting.set(registry, () => {
+    const now = performance.now();
+    const results: CheckResult[] = [];
+    for (const entry of entries.values()) {
+      if (entry.inflight !== undefined) return undefined;
+      const ready = immediate(entry, now);
+      if (ready === undefined) return undefined;
+      results.push(ready);
+    }
+    return buildReport(results);
+  });
+  return registry;
 }

@@ -3,7 +3,7 @@ export type { AccessDecision, Authorize, Handler, Route, Router, RouterOptions }
 export { DEFAULT_SERVER_LIMITS, serverOptionsFor } from './internal/server-limits.ts';
 export type { ServerLimits } from './internal/server-limits.ts';
 export { readBody } from './internal/body.ts';
-export { goJson, writeEmpty, writeJson, writeText } from './internal/json.ts';
+export { goJson, writeEmpty, writeJson, writeJsonText, writeText } from './internal/json.ts';
 export type { JsonWriteOptions } from './internal/json.ts';
 export { parseRequestTarget } from './internal/path.ts';
 export { requestIdOf } from './internal/request-id.ts';

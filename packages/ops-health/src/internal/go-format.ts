@@ -29,12 +29,41 @@ export function rfc3339Nano(date: Date, subMillisecondNanos = 0): string {
   );
 }
 
+// The date, time and zone of the current second, formatted once per second (`zone` apart so
+// the fraction can go between them). Only the whole-second part is reused: the milliseconds and
+// microseconds of every answer are read from the clocks at that moment, so the text is as current
+// as it was when it was formatted from scratch each time. A zone offset changes only on a second
+// boundary, so formatting it with the second is exact.
+let cachedSecond = Number.NaN;
+let cachedDateTime = '';
+let cachedZone = '';
+
+/** `.d…` with trailing zeros trimmed, for 0–999999 µs (Go prints nanoseconds; ours end in `000`, trimmed). */
+function microsFraction(micros: number): string {
+  if (micros === 0) return '';
+  let digits = String(1_000_000 + micros).slice(1);
+  let end = digits.length;
+  while (digits.charCodeAt(end - 1) === 0x30) end--;
+  if (end !== digits.length) digits = digits.slice(0, end);
+  return '.' + digits;
+}
+
 /**
  * The current time as Fabric's /healthz writes it. The wall clock gives the milliseconds
  * (so clock changes are honoured); the monotonic clock's sub-millisecond part fills the
- * extra digits Go would print.
+ * extra digits Go would print, to the microsecond. Same text as `rfc3339Nano(new Date(),
+ * subMicroseconds * 1000)`, without formatting the date and zone again within one second.
  */
 export function nowRfc3339Nano(): string {
-  const subMs = performance.now() % 1;
-  return rfc3339Nano(new Date(), Math.floor(subMs * 1_000) * 1_000);
+  const subMicros = Math.floor((performance.now() % 1) * 1_000);
+  const ms = Date.now();
+  const second = Math.floor(ms / 1_000);
+  if (second !== cachedSecond) {
+    const whole = rfc3339Nano(new Date(second * 1_000));
+    const zoneAt = whole.length - (whole.endsWith('Z') ? 1 : 6);
+    cachedDateTime = whole.slice(0, zoneAt);
+    cachedZone = whole.slice(zoneAt);
+    cachedSecond = second;
+  }
+  return cachedDateTime + microsFraction((ms - second * 1_000) * 1_000 + subMicros) + cachedZone;
 }

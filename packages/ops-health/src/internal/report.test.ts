@@ -1,7 +1,7 @@
 import { goJson } from '@fabric-ops/ops-http';
 import { describe, expect, it } from 'vitest';
 import type { CheckResult } from '../registry.ts';
-import { fabricHealthResponse, verboseText } from './report.ts';
+import { fabricHealthResponse, healthyBody, verboseText } from './report.ts';
 
 const ok = (component: string, durationMs = 1.5): CheckResult => ({ component, healthy: true, durationMs, cached: false });
 const bad = (component: string, reason: string, durationMs = 2): CheckResult => ({ component, healthy: false, reason, durationMs, cached: false });
@@ -32,5 +32,13 @@ describe('verboseText', () => {
 
   it('puts extra failures first and fails the verdict', () => {
     expect(verboseText('readyz', [], ['shutdown failed: bye'])).toBe('[-]shutdown failed: bye\nreadyz check failed\n');
+  });
+});
+
+describe('healthyBody', () => {
+  it('is the text goJson gives for the same document', () => {
+    for (const time of ['2026-11-21T05:25:34.43299Z', '2026-11-21T10:30:00+05:30', '2026-11-21T00:00:00.1-05:00']) {
+      expect(healthyBody(time)).toBe(goJson({ status: 'OK', time }));
+    }
   });
 });

@@ -27,6 +27,17 @@ export function fabricHealthResponse(report: Pick<HealthReport, 'time' | 'failed
   };
 }
 
+const HEALTHY_PREFIX = '{"status":"OK","time":"';
+const HEALTHY_SUFFIX = '"}';
+
+/**
+ * `{"status":"OK","time":"…"}` as goJson writes it, without serialising an object per probe: an
+ * RFC 3339 time holds only digits, `-`, `:`, `.`, `T`, `Z` and `+`, none of which JSON escapes.
+ */
+export function healthyBody(time: string): string {
+  return HEALTHY_PREFIX + time + HEALTHY_SUFFIX;
+}
+
 function line(result: CheckResult): string {
   const took = result.cached ? `${goDuration(result.durationMs)}, cached` : goDuration(result.durationMs);
   // A reason may hold newlines; keep one check per line so the list stays readable.

@@ -45,6 +45,17 @@ export function writeJson(res: ServerResponse, status: number, value: unknown, o
 }
 
 /**
+ * Writes a complete `application/json` response whose body is already JSON text (a body built
+ * once, or from constant parts): the same bytes and headers as `writeJson` with that value.
+ */
+export function writeJsonText(res: ServerResponse, status: number, json: string, headers?: Readonly<Record<string, string>>): void {
+  const list = withHeaders(headerArray(res), headers);
+  list.push('Content-Type', 'application/json', 'Content-Length', Buffer.byteLength(json));
+  res.writeHead(status, list);
+  res.end(json);
+}
+
+/**
  * A status with no body, as Go sends one: `Content-Length: 0` and no Content-Type
  * (204 and 304 carry no Content-Length at all).
  */

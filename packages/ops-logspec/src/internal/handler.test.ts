@@ -112,6 +112,35 @@ describe('PUT /logspec', () => {
     ]);
   });
 
+  it('asks who the client is only when the audit line is written', async () => {
+    const asked: string[] = [];
+    const own = createLogging({ format: 'json', destination: { write: (line: string) => void lines.push(line) } });
+    const handler = logspecHandler(own, { identify: () => (asked.push('asked'), 'CN=who') });
+    const quiet = createServer(createRouter({ routes: [{ path: '/logspec', secure: true, handler }] }).handle).listen(0, '127.0.0.1');
+    await once(quiet, 'listening');
+    const put = (spec: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port: (quiet.address() as AddressInfo).port, path: '/logspec', method: 'PUT', agent: false }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.on('error', reject);
+        req.end(JSON.stringify({ spec }));
+      });
+    try {
+      own.activateSpec('operations=warn:info');
+      expect(await put('operations=warn:info')).toBe(204);
+      expect(asked).toEqual([]);
+      expect(auditLines()).toEqual([]);
+      expect(await put('info')).toBe(204);
+      expect(asked).toEqual(['asked']);
+      expect(auditLines()).toEqual([expect.objectContaining({ oldSpec: 'operations=warn:info', newSpec: 'info', client: 'CN=who' })]);
+    } finally {
+      quiet.closeAllConnections();
+      await new Promise((resolve) => quiet.close(resolve));
+    }
+  });
+
   it('refuses a body over the limit with 413 and keeps the spec', async () => {
     logging.activateSpec('warn');
     const put = await call('PUT', JSON.stringify({ spec: 'a'.repeat(5000) }));

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { readBody, writeEmpty, writeJson, type Handler } from '@fabric-ops/ops-http';
+import { goJson, readBody, writeEmpty, writeJson, writeJsonText, type Handler } from '@fabric-ops/ops-http';
 import { formatRemoteAddress } from '@fabric-ops/ops-http/go';
 import { isLogspecError } from '../errors.ts';
 import { decodeLogSpecBody, decodeParsedLogSpec } from './go-json.ts';
@@ -118,22 +118,31 @@ export function logspecHandler(logging: Logging, options: LogspecHandlerOptions 
     return apply(req, res, parsed);
   };
   const apply = (req: IncomingMessage, res: ServerResponse, parsed: ParsedSpec): void | Promise<void> => {
-    const client = options.identify?.(req);
-    const record: Record<string, unknown> = {};
-    auditFields('oldSpec', logging.spec(), record);
+    const oldSpec = logging.spec();
     // Printed once: activateSpec below reuses this text.
     const newSpec = formatSpec(parsed);
-    auditFields('newSpec', newSpec, record);
-    record['remoteAddress'] = formatRemoteAddress(req.socket.remoteAddress, req.socket.remotePort);
-    if (client !== undefined) record['client'] = client;
+    // Built only when the line is written: a spec that keeps the audit logger below info (as
+    // `peer.operations=info:warn` does for `operations`) costs no certificate parsing or formatting.
+    const record = (): Record<string, unknown> => {
+      const client = options.identify?.(req);
+      const fields: Record<string, unknown> = {};
+      auditFields('oldSpec', oldSpec, fields);
+      auditFields('newSpec', newSpec, fields);
+      fields['remoteAddress'] = formatRemoteAddress(req.socket.remoteAddress, req.socket.remotePort);
+      if (client !== undefined) fields['client'] = client;
+      return fields;
+    };
+    // Behind `beforeActivate` the client may be gone by the time the line is written: take who
+    // asked while the connection is certainly open.
+    const early = beforeActivate === undefined ? undefined : record();
     // The line is written under whichever spec lets it through: a change that silences the
     // operations logger is still recorded, and so is one that unsilences it. Either way it
     // is handed to the destination before the 204.
     const activate = () => {
       const loggedBefore = audit.isLevelEnabled('info');
-      if (loggedBefore) audit.info(record, 'logging spec changed');
+      if (loggedBefore) audit.info(early ?? record(), 'logging spec changed');
       logging.activateSpec(parsed);
-      if (!loggedBefore) audit.info(record, 'logging spec changed');
+      if (!loggedBefore && audit.isLevelEnabled('info')) audit.info(early ?? record(), 'logging spec changed');
       writeEmpty(res, 204);
     };
     if (beforeActivate === undefined) return activate();
@@ -143,12 +152,21 @@ export function logspecHandler(logging: Logging, options: LogspecHandlerOptions 
     const body = await readBody(req, limit === undefined ? {} : { limit });
     await change(req, res, () => decodeLogSpecBody(body));
   };
+  // The GET body of the spec last read: the spec changes rarely and is read often (scripts poll),
+  // so it is encoded once per spec, not per read.
+  let readSpec: string | undefined;
+  let readBodyText = '';
   // Only PUT waits for a body; GET and refusals stay synchronous so that polling costs no promise.
   return (req, res) => {
     if (req.method === 'GET') {
-      // Reads are frequent (scripts poll): build the log fields only when the line will be written.
+      // Build the log fields only when the line will be written.
       if (audit.isLevelEnabled('debug')) audit.debug({ remoteAddress: formatRemoteAddress(req.socket.remoteAddress, req.socket.remotePort) }, 'logging spec read');
-      writeJson(res, 200, { spec: logging.spec() }, { trailingNewline: true });
+      const spec = logging.spec();
+      if (spec !== readSpec) {
+        readBodyText = goJson({ spec }) + '\n';
+        readSpec = spec;
+      }
+      writeJsonText(res, 200, readBodyText);
       return;
     }
     if (req.method !== 'PUT') {
