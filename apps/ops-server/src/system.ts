@@ -179,7 +179,10 @@ export function createSystem(options: OperationsSystemOptions, extensions: Syste
     try {
       for (const part of parts) await part.start?.();
       const httpServer = tls === undefined ? createServer(serverOptionsFor(limits), onRequest) : tls.createServer(serverOptionsFor(limits), onRequest);
-      httpServer.timeout = limits.writeTimeoutMs;
+      // No socket inactivity timer (`httpServer.timeout`): re-armed on every request it cost ~1 µs
+      // each, and every phase already has its deadline: the handshake (ops-tls-auth), headers and
+      // body (requestTimeout), idle keep-alive (keepAliveTimeout), the response (the router's
+      // per-connection write deadline).
       await new Promise<void>((resolve, reject) => {
         const onError = (error: NodeJS.ErrnoException) => reject(listenError(options.listenAddress, error));
         httpServer.once('error', onError);

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { createServer, request, Agent } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createOperationsSystem, type OperationsSystem } from '../src/index.ts';
 import type { Route } from '@fabric-ops/ops-http';
@@ -82,6 +82,24 @@ describe('operations system', () => {
     const s = system();
     await s.start();
     await expect(s.start()).rejects.toMatchObject({ code: 'ALREADY_STARTED' });
+  });
+
+  // The server's socket inactivity timer is not set (re-arming it cost ~1 µs per request): a
+  // connection that never sends a request must still be closed, by the request timeout.
+  it('closes a connection that never sends a request once the request timeout passes', async () => {
+    const s = createOperationsSystem({ listenAddress: '127.0.0.1:0', version: { version: '9.9.9', commitSha: 'abc1234' }, limits: { requestTimeoutMs: 300 } });
+    systems.push(s);
+    await s.start();
+    const address = s.address();
+    const socket = connect(Number(address.slice(address.lastIndexOf(':') + 1)), '127.0.0.1');
+    let received = '';
+    socket.setEncoding('utf8').on('data', (chunk: string) => (received += chunk));
+    const began = Date.now();
+    const closed = await Promise.race([once(socket, 'close').then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 5_000))]);
+    socket.destroy();
+    expect(closed).toBe(true);
+    expect(Date.now() - began).toBeGreaterThanOrEqual(250);
+    expect(received === '' || received.startsWith('HTTP/1.1 408')).toBe(true);
   });
 
   it('stops promptly with an idle keep-alive client connected', async () => {
