@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
@@ -159,6 +160,74 @@ describe('dockerChecker', () => {
     // The connection is closed, not left open behind the failed check.
     await closed;
     expect(sockets).toHaveLength(1);
+  });
+
+  describe('connection reuse', () => {
+    /** A /_ping server on a unix socket that counts connections and may misbehave on the nth request of a connection. */
+    async function countingRuntime(onRequest?: (nthOnConnection: number, socket: Socket) => boolean) {
+      const socketPath = join(tempDir(), 'reuse.sock');
+      const connections: Socket[] = [];
+      const server = createHttpServer((req, res) => {
+        const socket = req.socket as Socket & { served?: number };
+        socket.served = (socket.served ?? 0) + 1;
+        if (onRequest?.(socket.served, socket) === false) return;
+        res.end('OK');
+      });
+      server.on('connection', (socket: Socket) => connections.push(socket));
+      await listen(server, socketPath);
+      cleanups.push(() => connections.forEach((c) => c.destroy()));
+      return { endpoint: `unix://${socketPath}`, connections };
+    }
+
+    it('sends successive pings over one kept connection', async () => {
+      const runtime = await countingRuntime();
+      const check = dockerChecker(runtime.endpoint);
+      for (let i = 0; i < 5; i++) await check(new AbortController().signal);
+      expect(runtime.connections).toHaveLength(1);
+    });
+
+    it('opens a connection per ping with keepAliveMs 0', async () => {
+      const runtime = await countingRuntime();
+      const check = dockerChecker(runtime.endpoint, { keepAliveMs: 0 });
+      for (let i = 0; i < 3; i++) await check(new AbortController().signal);
+      expect(runtime.connections).toHaveLength(3);
+    });
+
+    it('closes the kept connection once it has been idle for keepAliveMs', async () => {
+      const runtime = await countingRuntime();
+      await dockerChecker(runtime.endpoint, { keepAliveMs: 50 })(new AbortController().signal);
+      const [connection] = runtime.connections;
+      const closed = await Promise.race([once(connection!, 'close').then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 2_000))]);
+      expect(closed).toBe(true);
+    });
+
+    it('sends a ping again on a new connection when the kept one was closed under it', async () => {
+      // The runtime drops the connection on its second request without answering, as one that
+      // timed the idle connection out at the moment of reuse would.
+      const runtime = await countingRuntime((nth, socket) => {
+        if (nth < 2) return true;
+        socket.destroy();
+        return false;
+      });
+      const check = dockerChecker(runtime.endpoint);
+      await check(new AbortController().signal);
+      await expect(check(new AbortController().signal)).resolves.toBeUndefined();
+      expect(runtime.connections).toHaveLength(2);
+    });
+
+    it('does not send again when a new connection is closed before the answer', async () => {
+      const runtime = await countingRuntime((_, socket) => {
+        socket.destroy();
+        return false;
+      });
+      const failure = await failureOf(dockerChecker(runtime.endpoint)(new AbortController().signal));
+      expect(failure).toBe('failed to ping to Docker daemon: Get "http://unix.sock/_ping": connection closed before a response arrived');
+      expect(runtime.connections).toHaveLength(1);
+    });
+
+    it('refuses a keepAliveMs that is not a whole number of milliseconds', () => {
+      expect(() => dockerChecker('unix:///run/docker.sock', { keepAliveMs: -1 })).toThrow(/keepAliveMs: expected a whole number of milliseconds, got -1/);
+    });
   });
 
   it('fails at once with an already aborted signal', async () => {
