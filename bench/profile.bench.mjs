@@ -4,10 +4,15 @@
 //
 //   node bench/profile.bench.mjs [--quick]        (after `pnpm build`)
 //   BENCH_PROFILE_SECONDS=8  BENCH_PROFILE_PATHS=/version,/livez  BENCH_PROFILE_KEEP=1 (keep the .cpuprofile files)
+//   BENCH_PROFILE_OURS_ARGS='--trace-gc'  node options for ours only (to compare V8 settings against the bin's own)
 //
 // Only samples taken inside the measured window count: the profile's timestamps and this
 // process's `process.hrtime` both read the machine's monotonic clock, so start-up, handshakes and
 // shutdown are cut away. Shares are of the samples in which the process was busy ("(idle)" left out).
+// Both servers also run with --trace-gc, so each window reports the heap bytes allocated per request
+// and collections per 10k requests: a GC share that differs while allocation per request does not
+// comes from the young generation's size (the bin holds it at 2 MiB for its footprint), not from
+// garbage our code makes.
 import { spawn } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
@@ -23,6 +28,7 @@ const PATHS = (process.env.BENCH_PROFILE_PATHS ?? '/version,/livez,/readyz,/logs
 const KEEP = process.env.BENCH_PROFILE_KEEP === '1';
 const CONNECTIONS = 32;
 const TOP = 8;
+const OURS_ARGS = (process.env.BENCH_PROFILE_OURS_ARGS ?? '').split(' ').filter(Boolean);
 const PUT_BODY = '{"spec":"peer.operations=info:warn"}';
 
 const here = (f) => fileURLToPath(new URL(f, import.meta.url));
@@ -32,20 +38,21 @@ let runtime;
 function start(name, args, env = {}) {
   const profileDir = join(dir, `profile-${name}-${Date.now()}`);
   const logFd = openSync(join(dir, `${name}.log`), 'a');
-  const child = spawn(process.execPath, ['--cpu-prof', '--cpu-prof-interval', '100', '--cpu-prof-dir', profileDir, ...args], {
+  // --trace-gc: the heap before and after each collection, from which allocation per request is read.
+  const child = spawn(process.execPath, ['--cpu-prof', '--cpu-prof-interval', '100', '--cpu-prof-dir', profileDir, '--trace-gc', ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', logFd],
   });
   closeSync(logFd);
   return new Promise((resolve, reject) => {
     let out = '';
+    let target;
     child.stdout.setEncoding('utf8').on('data', (chunk) => {
       out += chunk;
       const match = /listening on (\S+)/.exec(out);
-      if (match) {
-        child.stdout.removeAllListeners('data');
-        child.stdout.resume();
-        resolve({ name, child, profileDir, port: Number(match[1].slice(match[1].lastIndexOf(':') + 1)) });
+      if (match && !target) {
+        target = { name, child, profileDir, port: Number(match[1].slice(match[1].lastIndexOf(':') + 1)), output: () => out };
+        resolve(target);
       }
     });
     child.once('exit', (code) => reject(new Error(`${name} exited ${code} before listening: ${out}`)));
@@ -77,6 +84,24 @@ function fetchOnce(port, method, path, tls, body) {
   });
 }
 
+/**
+ * Bytes allocated on the V8 heap in a stretch of --trace-gc output: what each collection found
+ * minus what the previous one left. Per request, it says whether a difference in GC share comes
+ * from garbage made per request or from the young generation's size (how often it is collected).
+ */
+function allocatedMiB(traceText) {
+  let total = 0;
+  let collections = 0;
+  let leftAfter;
+  for (const m of traceText.matchAll(/: (?:Scavenge|Mark-Compact|Mark-Sweep|Minor Mark-Compact)\b[^\n]*?([\d.]+) \(([\d.]+)\) -> ([\d.]+) \(([\d.]+)\) MB/g)) {
+    const before = Number(m[1]);
+    if (leftAfter !== undefined) total += Math.max(0, before - leftAfter);
+    leftAfter = Number(m[3]);
+    collections++;
+  }
+  return { mib: total, collections };
+}
+
 /** Runs bench/lib/load.mjs; returns the monotonic window (ns) in which the requests ran. */
 function load(target, method, path, tls) {
   return new Promise((resolve, reject) => {
@@ -84,14 +109,20 @@ function load(target, method, path, tls) {
     const child = spawn(process.execPath, [here('./lib/load.mjs'), JSON.stringify(options)], { stdio: ['pipe', 'pipe', 'inherit'] });
     let out = '';
     let from;
+    let traceFrom = 0;
     child.stdout.setEncoding('utf8').on('data', (chunk) => {
       out += chunk;
       if (from === undefined && out.startsWith('ready\n')) {
         from = process.hrtime.bigint();
+        traceFrom = target.output().length;
         out = out.slice('ready\n'.length);
         child.stdin.end('go\n');
       }
-      if (from !== undefined && out.endsWith('\n')) resolve({ from, to: process.hrtime.bigint(), result: JSON.parse(out) });
+      if (from !== undefined && out.endsWith('\n')) {
+        const to = process.hrtime.bigint();
+        // Let the last trace lines of the window arrive through the pipe.
+        setTimeout(() => resolve({ from, to, result: JSON.parse(out), trace: allocatedMiB(target.output().slice(traceFrom)) }), 200);
+      }
     });
     child.once('exit', (code) => code !== 0 && reject(new Error(`load generator exited ${code}`)));
   });
@@ -117,7 +148,7 @@ function samplesIn(profile, from, to) {
 
 function analyse(profile, windows) {
   const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
-  const perWindow = windows.map(({ label, from, to, completed }) => {
+  const perWindow = windows.map(({ label, from, to, completed, trace }) => {
     const { counts, micros } = samplesIn(profile, from, to);
     let busy = 0;
     let busyUs = 0;
@@ -134,7 +165,12 @@ function analyse(profile, windows) {
       byLine.set(line, (byLine.get(line) ?? 0) + count);
     }
     const top = [...byLine].sort((a, b) => b[1] - a[1]).slice(0, TOP).map(([line, count]) => ({ line, share: count / busy }));
-    return { label, busySamples: busy, completed, mainThreadUsPerRequest: completed > 0 ? busyUs / completed : Number.NaN, gcShare: busy > 0 ? gc / busy : Number.NaN, top };
+    return {
+      label,
+      allocatedBytesPerRequest: completed > 0 ? (trace.mib * 2 ** 20) / completed : Number.NaN,
+      collectionsPer10kRequests: completed > 0 ? (trace.collections * 10_000) / completed : Number.NaN,
+      busySamples: busy,
+      completed, mainThreadUsPerRequest: completed > 0 ? busyUs / completed : Number.NaN, gcShare: busy > 0 ? gc / busy : Number.NaN, top };
   });
   return perWindow;
 }
@@ -158,7 +194,7 @@ try {
   ].join('\n'));
 
   const loadBefore = loadavg()[0];
-  const ours = await start('ours', [here('../apps/peer/dist/bin.js')], { FABRIC_CFG_PATH: dir, FABRIC_LOGGING_SPEC: 'peer.operations=info:warn' });
+  const ours = await start('ours', [...OURS_ARGS, here('../apps/peer/dist/bin.js')], { FABRIC_CFG_PATH: dir, FABRIC_LOGGING_SPEC: 'peer.operations=info:warn' });
   const responses = {};
   for (const c of cases) responses[`${c.method} ${c.path} mtls`] = await fetchOnce(ours.port, c.method, c.path, tls, c.method === 'PUT' ? PUT_BODY : undefined);
   const responsesFile = join(dir, 'responses.json');
@@ -170,8 +206,8 @@ try {
     // Warm both servers on this path first (JIT), then measure; alternate the targets.
     for (const target of [ours, raw]) await load(target, c.method, c.path, tls);
     for (const target of [ours, raw]) {
-      const { from, to, result } = await load(target, c.method, c.path, tls);
-      windows[target.name].push({ label: c.label, from, to, completed: result.completed });
+      const { from, to, result, trace } = await load(target, c.method, c.path, tls);
+      windows[target.name].push({ label: c.label, from, to, completed: result.completed, trace });
     }
   }
   const profiles = { ours: await stopAndReadProfile(ours), raw: await stopAndReadProfile(raw) };
@@ -179,11 +215,11 @@ try {
 
   const pct = (x) => `${(x * 100).toFixed(1)} %`;
   process.stdout.write(`\nCPU profiles under ${CONNECTIONS} keep-alive mTLS connections, ${SECONDS} s per target and path (load average ${loadBefore.toFixed(2)} before)\n\n`);
-  process.stdout.write('| case | main thread µs/request, ours | raw | GC share, ours | GC share, raw | GC ours ÷ raw |\n|---|---|---|---|---|---|\n');
+  process.stdout.write('| case | main thread µs/request, ours | raw | GC share, ours | GC share, raw | GC ours ÷ raw | heap bytes allocated/request, ours | raw | collections per 10k requests, ours | raw |\n|---|---|---|---|---|---|---|---|---|---|\n');
   for (let i = 0; i < cases.length; i++) {
     const o = results.ours[i];
     const r = results.raw[i];
-    process.stdout.write(`| ${cases[i].label} | ${o.mainThreadUsPerRequest.toFixed(1)} | ${r.mainThreadUsPerRequest.toFixed(1)} | ${pct(o.gcShare)} | ${pct(r.gcShare)} | ${(o.gcShare / r.gcShare).toFixed(2)}× |\n`);
+    process.stdout.write(`| ${cases[i].label} | ${o.mainThreadUsPerRequest.toFixed(1)} | ${r.mainThreadUsPerRequest.toFixed(1)} | ${pct(o.gcShare)} | ${pct(r.gcShare)} | ${(o.gcShare / r.gcShare).toFixed(2)}× | ${o.allocatedBytesPerRequest.toFixed(0)} | ${r.allocatedBytesPerRequest.toFixed(0)} | ${o.collectionsPer10kRequests.toFixed(1)} | ${r.collectionsPer10kRequests.toFixed(1)} |\n`);
   }
   for (let i = 0; i < cases.length; i++) {
     process.stdout.write(`\n${cases[i].label}: heaviest self-time lines (share of busy samples)\n`);
