@@ -145,20 +145,31 @@ export function createPrometheusProvider(options: PrometheusProviderOptions = {}
           for (const line of appMetricLines(app[j++]!, format)) {
             writer.write(line);
             writer.byte(NEWLINE);
-            if ((++count & 255) === 0 && performance.now() - sliceStart >= sliceMs) await pause();
+            if (++count >= 256) {
+              count = 0;
+              if (performance.now() - sliceStart >= sliceMs) await pause();
+            }
           }
         }
         if (!family.writeHeader(writer, format)) continue;
+        const lines = family.linesPerSeries;
         for (const series of family.series) {
           family.writeSeries(writer, series, format);
-          if ((++count & 255) === 0 && performance.now() - sliceStart >= sliceMs) await pause();
+          // The clock is read about every 256 lines (a histogram series is many lines).
+          if ((count += lines) >= 256) {
+            count = 0;
+            if (performance.now() - sliceStart >= sliceMs) await pause();
+          }
         }
       }
       while (j < app.length) {
         for (const line of appMetricLines(app[j++]!, format)) {
           writer.write(line);
           writer.byte(NEWLINE);
-          if ((++count & 255) === 0 && performance.now() - sliceStart >= sliceMs) await pause();
+          if (++count >= 256) {
+            count = 0;
+            if (performance.now() - sliceStart >= sliceMs) await pause();
+          }
         }
       }
       if (format.kind === 'openmetrics') writer.write('# EOF\n');
