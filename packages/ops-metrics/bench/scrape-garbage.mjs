@@ -7,6 +7,7 @@
 //   SCRAPES=20000       scrapes per run
 //   FILLER_BYTES=24000  short-lived garbage made between two scrapes (the other requests)
 //   CONCURRENT=1        scrapes started together each round (their bodies must all be complete)
+//   RUNTIME=0           without the runtime series (to tell their share)
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -59,7 +60,7 @@ if (process.argv[2] !== 'child') {
   const { createMetricsProvider } = await import('@fabric-ops/ops-metrics');
   const v8 = await import('node:v8');
   const mode = process.argv[3];
-  const provider = createMetricsProvider({ provider: 'prometheus' });
+  const provider = createMetricsProvider({ provider: 'prometheus', runtimeMetrics: process.env.RUNTIME !== '0' });
   // The families ops-server adds in the peer bin.
   provider.newGauge({ name: 'fabric_version', help: 'The active version of Fabric.', labelNames: ['version'] }).with('version', '3.1.0').set(1);
   provider.newGauge({ namespace: 'health', name: 'check_status', help: 'Outcome of the latest run of a health checker: 1 passed, 0 failed.', labelNames: ['component'] });

@@ -22,4 +22,15 @@ describe('BodyWriter', () => {
     expect(writer.take().toString()).toBe('second');
     expect(first.toString()).toBe('first body');
   });
+
+  it('writes safe integers exactly as String() does, and declines every other number', () => {
+    const writer = new BodyWriter(4);
+    const integers = [0, -0, 1, 9, 10, 99, 100, -1, -10, 123456789, 2 ** 31, 2 ** 32 + 1, 1e15, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER];
+    for (const value of integers) {
+      expect(writer.integer(value)).toBe(true);
+      writer.byte(0x20);
+    }
+    expect(writer.take().toString()).toBe(integers.map((v) => `${String(v)} `).join(''));
+    for (const value of [0.5, -1.25, NaN, Infinity, -Infinity, 2 ** 53, 1e21]) expect(writer.integer(value)).toBe(false);
+  });
 });

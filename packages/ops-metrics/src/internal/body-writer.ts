@@ -44,6 +44,32 @@ export class BodyWriter {
     this.length = at;
   }
 
+  /**
+   * Appends a safe integer's digits, as `String(value)` would print them, without making the
+   * string: V8 keeps every number it turns into a string in its number-string cache, which lives
+   * in old space, so the strings of values that change every scrape (byte counts, CPU time)
+   * would survive scavenges and be promoted. False (nothing written) for any other number.
+   */
+  integer(value: number): boolean {
+    if (!Number.isSafeInteger(value)) return false;
+    if (this.length + 17 > this.buffer.length) this.grow(17);
+    const buffer = this.buffer;
+    let rest = value;
+    if (rest < 0) {
+      buffer[this.length++] = 0x2d;
+      rest = -rest;
+    }
+    let digits = 1;
+    for (let scale = 10; scale <= rest; scale *= 10) digits++;
+    let at = this.length + digits;
+    this.length = at;
+    do {
+      buffer[--at] = 0x30 + (rest % 10);
+      rest = Math.floor(rest / 10);
+    } while (rest > 0);
+    return true;
+  }
+
   /** Appends one ASCII byte (a space, a newline). */
   byte(code: number): void {
     if (this.length === this.buffer.length) this.grow(1);

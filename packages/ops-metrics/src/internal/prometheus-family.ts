@@ -157,7 +157,7 @@ export class PrometheusFamily implements FamilyBackend {
         prefix = series.textPrefix ??= `${text.sample}${scalarLabels(names, series.labelValues)} `;
       }
       writer.write(prefix);
-      writer.write(formatSampleValue(series.value));
+      if (!writer.integer(series.value)) writer.write(formatSampleValue(series.value));
       writer.byte(NEWLINE);
       return;
     }
@@ -175,18 +175,18 @@ export class PrometheusFamily implements FamilyBackend {
       cumulative += counts[i]!;
       writer.write(series.bucketPrefix);
       writer.write(le[i]!);
-      writer.write(String(cumulative));
+      if (!writer.integer(cumulative)) writer.write(String(cumulative));
       writer.byte(NEWLINE);
     }
     writer.write(series.bucketPrefix);
     writer.write(le[counts.length]!);
-    writer.write(String(series.count));
+    if (!writer.integer(series.count)) writer.write(String(series.count));
     writer.byte(NEWLINE);
     writer.write(series.sumPrefix);
-    writer.write(formatSampleValue(series.sum));
+    if (!writer.integer(series.sum)) writer.write(formatSampleValue(series.sum));
     writer.byte(NEWLINE);
     writer.write(series.countPrefix);
-    writer.write(String(series.count));
+    if (!writer.integer(series.count)) writer.write(String(series.count));
     writer.byte(NEWLINE);
   }
 }
