@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BodyWriter } from './body-writer.ts';
+import { formatSampleValue } from './exposition.ts';
 
 describe('BodyWriter', () => {
   it('writes ASCII, non-ASCII and single bytes as Buffer.from would, growing past its first capacity', () => {
@@ -32,5 +33,16 @@ describe('BodyWriter', () => {
     }
     expect(writer.take().toString()).toBe(integers.map((v) => `${String(v)} `).join(''));
     for (const value of [0.5, -1.25, NaN, Infinity, -Infinity, 2 ** 53, 1e21]) expect(writer.integer(value)).toBe(false);
+  });
+
+  it('writes every sample value as formatSampleValue prints it', () => {
+    const writer = new BodyWriter(4);
+    const values = [NaN, Infinity, -Infinity, -0, 0.1, -1.5e-7, 1e21, 1.7976931348623157e308, 5e-324, 2 ** 53, 123.456, 1 / 3];
+    for (let i = 0; i < 500; i++) values.push((Math.random() - 0.5) * 10 ** ((i % 40) - 20));
+    for (const value of values) {
+      writer.number(value);
+      writer.byte(0x0a);
+    }
+    expect(writer.take().toString()).toBe(values.map((v) => `${formatSampleValue(v)}\n`).join(''));
   });
 });

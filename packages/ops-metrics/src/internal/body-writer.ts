@@ -70,6 +70,18 @@ export class BodyWriter {
     return true;
   }
 
+  /**
+   * Appends a sample value as Prometheus prints it (`NaN`, `+Inf`, `-Inf`, otherwise what
+   * `String(value)` gives). Integers are written digit by digit; other finite numbers go through
+   * `JSON.stringify`, which prints the same digits (both are the spec's Number::toString) but,
+   * unlike `String()`, does not put the result in V8's number-string cache.
+   */
+  number(value: number): void {
+    if (this.integer(value)) return;
+    if (Number.isFinite(value)) this.write(JSON.stringify(value));
+    else this.write(Number.isNaN(value) ? 'NaN' : value > 0 ? '+Inf' : '-Inf');
+  }
+
   /** Appends one ASCII byte (a space, a newline). */
   byte(code: number): void {
     if (this.length === this.buffer.length) this.grow(1);

@@ -79,7 +79,9 @@ export function createMetricsHandler(options: MetricsHandlerOptions): (req: Inco
         cancel.throwIfAborted();
         headers['Content-Encoding'] = 'gzip';
       }
-      headers['Content-Length'] = body.length;
+      // The same digits node would print for the number, made without V8's number-string cache
+      // (which lives in old space, so each new body length would be promoted there).
+      headers['Content-Length'] = JSON.stringify(body.length);
       count(200);
       res.writeHead(200, headers);
       res.end(body);

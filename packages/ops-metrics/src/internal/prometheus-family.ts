@@ -1,6 +1,6 @@
 import type { Declaration } from './declare.ts';
 import type { BodyWriter } from './body-writer.ts';
-import { escapeLabelValue, familyNameFor, formatBound, formatSampleValue, headerLines, labelPairs } from './exposition.ts';
+import { escapeLabelValue, familyNameFor, formatBound, headerLines, labelPairs } from './exposition.ts';
 import { Family, type FamilyBackend, type SeriesSink } from './family.ts';
 import type { ExpositionFormat } from './negotiate.ts';
 
@@ -157,7 +157,7 @@ export class PrometheusFamily implements FamilyBackend {
         prefix = series.textPrefix ??= `${text.sample}${scalarLabels(names, series.labelValues)} `;
       }
       writer.write(prefix);
-      if (!writer.integer(series.value)) writer.write(formatSampleValue(series.value));
+      writer.number(series.value);
       writer.byte(NEWLINE);
       return;
     }
@@ -175,18 +175,18 @@ export class PrometheusFamily implements FamilyBackend {
       cumulative += counts[i]!;
       writer.write(series.bucketPrefix);
       writer.write(le[i]!);
-      if (!writer.integer(cumulative)) writer.write(String(cumulative));
+      writer.number(cumulative);
       writer.byte(NEWLINE);
     }
     writer.write(series.bucketPrefix);
     writer.write(le[counts.length]!);
-    if (!writer.integer(series.count)) writer.write(String(series.count));
+    writer.number(series.count);
     writer.byte(NEWLINE);
     writer.write(series.sumPrefix);
-    if (!writer.integer(series.sum)) writer.write(formatSampleValue(series.sum));
+    writer.number(series.sum);
     writer.byte(NEWLINE);
     writer.write(series.countPrefix);
-    if (!writer.integer(series.count)) writer.write(String(series.count));
+    writer.number(series.count);
     writer.byte(NEWLINE);
   }
 }
