@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import { acceptsGzip, contentTypeFor, negotiateFormat, type ExpositionFormat } from './negotiate.ts';
+import { ScrapeCancel, type CancelToken } from './scrape-cancel.ts';
 import type { Counter, Gauge } from './types.ts';
 
 const gzipAsync = promisify(gzip);
@@ -9,8 +10,8 @@ const gzipAsync = promisify(gzip);
 export const DEFAULT_MAX_IN_FLIGHT = 4;
 export const DEFAULT_SCRAPE_TIMEOUT_MS = 10_000;
 
-/** Serialises everything the endpoint serves in one format; rejects with the signal's reason when aborted. */
-export type RenderBody = (format: ExpositionFormat, signal: AbortSignal) => Promise<Buffer>;
+/** Serialises everything the endpoint serves in one format; rejects with the cancel's reason when cancelled. */
+export type RenderBody = (format: ExpositionFormat, cancel: CancelToken) => Promise<Buffer>;
 
 export interface MetricsHandlerOptions {
   readonly render: RenderBody;
@@ -42,7 +43,15 @@ export function createMetricsHandler(options: MetricsHandlerOptions): (req: Inco
   // store counters as `<name>_total` and silently break dashboards built on Fabric's names.
   const openMetrics = options.openMetrics ?? false;
   let inFlight = 0;
-  const count = (status: number) => options.requests?.with('code', String(status)).add(1);
+  // One child per status code (200, 500, 503), resolved once instead of per scrape.
+  const byStatus = new Map<number, Counter>();
+  const count = (status: number) => {
+    const requests = options.requests;
+    if (requests === undefined) return;
+    let child = byStatus.get(status);
+    if (child === undefined) byStatus.set(status, (child = requests.with('code', String(status))));
+    child.add(1);
+  };
 
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (inFlight >= maxInFlight) {
@@ -52,33 +61,35 @@ export function createMetricsHandler(options: MetricsHandlerOptions): (req: Inco
     }
     inFlight++;
     options.inFlight?.set(inFlight);
-    const abort = new AbortController();
-    const timer = setTimeout(() => abort.abort(new Error('timeout')), timeoutMs);
+    const cancel = new ScrapeCancel();
+    const timer = setTimeout(() => cancel.abort(new Error('timeout')), timeoutMs);
     const onClose = () => {
-      if (!res.writableFinished) abort.abort(new Error('client went away'));
+      if (!res.writableFinished) cancel.abort(new Error('client went away'));
     };
     res.once('close', onClose);
     try {
       const format = negotiateFormat(headerOf(req, 'accept'), openMetrics);
-      const rendering = options.render(format, abort.signal);
+      const rendering = options.render(format, cancel);
       // A collector that never settles must not hold the answer past the time limit.
       rendering.catch(() => {});
-      let body = await Promise.race([rendering, aborted(abort.signal)]);
+      let body = await Promise.race([rendering, cancel.rejection()]);
       const headers: Record<string, string | number> = { 'Content-Type': contentTypeFor(format) };
       if (acceptsGzip(headerOf(req, 'accept-encoding'))) {
         body = await gzipAsync(body);
-        abort.signal.throwIfAborted();
+        cancel.throwIfAborted();
         headers['Content-Encoding'] = 'gzip';
       }
-      headers['Content-Length'] = body.length;
+      // The same digits node would print for the number, made without V8's number-string cache
+      // (which lives in old space, so each new body length would be promoted there).
+      headers['Content-Length'] = JSON.stringify(body.length);
       count(200);
       res.writeHead(200, headers);
       res.end(body);
     } catch (error) {
-      if (abort.signal.aborted && (abort.signal.reason as Error).message === 'timeout') {
+      if (cancel.reason?.message === 'timeout') {
         count(503);
         plain(res, 503, `collecting metrics took longer than ${timeoutMs} ms\n`);
-      } else if (!abort.signal.aborted) {
+      } else if (!cancel.aborted) {
         count(500);
         options.onError?.(error);
         plain(res, 500, `error collecting metrics: ${error instanceof Error ? error.message : String(error)}\n`);
@@ -90,13 +101,6 @@ export function createMetricsHandler(options: MetricsHandlerOptions): (req: Inco
       options.inFlight?.set(inFlight);
     }
   };
-}
-
-function aborted(signal: AbortSignal): Promise<never> {
-  return new Promise((_, reject) => {
-    if (signal.aborted) reject(signal.reason);
-    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-  });
 }
 
 function headerOf(req: IncomingMessage, name: string): string | undefined {

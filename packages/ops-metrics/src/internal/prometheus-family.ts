@@ -1,12 +1,15 @@
 import type { Declaration } from './declare.ts';
-import { escapeLabelValue, familyNameFor, formatBound, formatSampleValue, headerLines, labelPairs } from './exposition.ts';
+import type { BodyWriter } from './body-writer.ts';
+import { escapeLabelValue, familyNameFor, formatBound, headerLines, labelPairs } from './exposition.ts';
 import { Family, type FamilyBackend, type SeriesSink } from './family.ts';
 import type { ExpositionFormat } from './negotiate.ts';
 
 /** One counter or gauge series. */
 class ScalarSeries implements SeriesSink {
   value = 0;
-  private text: string | undefined;
+  /** `name{a="x"} ` per format, made on the first scrape and kept: a scrape builds no strings for them. */
+  textPrefix: string | undefined;
+  openMetricsPrefix: string | undefined;
 
   constructor(readonly labelValues: readonly string[]) {}
 
@@ -19,11 +22,6 @@ class ScalarSeries implements SeriesSink {
   }
 
   observe(): void {}
-
-  /** `{a="x"}`, computed once. */
-  labelText(names: readonly string[]): string {
-    return (this.text ??= names.length === 0 ? '' : `{${labelPairs(names, this.labelValues)}}`);
-  }
 }
 
 /** One histogram series: per-bucket (not cumulative) counts, sum and count. */
@@ -31,7 +29,10 @@ class HistogramSeries implements SeriesSink {
   readonly counts: Float64Array;
   sum = 0;
   count = 0;
-  private prefix: string | undefined;
+  /** `name_bucket{a="x",`, `name_sum{a="x"} `, `name_count{a="x"} `, made once (the same in both formats). */
+  bucketPrefix: string | undefined;
+  sumPrefix = '';
+  countPrefix = '';
 
   constructor(
     readonly labelValues: readonly string[],
@@ -55,19 +56,26 @@ class HistogramSeries implements SeriesSink {
       }
     }
   }
-
-  /** `a="x",` ready to be followed by `le="..."`, computed once. */
-  labelPrefix(names: readonly string[]): string {
-    return (this.prefix ??= names.length === 0 ? '' : `${labelPairs(names, this.labelValues)},`);
-  }
 }
 
-type Series = ScalarSeries | HistogramSeries;
+export type Series = ScalarSeries | HistogramSeries;
+
+const NEWLINE = 0x0a;
+
+/** What a family writes the same way every scrape in one format, made on first use. */
+interface FormatText {
+  /** `# HELP …\n# TYPE …\n`. */
+  readonly header: string;
+  /** The sample name of a counter or gauge (`_total` added for OpenMetrics counters). */
+  readonly sample: string;
+  /** `le="…"} ` per bucket bound, then `le="+Inf"} `. */
+  readonly le: readonly string[];
+}
 
 /**
- * The storage of one metric family for the Prometheus provider: its series, and the
- * exposition lines the renderer reads from them a slice at a time, without building
- * an object per sample.
+ * The storage of one metric family for the Prometheus provider: its series, and how the
+ * renderer writes them. Every string a scrape writes except the sample values is made once
+ * and kept with its family or series, so a scrape allocates little beyond the numbers' text.
  */
 export class PrometheusFamily implements FamilyBackend {
   readonly cachesSeries = true;
@@ -75,7 +83,9 @@ export class PrometheusFamily implements FamilyBackend {
   readonly name: string;
   readonly help: string;
   readonly type: string;
-  private readonly series = new Set<Series>();
+  readonly series: Set<Series> = new Set<Series>();
+  private textFormat: FormatText | undefined;
+  private openMetricsFormat: FormatText | undefined;
 
   constructor(
     readonly declaration: Declaration,
@@ -101,37 +111,86 @@ export class PrometheusFamily implements FamilyBackend {
     return series;
   }
 
+  /** Exposition lines one series takes: 1, or a histogram's buckets, +Inf, sum and count. */
+  get linesPerSeries(): number {
+    return this.declaration.kind === 'histogram' ? this.declaration.buckets.length + 3 : 1;
+  }
+
   get seriesCount(): number {
     return this.series.size;
   }
 
-  *lines(format: ExpositionFormat): Generator<string> {
-    if (this.series.size === 0) return;
+  private formatText(format: ExpositionFormat): FormatText {
     const openMetrics = format.kind === 'openmetrics';
-    const names = this.declaration.labelNames;
+    const cached = openMetrics ? this.openMetricsFormat : this.textFormat;
+    if (cached !== undefined) return cached;
     const family = familyNameFor(this.name, this.type, format);
-    yield* headerLines(family, this.help, this.type, format);
-    if (this.declaration.kind !== 'histogram') {
-      const sample = openMetrics && this.type === 'counter' ? `${family}_total` : this.name;
-      for (const series of this.series as Set<ScalarSeries>) {
-        yield `${sample}${series.labelText(names)} ${formatSampleValue(series.value)}`;
+    let header = '';
+    for (const line of headerLines(family, this.help, this.type, format)) header += `${line}\n`;
+    const bounds = this.declaration.kind === 'histogram' ? this.declaration.buckets : [];
+    const made: FormatText = {
+      header,
+      sample: openMetrics && this.type === 'counter' ? `${family}_total` : this.name,
+      le: [...bounds.map((b) => `le="${escapeLabelValue(formatBound(b, openMetrics))}"} `), 'le="+Inf"} '],
+    };
+    if (openMetrics) this.openMetricsFormat = made;
+    else this.textFormat = made;
+    return made;
+  }
+
+  /** Writes the HELP and TYPE lines; false (and nothing written) when the family has no series. */
+  writeHeader(writer: BodyWriter, format: ExpositionFormat): boolean {
+    if (this.series.size === 0) return false;
+    writer.write(this.formatText(format).header);
+    return true;
+  }
+
+  /** Writes one series' sample lines. */
+  writeSeries(writer: BodyWriter, series: Series, format: ExpositionFormat): void {
+    const text = this.formatText(format);
+    const names = this.declaration.labelNames;
+    if (series instanceof ScalarSeries) {
+      let prefix: string;
+      if (format.kind === 'openmetrics') {
+        prefix = series.openMetricsPrefix ??= `${text.sample}${scalarLabels(names, series.labelValues)} `;
+      } else {
+        prefix = series.textPrefix ??= `${text.sample}${scalarLabels(names, series.labelValues)} `;
       }
+      writer.write(prefix);
+      writer.number(series.value);
+      writer.byte(NEWLINE);
       return;
     }
-    const bounds = this.declaration.buckets;
-    const le = [...bounds.map((b) => `le="${escapeLabelValue(formatBound(b, openMetrics))}"} `), 'le="+Inf"} '];
-    for (const series of this.series as Set<HistogramSeries>) {
-      const prefix = series.labelPrefix(names);
-      const head = `${this.name}_bucket{${prefix}`;
-      let cumulative = 0;
-      for (let i = 0; i < bounds.length; i++) {
-        cumulative += series.counts[i]!;
-        yield `${head}${le[i]}${cumulative}`;
-      }
-      yield `${head}${le[bounds.length]}${series.count}`;
-      const braces = prefix === '' ? '' : `{${prefix.slice(0, -1)}}`;
-      yield `${this.name}_sum${braces} ${formatSampleValue(series.sum)}`;
-      yield `${this.name}_count${braces} ${series.count}`;
+    if (series.bucketPrefix === undefined) {
+      const pairs = names.length === 0 ? '' : labelPairs(names, series.labelValues);
+      const braces = pairs === '' ? '' : `{${pairs}}`;
+      series.bucketPrefix = `${this.name}_bucket{${pairs === '' ? '' : `${pairs},`}`;
+      series.sumPrefix = `${this.name}_sum${braces} `;
+      series.countPrefix = `${this.name}_count${braces} `;
     }
+    const le = text.le;
+    const counts = series.counts;
+    let cumulative = 0;
+    for (let i = 0; i < counts.length; i++) {
+      cumulative += counts[i]!;
+      writer.write(series.bucketPrefix);
+      writer.write(le[i]!);
+      writer.number(cumulative);
+      writer.byte(NEWLINE);
+    }
+    writer.write(series.bucketPrefix);
+    writer.write(le[counts.length]!);
+    writer.number(series.count);
+    writer.byte(NEWLINE);
+    writer.write(series.sumPrefix);
+    writer.number(series.sum);
+    writer.byte(NEWLINE);
+    writer.write(series.countPrefix);
+    writer.number(series.count);
+    writer.byte(NEWLINE);
   }
+}
+
+function scalarLabels(names: readonly string[], values: readonly string[]): string {
+  return names.length === 0 ? '' : `{${labelPairs(names, values)}}`;
 }

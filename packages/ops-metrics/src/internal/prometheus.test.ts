@@ -157,6 +157,39 @@ describe('/metrics handler', () => {
     });
   }
 
+  it('gives two overlapping scrapes on two connections each a complete, correct body', async () => {
+    // sliceMs 0: the renderer yields every 256 series, so the two renders interleave and the
+    // second cannot use the first one's scratch buffer.
+    const provider = createPrometheusProvider({ runtimeMetrics: false, sliceMs: 0 });
+    const counter = provider.newCounter({ name: 'big', help: 'h', labelNames: ['i'] });
+    for (let i = 0; i < 3_000; i++) counter.with('i', `séries-${i}`).add(i);
+    const port = await serve(provider.handler);
+    const replies = await Promise.all([get(port), get(port)]);
+    const expected = Array.from({ length: 3_000 }, (_, i) => `big{i="séries-${i}"} ${i}`).join('\n');
+    for (const reply of replies) {
+      expect(reply.status).toBe(200);
+      expect(Number(reply.headers['content-length'])).toBe(reply.body.length);
+      const text = reply.body.toString('utf8');
+      expect(text).toContain(`# HELP big h\n# TYPE big counter\n${expected}\n# HELP promhttp_metric_handler_requests_in_flight`);
+      expect(text.endsWith('promhttp_metric_handler_requests_total{code="503"} 0\n')).toBe(true);
+    }
+    // Both were in flight at once: one of them saw the other.
+    expect(replies.map((r) => /requests_in_flight (\d)/.exec(r.body.toString())![1])).toContain('2');
+  });
+
+  it('never changes a body it has handed out when the next scrape reuses its scratch buffer', async () => {
+    const provider = createPrometheusProvider({ runtimeMetrics: false });
+    const gauge = provider.newGauge({ name: 'value', help: 'h' });
+    gauge.set(111111);
+    const first = await renderBody(provider, TEXT_FORMAT);
+    const copy = Buffer.from(first);
+    gauge.set(2);
+    const second = await renderBody(provider, TEXT_FORMAT);
+    expect(second.toString()).toContain('value 2\n');
+    expect(first.equals(copy)).toBe(true);
+    expect(first.toString()).toContain('value 111111\n');
+  });
+
   it('serves text 0.0.4 even to an OpenMetrics-preferring Prometheus unless OpenMetrics is switched on', async () => {
     const provider = createPrometheusProvider({ runtimeMetrics: false });
     provider.newGauge({ name: 'fabric_version', help: 'The active version of Fabric.', labelNames: ['version'] }).with('version', '1.2.3').set(1);

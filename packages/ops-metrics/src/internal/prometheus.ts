@@ -1,8 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Route } from '@fabric-ops/ops-http';
 import type { Declaration } from './declare.ts';
-import { appMetricLines, renderLines } from './exposition.ts';
+import { BodyWriter, MAX_RETAINED_BODY_BYTES } from './body-writer.ts';
+import { appMetricLines } from './exposition.ts';
 import { createMetricsHandler } from './metrics-handler.ts';
+import { NEVER_CANCELLED, type CancelToken } from './scrape-cancel.ts';
 import { TEXT_FORMAT, type ExpositionFormat } from './negotiate.ts';
 import { PrometheusFamily } from './prometheus-family.ts';
 import { Declarations, DEFAULT_MAX_SERIES_PER_METRIC, type MetricsProvider } from './provider-base.ts';
@@ -26,6 +28,11 @@ export interface PrometheusProvider extends MetricsProvider {
   exposition(): Promise<string>;
 }
 
+const NEWLINE = 0x0a;
+const DEFAULT_SLICE_MS = 5;
+const NO_APP_METRICS: readonly AppMetric[] = [];
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 const byName = (a: { name: string }, b: { name: string }): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
 /**
@@ -39,6 +46,7 @@ export function createPrometheusProvider(options: PrometheusProviderOptions = {}
     options.logger?.warn(`metric ${name} reached ${max} series; values for new label combinations are dropped`);
 
   const families: PrometheusFamily[] = [];
+  let familiesSnapshot: PrometheusFamily[] = [];
   const ownNames = new Set<string>();
   let sorted = true;
   const declarations = new Declarations((declaration: Declaration) => {
@@ -101,32 +109,81 @@ export function createPrometheusProvider(options: PrometheusProviderOptions = {}
     return kept.sort(byName);
   };
 
-  function* sources(format: ExpositionFormat, app: readonly AppMetric[]): Generator<Iterable<string>> {
+  // One scratch buffer, reused by scrapes that do not overlap (a scrape that finds it taken,
+  // while another is between slices, renders into its own).
+  let spare: BodyWriter | undefined;
+  const sliceMs = options.sliceMs ?? DEFAULT_SLICE_MS;
+
+  /**
+   * Serialises every family into bytes, giving the event loop back every few milliseconds so a
+   * large registry never stalls other requests. Synchronous between slices: a small scrape is
+   * one stretch of work, with no promise, generator or string per family.
+   */
+  const renderOwn = async (format: ExpositionFormat, cancel: CancelToken): Promise<Buffer> => {
+    const app = options.registry === undefined ? NO_APP_METRICS : await appMetrics();
     runtime?.beforeScrape();
     if (!sorted) {
       families.sort(byName);
       sorted = true;
     }
-    const own = families.slice();
-    // Both lists are sorted: merge them so the whole answer is in name order, as client_golang's is.
-    let j = 0;
-    for (const family of own) {
-      while (j < app.length && app[j]!.name < family.name) yield appMetricLines(app[j++]!, format);
-      yield family.lines(format);
+    // A declaration made while this scrape yields must not shift the list under it.
+    const own = families.length === familiesSnapshot.length ? familiesSnapshot : (familiesSnapshot = families.slice());
+    const writer = spare ?? new BodyWriter();
+    spare = undefined;
+    try {
+      let sliceStart = performance.now();
+      let count = 0;
+      const pause = async () => {
+        await yieldToEventLoop();
+        cancel.throwIfAborted();
+        sliceStart = performance.now();
+      };
+      // Both lists are sorted: merge them so the whole answer is in name order, as client_golang's is.
+      let j = 0;
+      for (const family of own) {
+        while (j < app.length && app[j]!.name < family.name) {
+          for (const line of appMetricLines(app[j++]!, format)) {
+            writer.write(line);
+            writer.byte(NEWLINE);
+            if (++count >= 256) {
+              count = 0;
+              if (performance.now() - sliceStart >= sliceMs) await pause();
+            }
+          }
+        }
+        if (!family.writeHeader(writer, format)) continue;
+        const lines = family.linesPerSeries;
+        for (const series of family.series) {
+          family.writeSeries(writer, series, format);
+          // The clock is read about every 256 lines (a histogram series is many lines).
+          if ((count += lines) >= 256) {
+            count = 0;
+            if (performance.now() - sliceStart >= sliceMs) await pause();
+          }
+        }
+      }
+      while (j < app.length) {
+        for (const line of appMetricLines(app[j++]!, format)) {
+          writer.write(line);
+          writer.byte(NEWLINE);
+          if (++count >= 256) {
+            count = 0;
+            if (performance.now() - sliceStart >= sliceMs) await pause();
+          }
+        }
+      }
+      if (format.kind === 'openmetrics') writer.write('# EOF\n');
+      return writer.take();
+    } finally {
+      writer.reset();
+      if (writer.capacity <= MAX_RETAINED_BODY_BYTES) spare = writer;
     }
-    while (j < app.length) yield appMetricLines(app[j++]!, format);
-  }
-
-  const renderOwn = async (format: ExpositionFormat, signal: AbortSignal): Promise<Buffer> => {
-    const app = options.registry === undefined ? [] : await appMetrics();
-    const chunks = await renderLines(sources(format, app), { format, signal, ...(options.sliceMs === undefined ? {} : { sliceMs: options.sliceMs }) });
-    return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
   };
   const aggregate = options.aggregate;
   const render =
     aggregate === undefined
       ? renderOwn
-      : async (_format: ExpositionFormat, signal: AbortSignal): Promise<Buffer> => Buffer.from(await aggregate((await renderOwn(TEXT_FORMAT, signal)).toString()));
+      : async (_format: ExpositionFormat, cancel: CancelToken): Promise<Buffer> => Buffer.from(await aggregate((await renderOwn(TEXT_FORMAT, cancel)).toString()));
 
   const handler = createMetricsHandler({
     render,
@@ -141,7 +198,7 @@ export function createPrometheusProvider(options: PrometheusProviderOptions = {}
   const provider: PrometheusProvider = {
     kind: 'prometheus',
     handler,
-    exposition: async () => (await renderOwn(TEXT_FORMAT, new AbortController().signal)).toString(),
+    exposition: async () => (await renderOwn(TEXT_FORMAT, NEVER_CANCELLED)).toString(),
     routes: [{ path: '/metrics', secure: true, handler }] satisfies Route[],
     newCounter: (o: MetricOptions): Counter => declarations.newCounter(o),
     newGauge: (o: MetricOptions): Gauge => declarations.newGauge(o),
@@ -156,11 +213,11 @@ export function createPrometheusProvider(options: PrometheusProviderOptions = {}
   return provider;
 }
 
-const renderers = new WeakMap<PrometheusProvider, (format: ExpositionFormat, signal: AbortSignal) => Promise<Buffer>>();
+const renderers = new WeakMap<PrometheusProvider, (format: ExpositionFormat, cancel: CancelToken) => Promise<Buffer>>();
 
 /** The body a scrape in `format` gets, without HTTP (tests, the bench). */
 export function renderBody(provider: PrometheusProvider, format: ExpositionFormat): Promise<Buffer> {
   const render = renderers.get(provider);
   if (render === undefined) throw new TypeError('not a provider made by createPrometheusProvider');
-  return render(format, new AbortController().signal);
+  return render(format, NEVER_CANCELLED);
 }
