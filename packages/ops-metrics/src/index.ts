@@ -4,6 +4,7 @@ export type { DisabledProvider } from './internal/disabled.ts';
 export type { PrometheusProvider } from './internal/prometheus.ts';
 export type { StatsdProvider } from './internal/statsd.ts';
 export { MetricsError, isMetricsError } from './internal/errors.ts';
+export { formatSampleValue } from './internal/exposition.ts';
 export type { MetricsErrorCode } from './internal/errors.ts';
 export type {
   Counter,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createMetricsProvider } from '@fabric-ops/ops-metrics';
-import { formatSampleValue, mergeExpositions, parseExposition, withWorkerLabel } from './exposition.ts';
+import { formatSampleValue } from '@fabric-ops/ops-metrics';
+import { mergeExpositions, parseExposition, withWorkerLabel } from './exposition.ts';
 
 const worker = (counter: number, gauge: number, extra = '') => `# HELP work_total Work done.
 # TYPE work_total counter

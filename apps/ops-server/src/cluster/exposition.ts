@@ -2,7 +2,10 @@
 //
 // Workers hand the primary their exposition text rather than a structured dump, so any
 // instrumentation a worker uses (ops-metrics, the application's own prom-client registry) is
-// aggregated the same way, and the primary needs no knowledge of the workers' storage.
+// aggregated the same way, and the primary needs no knowledge of the workers' storage. Merged
+// values are printed by ops-metrics' own formatter, so a counter reads the same with and without
+// the cluster.
+import { formatSampleValue } from '@fabric-ops/ops-metrics';
 
 /** How a gauge family is combined across processes. */
 export type GaugeRule = 'sum' | 'max' | 'min' | 'perWorker';
@@ -111,18 +114,6 @@ export function parseExposition(text: string): Map<string, ParsedFamily> {
     owner.series.push({ key: text.slice(lineStart, keyEnd), value });
   }
   return families;
-}
-
-/**
- * Sample values as the single-process renderer (ops-metrics) prints them: `+Inf`, `-Inf`, `NaN`,
- * otherwise JavaScript's shortest round-trip form (`1000000`, `1e+21`). A counter reads the same
- * with and without the cluster; both parse to the same number in Prometheus.
- */
-export function formatSampleValue(value: number): string {
-  if (Number.isNaN(value)) return 'NaN';
-  if (value === Infinity) return '+Inf';
-  if (value === -Infinity) return '-Inf';
-  return String(value);
 }
 
 /** Adds `worker="<id>"` to a series key, for families kept apart per worker. */
