@@ -133,45 +133,36 @@ export function createPrometheusProvider(options: PrometheusProviderOptions = {}
     try {
       let sliceStart = performance.now();
       let count = 0;
+      // The clock is read about every 256 lines (a histogram series is many lines).
+      const sliceOver = (lines: number): boolean => {
+        if ((count += lines) < 256) return false;
+        count = 0;
+        return performance.now() - sliceStart >= sliceMs;
+      };
       const pause = async () => {
         await yieldToEventLoop();
         cancel.throwIfAborted();
         sliceStart = performance.now();
       };
+      const writeApp = async (metric: AppMetric) => {
+        for (const line of appMetricLines(metric, format)) {
+          writer.write(line);
+          writer.byte(NEWLINE);
+          if (sliceOver(1)) await pause();
+        }
+      };
       // Both lists are sorted: merge them so the whole answer is in name order, as client_golang's is.
       let j = 0;
       for (const family of own) {
-        while (j < app.length && app[j]!.name < family.name) {
-          for (const line of appMetricLines(app[j++]!, format)) {
-            writer.write(line);
-            writer.byte(NEWLINE);
-            if (++count >= 256) {
-              count = 0;
-              if (performance.now() - sliceStart >= sliceMs) await pause();
-            }
-          }
-        }
+        while (j < app.length && app[j]!.name < family.name) await writeApp(app[j++]!);
         if (!family.writeHeader(writer, format)) continue;
         const lines = family.linesPerSeries;
         for (const series of family.series) {
           family.writeSeries(writer, series, format);
-          // The clock is read about every 256 lines (a histogram series is many lines).
-          if ((count += lines) >= 256) {
-            count = 0;
-            if (performance.now() - sliceStart >= sliceMs) await pause();
-          }
+          if (sliceOver(lines)) await pause();
         }
       }
-      while (j < app.length) {
-        for (const line of appMetricLines(app[j++]!, format)) {
-          writer.write(line);
-          writer.byte(NEWLINE);
-          if (++count >= 256) {
-            count = 0;
-            if (performance.now() - sliceStart >= sliceMs) await pause();
-          }
-        }
-      }
+      while (j < app.length) await writeApp(app[j++]!);
       if (format.kind === 'openmetrics') writer.write('# EOF\n');
       return writer.take();
     } finally {
