@@ -1,91 +1,40 @@
 // The multi-process operations endpoint, with real processes: examples/cluster-service started
 // with `node` (from the built dist/), workers under load, killed, frozen and respawned.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { join, resolve } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { freeTcpPort, send } from '@fabric-ops/test-kit';
+import { describe, expect, it } from 'vitest';
+import { call, sleep, useClusterService, WORKERS } from './cluster-service.ts';
 
-const repoRoot = resolve(import.meta.dirname, '../../..');
-const EXAMPLE = join(repoRoot, 'examples', 'cluster-service', 'index.mjs');
-const WORKERS = 2;
-
-/** One request to the service's port `port` on loopback (test-kit's send; never rejects on a status). */
-function call(port: number, path: string, options: { method?: string; body?: string; timeoutMs?: number } = {}): Promise<{ status: number; body: string }> {
-  return send(`127.0.0.1:${port}`, path, options);
-}
+const cluster = useClusterService(() => ({ FABRIC_LOGGING_SPEC: 'info' }));
 
 function workTotal(metrics: string): number {
   const line = /^example_work_total (\S+)$/m.exec(metrics);
   return line === null ? 0 : Number(line[1]);
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-let service: ChildProcess;
-let opsPort = 0;
-let appPort = 0;
-let output = '';
-
-async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what} not seen within ${timeoutMs} ms; output:\n${output}`);
-    await sleep(50);
-  }
-}
-
 /** Every worker pid with the spec it runs, asked on fresh connections (the primary spreads them). */
 async function workerSpecs(): Promise<Map<number, string>> {
   const seen = new Map<number, string>();
   for (let i = 0; i < 24; i++) {
-    const answer = await call(appPort, '/whoami');
+    const answer = await call(cluster.appPort, '/whoami');
     const { pid, spec } = JSON.parse(answer.body) as { pid: number; spec: string };
     seen.set(pid, spec);
   }
   return seen;
 }
 
-beforeAll(async () => {
-  opsPort = await freeTcpPort();
-  appPort = await freeTcpPort();
-  service = spawn(process.execPath, [EXAMPLE], {
-    cwd: repoRoot,
-    env: { ...process.env, OPS_ADDRESS: `127.0.0.1:${opsPort}`, APP_PORT: String(appPort), WORKERS: String(WORKERS), FABRIC_LOGGING_SPEC: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  service.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  service.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  await waitFor(async () => ((await call(opsPort, '/readyz')).status === 200 ? true : undefined), 30_000, 'every worker ready');
-}, 60_000);
-
-// The service's own output explains a failure (a crashed primary, a worker that never joined).
-afterEach((context) => {
-  if (context.task.result?.state === 'fail') process.stderr.write(`examples/cluster-service output so far:\n${output}\n`);
-});
-
-afterAll(async () => {
-  if (service.exitCode === null) {
-    service.kill('SIGKILL');
-    await once(service, 'exit');
-  }
-});
-
 describe('examples/cluster-service: one operations endpoint for every worker', () => {
   it('counts the work of every worker in one scrape', async () => {
-    const before = workTotal((await call(opsPort, '/metrics')).body);
+    const before = workTotal((await call(cluster.opsPort, '/metrics')).body);
     const requests = 200;
     const pids = new Set<string>();
     await Promise.all(
       Array.from({ length: 8 }, async () => {
-        for (let i = 0; i < requests / 8; i++) expect((await call(appPort, '/work')).status).toBe(200);
+        for (let i = 0; i < requests / 8; i++) expect((await call(cluster.appPort, '/work')).status).toBe(200);
       }),
     );
     for (const pid of (await workerSpecs()).keys()) pids.add(String(pid));
     expect(pids.size).toBe(WORKERS);
-    const scrape = await call(opsPort, '/metrics');
+    const scrape = await call(cluster.opsPort, '/metrics');
     expect(scrape.status).toBe(200);
     expect(workTotal(scrape.body) - before).toBe(requests);
     expect(scrape.body).toMatch(/^fabric_ops_cluster_workers 2$/m);
@@ -94,11 +43,11 @@ describe('examples/cluster-service: one operations endpoint for every worker', (
   }, 60_000);
 
   it('applies a PUT /logspec to every worker before answering 204, and GET shows it', async () => {
-    const put = await call(opsPort, '/logspec', { method: 'PUT', body: '{"spec":"example=debug:info"}' });
+    const put = await call(cluster.opsPort, '/logspec', { method: 'PUT', body: '{"spec":"example=debug:info"}' });
     expect(put.status).toBe(204);
     for (const spec of (await workerSpecs()).values()) expect(spec).toBe('example=debug:info');
-    expect(JSON.parse((await call(opsPort, '/logspec')).body)).toEqual({ spec: 'example=debug:info' });
-    const refused = await call(opsPort, '/logspec', { method: 'PUT', body: '{"spec":"example=nonsense"}' });
+    expect(JSON.parse((await call(cluster.opsPort, '/logspec')).body)).toEqual({ spec: 'example=debug:info' });
+    const refused = await call(cluster.opsPort, '/logspec', { method: 'PUT', body: '{"spec":"example=nonsense"}' });
     expect(refused.status).toBe(400);
     for (const spec of (await workerSpecs()).values()) expect(spec).toBe('example=debug:info');
   }, 60_000);
@@ -109,13 +58,13 @@ describe('examples/cluster-service: one operations endpoint for every worker', (
       Array.from({ length: 4 }, async (_, client) => {
         for (let i = 0; i < 5; i++) {
           const spec = `client${client}=debug:round${i}=warn:info`;
-          const answer = await call(opsPort, '/logspec', { method: 'PUT', body: JSON.stringify({ spec }) });
+          const answer = await call(cluster.opsPort, '/logspec', { method: 'PUT', body: JSON.stringify({ spec }) });
           expect(answer.status).toBe(204);
-          acknowledged.push(JSON.parse((await call(opsPort, '/logspec')).body).spec as string);
+          acknowledged.push(JSON.parse((await call(cluster.opsPort, '/logspec')).body).spec as string);
         }
       }),
     );
-    const active = JSON.parse((await call(opsPort, '/logspec')).body).spec as string;
+    const active = JSON.parse((await call(cluster.opsPort, '/logspec')).body).spec as string;
     for (const spec of (await workerSpecs()).values()) expect(spec).toBe(active);
   }, 60_000);
 
@@ -123,60 +72,60 @@ describe('examples/cluster-service: one operations endpoint for every worker', (
     const victim = [...(await workerSpecs()).keys()][0]!;
     let stopLoad = false;
     const load = (async () => {
-      while (!stopLoad) await call(appPort, '/work').catch(() => undefined);
+      while (!stopLoad) await call(cluster.appPort, '/work').catch(() => undefined);
     })();
     await sleep(300);
-    const before = workTotal((await call(opsPort, '/metrics')).body);
+    const before = workTotal((await call(cluster.opsPort, '/metrics')).body);
     process.kill(victim, 'SIGKILL');
     let sawDeadWorker = false;
     let last = before;
     const deadline = Date.now() + 15_000;
     // Until the replacement has joined: the sum never goes down, and /healthz names the dead worker.
     for (;;) {
-      const health = await call(opsPort, '/healthz');
+      const health = await call(cluster.opsPort, '/healthz');
       if (health.status === 503 && /"component":"worker-\d+","reason":"worker \d+ killed by SIGKILL"/.test(health.body)) sawDeadWorker = true;
-      const total = workTotal((await call(opsPort, '/metrics')).body);
+      const total = workTotal((await call(cluster.opsPort, '/metrics')).body);
       expect(total).toBeGreaterThanOrEqual(last);
       last = total;
       const pids = [...(await workerSpecs()).keys()];
       if (pids.length === WORKERS && !pids.includes(victim) && health.status === 200) break;
-      if (Date.now() > deadline) throw new Error(`no replacement joined; output:\n${output}`);
+      if (Date.now() > deadline) throw new Error(`no replacement joined; output:\n${cluster.output()}`);
       await sleep(20);
     }
     stopLoad = true;
     await load;
     expect(sawDeadWorker).toBe(true);
-    const active = JSON.parse((await call(opsPort, '/logspec')).body).spec as string;
+    const active = JSON.parse((await call(cluster.opsPort, '/logspec')).body).spec as string;
     for (const spec of (await workerSpecs()).values()) expect(spec).toBe(active);
-    expect(workTotal((await call(opsPort, '/metrics')).body)).toBeGreaterThanOrEqual(last);
+    expect(workTotal((await call(cluster.opsPort, '/metrics')).body)).toBeGreaterThanOrEqual(last);
   }, 60_000);
 
   it('answers scrapes and /healthz within their timeouts while a worker is frozen, naming it', async () => {
     const frozen = [...(await workerSpecs()).keys()][0]!;
-    const before = workTotal((await call(opsPort, '/metrics')).body);
+    const before = workTotal((await call(cluster.opsPort, '/metrics')).body);
     process.kill(frozen, 'SIGSTOP');
     try {
       const started = Date.now();
-      const scrape = await call(opsPort, '/metrics', { timeoutMs: 8_000 });
+      const scrape = await call(cluster.opsPort, '/metrics', { timeoutMs: 8_000 });
       expect(Date.now() - started).toBeLessThan(5_000);
       expect(scrape.status).toBe(200);
       // The frozen worker's counts are its last reported ones, not dropped.
       expect(workTotal(scrape.body)).toBeGreaterThanOrEqual(before);
       expect(Number(/^fabric_ops_cluster_worker_timeouts_total (\S+)$/m.exec(scrape.body)?.[1])).toBeGreaterThan(0);
-      const health = await call(opsPort, '/healthz', { timeoutMs: 8_000 });
+      const health = await call(cluster.opsPort, '/healthz', { timeoutMs: 8_000 });
       expect(health.status).toBe(503);
       expect(health.body).toMatch(/worker \d+ did not answer within 2000 ms/);
     } finally {
       process.kill(frozen, 'SIGCONT');
     }
-    await waitFor(async () => ((await call(opsPort, '/healthz')).status === 200 ? true : undefined), 15_000, 'healthy again');
+    await cluster.waitFor(async () => ((await call(cluster.opsPort, '/healthz')).status === 200 ? true : undefined), 15_000, 'healthy again');
   }, 60_000);
 
   it('stops every process on SIGTERM and exits 0', async () => {
-    service.kill('SIGTERM');
-    const [code] = (await once(service, 'exit')) as [number | null];
+    cluster.process.kill('SIGTERM');
+    const [code] = (await once(cluster.process, 'exit')) as [number | null];
     expect(code).toBe(0);
-    await expect(call(opsPort, '/version', { timeoutMs: 1_000 })).rejects.toThrow();
-    await expect(call(appPort, '/work', { timeoutMs: 1_000 })).rejects.toThrow();
+    await expect(call(cluster.opsPort, '/version', { timeoutMs: 1_000 })).rejects.toThrow();
+    await expect(call(cluster.appPort, '/work', { timeoutMs: 1_000 })).rejects.toThrow();
   }, 30_000);
 });
