@@ -15,10 +15,10 @@
 // garbage our code makes.
 import { spawn } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:https';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { fetchOnce } from './lib/fetch-once.mjs';
 import { createBenchPki } from './lib/pki.mjs';
 import { startPodmanService } from './lib/podman.mjs';
 
@@ -69,18 +69,6 @@ function stopAndReadProfile(target) {
       resolve(JSON.parse(readFileSync(join(target.profileDir, file), 'utf8')));
     });
     target.child.kill('SIGTERM');
-  });
-}
-
-function fetchOnce(port, method, path, tls, body) {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method, path, agent: false, ...tls, servername: 'localhost' }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode, contentType: res.headers['content-type'] ?? '', body: Buffer.concat(chunks).toString('base64') }));
-    });
-    req.on('error', reject);
-    req.end(body);
   });
 }
 
@@ -196,7 +184,7 @@ try {
   const loadBefore = loadavg()[0];
   const ours = await start('ours', [...OURS_ARGS, here('../apps/peer/dist/bin.js')], { FABRIC_CFG_PATH: dir, FABRIC_LOGGING_SPEC: 'peer.operations=info:warn' });
   const responses = {};
-  for (const c of cases) responses[`${c.method} ${c.path} mtls`] = await fetchOnce(ours.port, c.method, c.path, tls, c.method === 'PUT' ? PUT_BODY : undefined);
+  for (const c of cases) responses[`${c.method} ${c.path} mtls`] = await fetchOnce(ours.port, { method: c.method, path: c.path, body: c.method === 'PUT' ? PUT_BODY : undefined }, tls);
   const responsesFile = join(dir, 'responses.json');
   writeFileSync(responsesFile, JSON.stringify(responses));
   const raw = await start('raw', [here('./lib/raw-target.mjs'), JSON.stringify({ ...files, responsesFile, clientAuthRequired: false })]);

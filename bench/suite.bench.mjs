@@ -11,11 +11,11 @@
 // (scripts/bench-deps.sh installs golang-go; without it the Go columns stay empty).
 import { execFileSync, spawn } from 'node:child_process';
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:https';
 import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildGoHello } from './lib/go-hello.mjs';
+import { fetchOnce } from './lib/fetch-once.mjs';
 import { createBenchPki } from './lib/pki.mjs';
 import { startPodmanService } from './lib/podman.mjs';
 import { cpuSeconds, median, rssMiB } from './lib/proc.mjs';
@@ -88,19 +88,6 @@ function stopServer(target) {
 }
 
 const key = (cell) => `${cell.method} ${cell.path} ${cell.auth}`;
-
-function fetchOnce(port, cell, tls) {
-  return new Promise((resolve, reject) => {
-    const credentials = cell.auth === 'mtls' ? tls : { ca: tls.ca };
-    const req = request({ host: '127.0.0.1', port, method: cell.method, path: cell.path, agent: false, ...credentials, servername: 'localhost' }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode, contentType: res.headers['content-type'] ?? '', body: Buffer.concat(chunks).toString('base64') }));
-    });
-    req.on('error', reject);
-    req.end(cell.body);
-  });
-}
 
 /**
  * Runs the load generator against `target` and samples the server's CPU time when the load's
@@ -232,7 +219,7 @@ try {
     const ours = await group.start();
     await new Promise((r) => setTimeout(r, 1_000));
     const responses = {};
-    for (const cell of group.cells) responses[key(cell)] ??= await fetchOnce(ours.port, cell, tls);
+    for (const cell of group.cells) responses[key(cell)] ??= await fetchOnce(ours.port, cell, cell.auth === 'mtls' ? tls : { ca: tls.ca });
     const responsesFile = join(dir, `responses-${cells.length}.json`);
     writeFileSync(responsesFile, JSON.stringify(responses));
     const twinOptions = JSON.stringify({ ...files, responsesFile, clientAuthRequired: false });
