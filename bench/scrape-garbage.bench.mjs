@@ -3,7 +3,7 @@
 // and other requests' garbage in between scrapes, so scavenges land at arbitrary points of
 // a scrape as they do in the bin. Reads V8's own accounting (--trace-gc-nvp: `allocated=`,
 // `promoted=` per scavenge) and old space's used bytes after forced full collections.
-// Run after a build (it loads dist/): node packages/ops-metrics/bench/scrape-garbage.mjs
+// Run after a build (it loads dist/): node bench/scrape-garbage.bench.mjs
 //   SCRAPES=20000       scrapes per run
 //   FILLER_BYTES=24000  short-lived garbage made between two scrapes (the other requests)
 //   CONCURRENT=1        scrapes started together each round (their bodies must all be complete)
