@@ -140,7 +140,7 @@ export interface PingCountingProxy {
   readonly endpoint: string;
   /** `GET /_ping` requests that went through so far. */
   pings(): number;
-  /** From now on, hold the runtime's answers back (requests still go through and are counted). */
+  /** From now on, hold the runtime's answers back, on new and open connections alike (requests still go through and are counted). */
   hold(): void;
   /** Lets every held answer through and stops holding. */
   release(): void;
@@ -176,8 +176,11 @@ export async function startPingCountingProxy(targetSocketPath: string): Promise<
       tail = text.slice(-(PING_REQUEST.length - 1));
     });
     client.pipe(upstream);
-    if (holding) held.push(() => upstream.pipe(client));
-    else upstream.pipe(client);
+    // Held per chunk, not per connection: a checker that keeps its connection between pings
+    // (as the docker checker does) must have its answers held too.
+    const forward = (deliver: () => void) => (holding ? held.push(deliver) : deliver());
+    upstream.on('data', (chunk: Buffer) => forward(() => client.write(chunk)));
+    upstream.on('end', () => forward(() => client.end()));
     const drop = () => {
       client.destroy();
       upstream.destroy();
