@@ -21,6 +21,7 @@ import {
 } from './der.ts';
 import { isIA5, nameSummary, parseName } from './name.ts';
 import { domainToReverseLabels, parseMailbox } from './names.ts';
+import { goQuote, goQuoteBytes } from './quote.ts';
 import { parseUrl } from './uri.ts';
 
 // x509.ParseCertificate of Go 1.19 (crypto/x509/parser.go): the same fields read with the same
@@ -181,9 +182,9 @@ function parseSAN(value: Uint8Array): SanSummary {
         if (!isIA5(data)) fail('x509: SAN uniformResourceIdentifier is malformed');
         const text = binaryString(data);
         const parsed = parseUrl(text);
-        if ('error' in parsed) fail(`x509: cannot parse URI ${JSON.stringify(text)}: ${parsed.error}`);
+        if ('error' in parsed) fail(`x509: cannot parse URI ${goQuote(text)}: ${parsed.error}`);
         if (parsed.host.length > 0 && domainToReverseLabels(parsed.host) === undefined) {
-          fail(`x509: cannot parse URI ${JSON.stringify(text)}: invalid domain`);
+          fail(`x509: cannot parse URI ${goQuote(text)}: invalid domain`);
         }
         count++;
         break;
@@ -247,10 +248,10 @@ function parseNameConstraints(value: Uint8Array): { constraints: NameConstraints
       const data = base.body;
       switch (base.tag) {
         case ctx(2): {
-          if (!isIA5(data)) fail('x509: invalid constraint value: x509: SAN dNSName is malformed');
+          if (!isIA5(data)) fail(`x509: invalid constraint value: x509: ${goQuoteBytes(binaryString(data))} cannot be encoded as an IA5String`);
           const domain = binaryString(data);
           const trimmed = domain.startsWith('.') ? domain.slice(1) : domain;
-          if (domainToReverseLabels(trimmed) === undefined) fail(`x509: failed to parse dnsName constraint ${JSON.stringify(domain)}`);
+          if (domainToReverseLabels(trimmed) === undefined) fail(`x509: failed to parse dnsName constraint ${goQuote(domain)}`);
           out.dns.push(domain);
           break;
         }
@@ -271,23 +272,23 @@ function parseNameConstraints(value: Uint8Array): { constraints: NameConstraints
           break;
         }
         case ctx(1): {
-          if (!isIA5(data)) fail('x509: invalid constraint value: x509: SAN rfc822Name is malformed');
+          if (!isIA5(data)) fail(`x509: invalid constraint value: x509: ${goQuoteBytes(binaryString(data))} cannot be encoded as an IA5String`);
           const constraint = binaryString(data);
           if (constraint.includes('@')) {
-            if (parseMailbox(constraint) === undefined) fail(`x509: failed to parse rfc822Name constraint ${JSON.stringify(constraint)}`);
+            if (parseMailbox(constraint) === undefined) fail(`x509: failed to parse rfc822Name constraint ${goQuote(constraint)}`);
           } else {
             const domain = constraint.startsWith('.') ? constraint.slice(1) : constraint;
-            if (domainToReverseLabels(domain) === undefined) fail(`x509: failed to parse rfc822Name constraint ${JSON.stringify(constraint)}`);
+            if (domainToReverseLabels(domain) === undefined) fail(`x509: failed to parse rfc822Name constraint ${goQuote(constraint)}`);
           }
           out.emails.push(constraint);
           break;
         }
         case ctx(6): {
-          if (!isIA5(data)) fail('x509: invalid constraint value: x509: SAN uniformResourceIdentifier is malformed');
+          if (!isIA5(data)) fail(`x509: invalid constraint value: x509: ${goQuoteBytes(binaryString(data))} cannot be encoded as an IA5String`);
           const domain = binaryString(data);
-          if (looksLikeIP(domain)) fail(`x509: failed to parse URI constraint ${JSON.stringify(domain)}: cannot be IP address`);
+          if (looksLikeIP(domain)) fail(`x509: failed to parse URI constraint ${goQuote(domain)}: cannot be IP address`);
           const trimmed = domain.startsWith('.') ? domain.slice(1) : domain;
-          if (domainToReverseLabels(trimmed) === undefined) fail(`x509: failed to parse URI constraint ${JSON.stringify(domain)}`);
+          if (domainToReverseLabels(trimmed) === undefined) fail(`x509: failed to parse URI constraint ${goQuote(domain)}`);
           out.uris.push(domain);
           break;
         }
