@@ -51,8 +51,6 @@ export interface NameConstraints {
 
 export interface Certificate {
   readonly raw: Uint8Array;
-  /** Latin-1 of `raw`, the identity used by pools. */
-  readonly rawKey: string;
   readonly rawTBS: Uint8Array;
   readonly rawIssuer: Uint8Array;
   readonly rawSubject: Uint8Array;
@@ -674,7 +672,6 @@ function parse(der: Uint8Array): Certificate {
 
   return {
     raw,
-    rawKey: binaryString(raw),
     rawTBS,
     rawIssuer,
     rawSubject,
