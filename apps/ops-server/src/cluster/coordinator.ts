@@ -244,13 +244,11 @@ export class ClusterCoordinator {
     }
     tracked.ready = true;
     tracked.joinedOnce = true;
-    // A replacement takes the place of the oldest departed worker in /healthz once it serves;
-    // workers that died before ever joining replaced nobody and end with it too.
-    let first = true;
-    for (const [name, entry] of this.departed) {
-      if (first || !entry.joinedOnce) this.departed.delete(name);
-      first = false;
-    }
+    // A replacement takes the place of the oldest departed worker in /healthz once it serves.
+    // Workers that died before ever joining were attempts at this replacement: they end with it.
+    for (const [name, entry] of this.departed) if (!entry.joinedOnce) this.departed.delete(name);
+    const oldest = this.departed.keys().next();
+    if (!oldest.done) this.departed.delete(oldest.value);
     // A change in progress skipped it (it was not joined when the change began).
     if (this.broadcasting !== undefined && comparable(this.broadcasting) !== comparable(spec)) void this.request(tracked, { op: 'logspec', spec: this.broadcasting });
     this.options.onEvent?.({ type: 'joined', worker: tracked.name });
