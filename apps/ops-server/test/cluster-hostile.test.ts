@@ -146,7 +146,7 @@ describe('examples/cluster-service: the primary against hostile workers and bad 
     // A later change answers without waiting for anyone.
     const started = Date.now();
     expect((await call(cluster.opsPort, '/logspec', { method: 'PUT', body: '{"spec":"info"}' })).status).toBe(204);
-    expect(Date.now() - started).toBeLessThan(1_500);
+    expect(Date.now() - started).toBeLessThan(1_900);
   }, 90_000);
 
   it('recovers /healthz and /readyz after a crash loop, with a bounded number of departed entries', async () => {
