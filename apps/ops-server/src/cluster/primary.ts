@@ -123,7 +123,7 @@ export function createOperationsCluster(options: OperationsClusterOptions): Oper
     // changes a PUT is refused with 503 rather than held.
     beforeSpecChange: (spec) => {
       if (specChangesHeld > SPEC_CHANGE_QUEUE_LIMIT) {
-        return Promise.reject(new OpsServerError('SPEC_CHANGES_BUSY', `${specChangesHeld} logging spec changes are already waiting for the workers; try again shortly`));
+        return Promise.reject(new OpsServerError('SPEC_CHANGES_BUSY', `${SPEC_CHANGE_QUEUE_LIMIT} logging spec changes are already waiting behind the one reaching the workers; nothing was changed, try again shortly`));
       }
       specChangesHeld++;
       const broadcast = specChanges
@@ -152,8 +152,8 @@ export function createOperationsCluster(options: OperationsClusterOptions): Oper
       `fabric_ops_cluster_messages_dropped_total ${coordinator.dropped}`,
       '',
     ].join('\n');
-  // StatsD: the cluster's own two metrics under Fabric's naming (namespace.subsystem.name); the
-  // timeouts counter is pushed as the delta since the last push, as every StatsD counter is.
+  // StatsD: the cluster's own metrics under Fabric's naming (namespace.subsystem.name); the
+  // counters are pushed as the delta since the last push, as every StatsD counter is.
   let timeoutsPushed = 0;
   let droppedPushed = 0;
   const withClusterBuckets = (interval: StatsdInterval): StatsdInterval => {
