@@ -25,7 +25,7 @@ export interface ClusterSettings {
 }
 
 /** PUT /logspec changes held waiting behind the one in progress; one more is refused with 503. */
-export const SPEC_CHANGE_QUEUE_LIMIT = 8;
+const SPEC_CHANGE_QUEUE_LIMIT = 8;
 /** At most one warning per this many ms about dropped worker messages (the rest are counted in it). */
 const DROP_WARNING_INTERVAL_MS = 10_000;
 
