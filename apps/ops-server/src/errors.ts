@@ -1,4 +1,10 @@
-export type OpsServerErrorCode = 'INVALID_LISTEN_ADDRESS' | 'LISTEN_FAILED' | 'ALREADY_STARTED' | 'INVALID_OPTIONS';
+export type OpsServerErrorCode =
+  | 'INVALID_LISTEN_ADDRESS'
+  | 'LISTEN_FAILED'
+  | 'ALREADY_STARTED'
+  | 'INVALID_OPTIONS'
+  /** A multi-process primary already holds as many spec changes as it queues: PUT /logspec answers 503. */
+  | 'SPEC_CHANGES_BUSY';
 
 /** Failures of the operations system itself; the message is the one line an operator sees. */
 export class OpsServerError extends Error {

@@ -1,5 +1,7 @@
+import { writeJson, type Handler } from '@fabric-ops/ops-http';
 import { createLoggingFromEnv, logspecHandler, type Logging } from '@fabric-ops/ops-logspec';
 import { clientSubjectOf } from '@fabric-ops/ops-tls-auth';
+import { isOpsServerError } from './errors.ts';
 import type { SystemPart } from './part.ts';
 
 /** The system's logger name when none is given (Fabric's `operations.runner`). */
@@ -22,5 +24,16 @@ export function createLogspecPart(
     ...(options.tlsEnabled ? { identify: clientSubjectOf } : {}),
     ...(options.beforeSpecChange === undefined ? {} : { beforeActivate: options.beforeSpecChange }),
   });
-  return { routes: [{ path: '/logspec', secure: true, handler }] };
+  if (options.beforeSpecChange === undefined) return { routes: [{ path: '/logspec', secure: true, handler }] };
+  // A primary whose queue of spec changes is full refuses the change (nothing is applied) with
+  // 503 and Retry-After, in /logspec's error shape, instead of the router's bare 500.
+  const guarded: Handler = (req, res) => {
+    const result = handler(req, res);
+    if (result === undefined) return;
+    return result.catch((error: unknown) => {
+      if (!isOpsServerError(error) || error.code !== 'SPEC_CHANGES_BUSY' || res.headersSent) throw error;
+      writeJson(res, 503, { error: error.message }, { trailingNewline: true, headers: { 'Retry-After': '1' } });
+    });
+  };
+  return { routes: [{ path: '/logspec', secure: true, handler: guarded }] };
 }

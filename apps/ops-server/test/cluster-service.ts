@@ -2,6 +2,7 @@
 // whole test file: the shared start, readiness wait, failure output and teardown of the cluster tests.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { freeTcpPort, send } from '@fabric-ops/test-kit';
@@ -29,12 +30,28 @@ export interface ClusterService {
   waitFor<T>(probe: () => Promise<T | undefined> | T | undefined, timeoutMs: number, what: string | (() => string)): Promise<T>;
 }
 
+/** Node options that load `test/fixtures/hostile-worker.mjs` into every process of the service (it acts in workers only). */
+export function hostileWorkerOptions(): string {
+  return `${process.env['NODE_OPTIONS'] ?? ''} --import ${join(import.meta.dirname, 'fixtures', 'hostile-worker.mjs')}`.trim();
+}
+
+/** The pids of the service's live workers (the primary's children). */
+export function workerPids(primary: number): number[] {
+  let children = '';
+  try {
+    children = readFileSync(`/proc/${primary}/task/${primary}/children`, 'utf8');
+  } catch {
+    return [];
+  }
+  return children.split(' ').filter(Boolean).map(Number);
+}
+
 /**
  * Starts the service before the file's tests with `WORKERS` workers plus `env()` (read when it
  * starts), waits until every worker is ready, prints its output when a test fails, and kills it
  * after the file unless a test stopped it.
  */
-export function useClusterService(env: () => Record<string, string> = () => ({})): ClusterService {
+export function useClusterService(env: () => Record<string, string> = () => ({}), options: { readonly waitUntil?: 'ready' | 'listening' } = {}): ClusterService {
   let child: ChildProcess | undefined;
   let output = '';
   const ports = { ops: 0, app: 0 };
@@ -74,7 +91,9 @@ export function useClusterService(env: () => Record<string, string> = () => ({})
     });
     child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    await service.waitFor(async () => ((await call(ports.ops, '/readyz')).status === 200 ? true : undefined), 30_000, 'every worker ready');
+    // `listening`: for a service some of whose workers are meant never to join.
+    if (options.waitUntil === 'listening') await service.waitFor(async () => ((await call(ports.ops, '/version')).status === 200 ? true : undefined), 30_000, 'the operations endpoint');
+    else await service.waitFor(async () => ((await call(ports.ops, '/readyz')).status === 200 ? true : undefined), 30_000, 'every worker ready');
   }, 60_000);
 
   // The service's own output explains a failure (a crashed primary, a worker that never joined).

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
-import { describe, expect, it } from 'vitest';
-import { ClusterCoordinator } from './coordinator.ts';
+import fc from 'fast-check';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ClusterCoordinator, DEPARTED_LIMIT, type CoordinatorEvent } from './coordinator.ts';
 import { PROTOCOL_TAG, type PrimaryMessage, type WorkerChannel } from './protocol.ts';
 
 /** A worker's channel whose answers the test decides. */
@@ -12,12 +13,26 @@ class FakeWorker extends EventEmitter implements WorkerChannel {
   failing: { component: string; reason: string }[] = [];
   /** StatsD counter deltas not yet handed over. */
   statsdPending = 0;
-  /** Requests received while hung, answered by wake(). */
-  private held: PrimaryMessage[] = [];
+  /** What its `ready` says it runs, given the spec it was greeted with (another spelling, or a refusal). */
+  readySpec = (spec: string): string => spec;
+  /** Answers to init only when true (a worker that dies before joining never answers). */
+  greets = true;
+  /** When set, every StatsD answer carries this instead of an interval. */
+  statsdShape: unknown = undefined;
+  /** How its answers are scheduled: a macrotask keeps a message loop from freezing the test. */
+  defer: (answer: () => void) => void = queueMicrotask;
+  /** Requests received while hung, answered by wake() or answerHeld(). */
+  readonly held: PrimaryMessage[] = [];
 
   send(message: PrimaryMessage, _callback?: (error: Error | null) => void): void {
     this.received.push(message);
-    queueMicrotask(() => this.answer(message));
+    this.defer(() => this.answer(message));
+  }
+
+  /** Answers the held request at `index` (out of order when not 0). */
+  answerHeld(index: number): void {
+    const [message] = this.held.splice(index, 1);
+    if (message !== undefined) this.respond(message);
   }
 
   private reply(body: object): void {
@@ -26,15 +41,22 @@ class FakeWorker extends EventEmitter implements WorkerChannel {
 
   private answer(message: PrimaryMessage): void {
     if (message.type === 'init') {
+      if (!this.greets) return;
       this.spec = message.spec;
-      this.emit('message', { tag: PROTOCOL_TAG, type: 'ready', spec: this.spec });
+      this.emit('message', { tag: PROTOCOL_TAG, type: 'ready', spec: this.readySpec(this.spec) });
       return;
     }
     if (this.hung) {
       this.held.push(message);
       return;
     }
-    if (message.op === 'statsd') {
+    this.respond(message);
+  }
+
+  private respond(message: PrimaryMessage): void {
+    if (message.type === 'init') return;
+    if (message.op === 'statsd' && this.statsdShape !== undefined) this.reply({ id: message.id, ok: true, statsd: this.statsdShape });
+    else if (message.op === 'statsd') {
       const delta = this.statsdPending;
       this.statsdPending = 0;
       this.reply({ id: message.id, ok: true, statsd: { counters: delta > 0 ? [['work_total', delta]] : [], gauges: [['queue', 5, 'queue']], timings: [['took', [0.1]]] } });
@@ -48,7 +70,7 @@ class FakeWorker extends EventEmitter implements WorkerChannel {
 
   wake(): void {
     this.hung = false;
-    for (const message of this.held.splice(0)) this.answer(message);
+    for (const message of this.held.splice(0)) this.respond(message);
   }
 
   die(signal: NodeJS.Signals): void {
@@ -192,5 +214,252 @@ describe('ClusterCoordinator', () => {
       await tick();
       expect(worker.received[0]).toMatchObject({ type: 'init', spec: 'info', metrics: 'statsd' });
     });
+  });
+});
+
+const work = (text: string): number => Number(/^work_total (\S+)$/m.exec(text)?.[1] ?? Number.NaN);
+
+describe('ClusterCoordinator against hostile workers (issue #23)', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  const hostile: unknown[] = [
+    { tag: PROTOCOL_TAG, type: 'statsd-final', statsd: null },
+    { tag: PROTOCOL_TAG, type: 'statsd-final', statsd: {} },
+    { tag: PROTOCOL_TAG, type: 'statsd-final', statsd: { counters: 5 } },
+    { tag: PROTOCOL_TAG, type: 'statsd-final', statsd: { counters: [], gauges: [], timings: [['t', 5]] } },
+    { tag: PROTOCOL_TAG, type: 'statsd-final', statsd: { counters: [['work_total', -3]], gauges: [], timings: [] } },
+    { tag: PROTOCOL_TAG, type: 'reply', id: 1, ok: true, statsd: null },
+    { tag: PROTOCOL_TAG, type: 'reply', id: 1, ok: true, health: null },
+    { tag: PROTOCOL_TAG, type: 'reply', id: 1, ok: true, metrics: {} },
+    { tag: PROTOCOL_TAG, type: 'reply', id: -1, ok: true },
+    { tag: PROTOCOL_TAG, type: 'ready', spec: null },
+    { tag: PROTOCOL_TAG, type: 'nonsense' },
+  ];
+
+  it('drops and counts every message that does not fit the protocol, and keeps serving', async () => {
+    const events: CoordinatorEvent[] = [];
+    const coordinator = new ClusterCoordinator({ workerTimeoutMs: 50, activeSpec: () => 'debug', onEvent: (event) => events.push(event) });
+    const workers = [new FakeWorker(), new FakeWorker()];
+    workers.forEach((worker, i) => coordinator.attach(String(i + 1), worker));
+    await tick();
+    for (const message of hostile) expect(() => workers[0]!.emit('message', message)).not.toThrow();
+    expect(coordinator.dropped).toBe(hostile.length);
+    expect(events.filter((event) => event.type === 'dropped')).toHaveLength(hostile.length);
+    workers[0]!.counted = 2;
+    workers[1]!.counted = 3;
+    expect(work(await coordinator.collectMetrics(''))).toBe(5);
+    workers[0]!.statsdPending = 4;
+    const interval = await coordinator.collectStatsd({ counters: [], gauges: [], timings: [] });
+    expect(interval.counters).toEqual([['work_total', 4]]);
+    expect(coordinator.liveCount()).toBe(2);
+  });
+
+  it('never throws from the listener, whatever a worker sends with the tag (property)', async () => {
+    const coordinator = new ClusterCoordinator({ workerTimeoutMs: 50, activeSpec: () => 'debug' });
+    const worker = new FakeWorker();
+    coordinator.attach('1', worker);
+    await tick();
+    const type = fc.constantFrom('hello', 'ready', 'reply', 'statsd-final', 'other');
+    const payload = fc.record({ type, id: fc.oneof(fc.integer(), fc.anything()), ok: fc.oneof(fc.boolean(), fc.anything()), spec: fc.anything(), metrics: fc.anything(), health: fc.anything(), statsd: fc.anything(), error: fc.anything() }, { requiredKeys: ['type'] });
+    fc.assert(
+      fc.property(payload, (body) => {
+        expect(() => worker.emit('message', { ...body, tag: PROTOCOL_TAG })).not.toThrow();
+      }),
+      { numRuns: 500 },
+    );
+    worker.counted = 7;
+    expect(work(await coordinator.collectMetrics(''))).toBe(7);
+    await expect(coordinator.collectStatsd({ counters: [], gauges: [], timings: [] })).resolves.toBeDefined();
+  });
+
+  it('costs only the bad worker its interval when its StatsD answer is malformed, and does not wait for it', async () => {
+    const { coordinator, workers } = setUp(10_000);
+    await tick();
+    workers[0]!.statsdShape = { counters: 5 };
+    workers[0]!.statsdPending = 100;
+    workers[1]!.statsdPending = 4;
+    const started = Date.now();
+    const interval = await coordinator.collectStatsd({ counters: [['work_total', 1]], gauges: [], timings: [] });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(interval.counters).toEqual([['work_total', 5]]);
+    expect(coordinator.dropped).toBe(1);
+    expect(coordinator.timeouts).toBe(0);
+    // A negative delta is refused the same way.
+    workers[0]!.statsdShape = { counters: [['work_total', -10]], gauges: [], timings: [] };
+    workers[1]!.statsdPending = 2;
+    expect((await coordinator.collectStatsd({ counters: [], gauges: [], timings: [] })).counters).toEqual([['work_total', 2]]);
+    expect(coordinator.dropped).toBe(2);
+  });
+
+  it('drops a late StatsD answer of a bad shape and pushes on', async () => {
+    const { coordinator, workers } = setUp(20);
+    await tick();
+    workers[0]!.hung = true;
+    workers[0]!.statsdShape = { counters: [['work_total', 3]], gauges: null, timings: [] };
+    workers[1]!.statsdPending = 1;
+    expect((await coordinator.collectStatsd({ counters: [], gauges: [], timings: [] })).counters).toEqual([['work_total', 1]]);
+    workers[0]!.wake();
+    await tick();
+    expect(coordinator.dropped).toBe(1);
+    workers[1]!.statsdPending = 2;
+    expect((await coordinator.collectStatsd({ counters: [], gauges: [], timings: [] })).counters).toEqual([['work_total', 2]]);
+  });
+
+  it('keeps counter sums monotonic over any interleaving of scrapes, answers, deaths, respawns and timeouts (property)', async () => {
+    type Step =
+      | { readonly kind: 'work'; readonly worker: number; readonly amount: number }
+      | { readonly kind: 'scrape' }
+      | { readonly kind: 'answer'; readonly worker: number; readonly newest: boolean }
+      | { readonly kind: 'kill'; readonly worker: number }
+      | { readonly kind: 'respawn' }
+      | { readonly kind: 'time' };
+    const step: fc.Arbitrary<Step> = fc.oneof(
+      fc.record({ kind: fc.constant('work' as const), worker: fc.nat(3), amount: fc.integer({ min: 1, max: 50 }) }),
+      fc.constant({ kind: 'scrape' as const }),
+      fc.record({ kind: fc.constant('answer' as const), worker: fc.nat(3), newest: fc.boolean() }),
+      fc.record({ kind: fc.constant('kill' as const), worker: fc.nat(3) }),
+      fc.constant({ kind: 'respawn' as const }),
+      fc.constant({ kind: 'time' as const }),
+    );
+    const flush = async () => {
+      for (let i = 0; i < 4; i++) await new Promise((resolve) => setImmediate(resolve));
+    };
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 40 }), async (steps) => {
+        vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+        try {
+          const coordinator = new ClusterCoordinator({ workerTimeoutMs: 1_000, activeSpec: () => 'info' });
+          let named = 0;
+          const live: FakeWorker[] = [];
+          const spawn = () => {
+            const worker = new FakeWorker();
+            worker.hung = true;
+            coordinator.attach(String(++named), worker);
+            live.push(worker);
+          };
+          spawn();
+          spawn();
+          await flush();
+          const readings: number[] = [];
+          const scrapes: Promise<void>[] = [];
+          for (const next of steps) {
+            const worker = live.length === 0 ? undefined : live[('worker' in next ? next.worker : 0) % live.length];
+            if (next.kind === 'work' && worker !== undefined) worker.counted += next.amount;
+            else if (next.kind === 'scrape') scrapes.push(coordinator.collectMetrics('# TYPE work_total counter\nwork_total 1\n').then((text) => void readings.push(work(text))));
+            else if (next.kind === 'answer' && worker !== undefined) worker.answerHeld(next.newest ? worker.held.length - 1 : 0);
+            else if (next.kind === 'kill' && worker !== undefined) {
+              live.splice(live.indexOf(worker), 1);
+              worker.die('SIGKILL');
+            } else if (next.kind === 'respawn') spawn();
+            else if (next.kind === 'time') vi.advanceTimersByTime(1_000);
+            await flush();
+          }
+          vi.advanceTimersByTime(1_000);
+          await flush();
+          await Promise.all(scrapes);
+          readings.push(work(await Promise.all([coordinator.collectMetrics('# TYPE work_total counter\nwork_total 1\n'), (async () => {
+            await flush();
+            for (const worker of live) worker.wake();
+          })()]).then(([text]) => text)));
+          for (let i = 1; i < readings.length; i++) expect(readings[i]).toBeGreaterThanOrEqual(readings[i - 1]!);
+        } finally {
+          vi.useRealTimers();
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('bounds departed entries (workers dying before they join too) and ends them when a replacement joins or after the bound', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const events: CoordinatorEvent[] = [];
+    const coordinator = new ClusterCoordinator({ workerTimeoutMs: 50, activeSpec: () => 'info', departedTtlMs: 30_000, onEvent: (event) => events.push(event) });
+    const first = new FakeWorker();
+    coordinator.attach('1', first);
+    await tick();
+    first.die('SIGKILL');
+    // A crash loop: 100 workers that die before joining.
+    for (let i = 2; i < 102; i++) {
+      const doomed = new FakeWorker();
+      doomed.greets = false;
+      coordinator.attach(String(i), doomed);
+      doomed.die('SIGKILL');
+    }
+    expect(coordinator.departedWorkers().size).toBe(DEPARTED_LIMIT);
+    // The replacement joins: the never-joined attempts and the oldest departed entry end.
+    coordinator.attach('200', new FakeWorker());
+    await tick();
+    expect(coordinator.departedWorkers().size).toBe(0);
+    // Without a replacement, an entry ends after the bound.
+    const lonely = new FakeWorker();
+    coordinator.attach('201', lonely);
+    await tick();
+    lonely.die('SIGKILL');
+    expect([...coordinator.departedWorkers().keys()]).toEqual(['201']);
+    vi.advanceTimersByTime(29_000);
+    expect(coordinator.departedWorkers().size).toBe(1);
+    vi.advanceTimersByTime(2_000);
+    expect(coordinator.departedWorkers().size).toBe(0);
+    expect(events.at(-1)).toEqual({ type: 'expired' });
+  });
+
+  it('joins a worker that reports the active spec in another spelling after one greeting', async () => {
+    const coordinator = new ClusterCoordinator({ workerTimeoutMs: 50, activeSpec: () => 'a=debug:info' });
+    const worker = new FakeWorker();
+    worker.defer = (answer) => setImmediate(answer);
+    worker.readySpec = () => 'INFO:a=DEBUG';
+    coordinator.attach('1', worker);
+    worker.emit('message', { tag: PROTOCOL_TAG, type: 'hello' });
+    for (let i = 0; i < 20; i++) await tick();
+    expect(coordinator.liveCount()).toBe(1);
+    expect(worker.received.filter((message) => message.type === 'init').length).toBeLessThanOrEqual(2);
+  });
+
+  it('fails a worker that refuses the spec once, after a bounded number of messages, and names it', async () => {
+    const events: CoordinatorEvent[] = [];
+    const coordinator = new ClusterCoordinator({ workerTimeoutMs: 50, activeSpec: () => 'info', onEvent: (event) => events.push(event) });
+    const worker = new FakeWorker();
+    worker.defer = (answer) => setImmediate(answer);
+    worker.readySpec = () => 'warn';
+    coordinator.attach('1', worker);
+    worker.emit('message', { tag: PROTOCOL_TAG, type: 'hello' });
+    for (let i = 0; i < 50; i++) await tick();
+    expect(worker.received.length).toBeLessThanOrEqual(5);
+    expect(coordinator.liveCount()).toBe(0);
+    expect(events.filter((event) => event.type === 'failed')).toEqual([{ type: 'failed', worker: '1', reason: expect.stringContaining('refused the logging spec: it runs "warn"') }]);
+    await expect(coordinator.checkWorker('1')).rejects.toThrow('worker 1 refused the logging spec');
+  });
+
+  it('greets again when the spec changed while its greeting was on its way, and joins it on the new one', async () => {
+    let active = 'info';
+    const coordinator = new ClusterCoordinator({ workerTimeoutMs: 50, activeSpec: () => active });
+    const worker = new FakeWorker();
+    worker.defer = (answer) => setImmediate(answer);
+    coordinator.attach('1', worker);
+    active = 'debug';
+    for (let i = 0; i < 20; i++) await tick();
+    expect(coordinator.liveCount()).toBe(1);
+    expect(worker.spec).toBe('debug');
+  });
+
+  it('waits for an unresponsive worker once: later changes skip it until it answers, and then it gets the latest spec', async () => {
+    const { coordinator, workers } = setUp(100);
+    await tick();
+    workers[1]!.hung = true;
+    expect(await coordinator.broadcastSpec('warn')).toEqual(['2']);
+    const started = Date.now();
+    for (const spec of ['debug', 'error', 'a=debug:info']) expect(await coordinator.broadcastSpec(spec)).toEqual(['2']);
+    expect(Date.now() - started).toBeLessThan(100);
+    // Only the first change was sent to it.
+    expect(workers[1]!.held.filter((message) => message.type === 'request' && message.op === 'logspec')).toHaveLength(1);
+    workers[1]!.hung = false;
+    workers[1]!.answerHeld(0);
+    await tick();
+    await tick();
+    // It answered (late): it is sent the current spec (the coordinator's activeSpec is 'debug' here).
+    expect(workers[1]!.spec).toBe('debug');
+    expect(await coordinator.broadcastSpec('info')).toEqual([]);
   });
 });

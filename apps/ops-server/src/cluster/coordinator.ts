@@ -1,7 +1,16 @@
 import { isCumulative, mergeExpositions, parseExposition, type Exposition, type GaugeRule, type ParsedFamily } from './exposition.ts';
+import { normaliseSpec } from '@fabric-ops/ops-logspec';
 import type { StatsdInterval } from '@fabric-ops/ops-metrics';
 import { isProtocolMessage, PROTOCOL_TAG, type ClusterMetricsKind, type PrimaryMessage, type WorkerChannel, type WorkerHealth, type WorkerMessage, type WorkerRequest } from './protocol.ts';
 import { decodeStatsdInterval, mergeStatsdIntervals, type StatsdMergeInput, type WireStatsdInterval } from './statsd-merge.ts';
+import { checkWorkerMessage } from './validate.ts';
+
+/** At most this many departed workers are named in /healthz; the oldest entry gives way. */
+export const DEPARTED_LIMIT = 16;
+/** Greetings a joining worker gets whose answer names another spec; past them it is failed. */
+export const GREETING_LIMIT = 4;
+/** Specs up to this length are compared normalised (parsing is cheap there); longer ones as text. */
+const NORMALISE_LIMIT = 64 * 1024;
 
 export interface CoordinatorOptions {
   /** How long the primary waits for one worker's answer (metrics, health, a spec change). */
@@ -12,14 +21,22 @@ export interface CoordinatorOptions {
   readonly activeSpec: () => string;
   /** The primary's metrics provider, told to every worker (statsd: workers keep their intervals for the primary's push). Default prometheus. */
   readonly metricsKind?: ClusterMetricsKind;
-  /** Told about workers that joined, exited or did not answer in time. */
+  /** How long a departed worker stays named in /healthz when no replacement joins. Default 60 s. */
+  readonly departedTtlMs?: number;
+  /** Told about workers that joined, exited, failed, did not answer in time, or sent what the protocol does not allow. */
   readonly onEvent?: (event: CoordinatorEvent) => void;
 }
 
 export type CoordinatorEvent =
   | { readonly type: 'joined'; readonly worker: string }
   | { readonly type: 'exited'; readonly worker: string; readonly reason: string }
-  | { readonly type: 'timeout'; readonly worker: string; readonly op: string };
+  | { readonly type: 'timeout'; readonly worker: string; readonly op: string }
+  /** A worker's message did not fit the protocol and was dropped (counted in `dropped`). */
+  | { readonly type: 'dropped'; readonly worker: string; readonly reason: string }
+  /** A worker that will not join (it refused the spec); reported in /healthz until it exits. */
+  | { readonly type: 'failed'; readonly worker: string; readonly reason: string }
+  /** Departed entries ended by their time bound. */
+  | { readonly type: 'expired' };
 
 type Reply = Extract<WorkerMessage, { type: 'reply' }>;
 
@@ -33,18 +50,39 @@ interface Tracked {
   readonly channel: WorkerChannel;
   ready: boolean;
   alive: boolean;
+  /** Ever joined: a worker that dies before joining replaces nobody and leaves no counts. */
+  joinedOnce: boolean;
   readonly pending: Map<number, Pending>;
-  /** Its exposition as last reported, kept so its counts survive its death or a hang. */
+  /**
+   * Its exposition as last reported (the answer to its newest request, `lastId`), kept so its
+   * counts survive its death or a hang. Moved into `retired` in the same turn as its exit.
+   */
   last: Exposition | undefined;
+  lastId: number;
   /**
    * Requests that timed out but whose answer still matters when it comes: a StatsD interval the
    * worker has already handed over (and forgotten) must reach a push, late, not be lost.
    */
   readonly late: Map<number, (reply: Reply) => void>;
+  /** Missed a deadline and has not said anything since: spec changes do not wait for it. */
+  unresponsive: boolean;
+  /** The spec of the last greeting sent, and how many greetings were answered with another spec. */
+  greetedWith: string;
+  mismatches: number;
+  /** Why it will never join (it refused the spec), once decided. */
+  failed: string | undefined;
 }
 
+interface Departed {
+  readonly reason: string;
+  readonly until: number;
+  readonly joinedOnce: boolean;
+}
+
+type Cumulative = Map<string, { family: ParsedFamily; value: number }>;
+
 /** Adds the cumulative series (counters, histograms, summary sums and counts) of `exposition` into `into`. */
-function addCumulative(into: Map<string, { family: ParsedFamily; value: number }>, exposition: Exposition | undefined): void {
+function addCumulative(into: Cumulative, exposition: Exposition | undefined): void {
   if (exposition === undefined) return;
   for (const family of exposition.values()) {
     for (const series of family.series) {
@@ -52,6 +90,16 @@ function addCumulative(into: Map<string, { family: ParsedFamily; value: number }
       const kept = into.get(series.key);
       into.set(series.key, { family, value: (kept?.value ?? 0) + series.value });
     }
+  }
+}
+
+/** The form two spellings of one spec share; a spec that does not parse stays as written. */
+function comparable(spec: string): string {
+  if (spec.length > NORMALISE_LIMIT) return spec;
+  try {
+    return normaliseSpec(spec);
+  } catch {
+    return spec;
   }
 }
 
@@ -64,62 +112,146 @@ export interface WorkerStatus {
 /**
  * The primary's view of its workers: who is alive, their answers with a deadline, and what
  * dead workers had counted (so sums over the cluster never go down when one is replaced).
+ *
+ * Counting rule for /metrics: a scrape adds up, per cumulative series, the primary's own value,
+ * each live joined worker's newest report (`last`) and `retired`. A worker's report only ever
+ * replaces an older one, and its exit moves that report into `retired` in the same turn, so at
+ * every moment each worker is counted exactly once and the sum never goes down.
  */
 export class ClusterCoordinator {
   private readonly workers = new Map<string, Tracked>();
   /** Counters and histogram samples of workers that have exited, summed. */
-  private readonly retired = new Map<string, { family: ParsedFamily; value: number }>();
-  /** Workers that exited and have not been replaced yet, for /healthz: name → why. */
-  private readonly departed = new Map<string, string>();
+  private readonly retired: Cumulative = new Map();
+  /** Workers that exited and have not been replaced yet, for /healthz: name → why, oldest first. */
+  private readonly departed = new Map<string, Departed>();
+  private departedTimer: NodeJS.Timeout | undefined;
   private nextRequestId = 1;
   /** StatsD intervals that arrived outside a flush (late answers, closing workers): pushed with the next one. */
   private carried: StatsdMergeInput[] = [];
+  /** The spec a change in progress is applying (workers joining meanwhile get it too). */
+  private broadcasting: string | undefined;
   timeouts = 0;
+  /** Worker messages dropped because they did not fit the protocol. */
+  dropped = 0;
 
   constructor(private readonly options: CoordinatorOptions) {}
 
   /** Starts following a worker (a node:cluster Worker, a forked ChildProcess, or anything with its channel). */
   attach(name: string, channel: WorkerChannel): void {
     if (this.workers.get(name)?.alive) return;
-    const tracked: Tracked = { name, channel, ready: false, alive: true, pending: new Map(), last: undefined, late: new Map() };
+    const tracked: Tracked = {
+      name,
+      channel,
+      ready: false,
+      alive: true,
+      joinedOnce: false,
+      pending: new Map(),
+      last: undefined,
+      lastId: 0,
+      late: new Map(),
+      unresponsive: false,
+      greetedWith: '',
+      mismatches: 0,
+      failed: undefined,
+    };
     this.workers.set(name, tracked);
-    const init = () => this.send(tracked, { tag: PROTOCOL_TAG, type: 'init', spec: this.options.activeSpec(), metrics: this.options.metricsKind ?? 'prometheus' });
     channel.on('message', (message) => {
-      if (!isProtocolMessage(message)) return;
-      const typed = message as WorkerMessage;
-      if (typed.type === 'hello') init();
-      else if (typed.type === 'ready') {
-        // A spec changed while the greeting was on its way: greet again with the current one.
-        if (typed.spec !== this.options.activeSpec()) {
-          init();
-          return;
-        }
-        if (tracked.ready) return;
-        tracked.ready = true;
-        // A replacement takes the place of the oldest departed worker in /healthz once it serves.
-        const oldestDeparted = this.departed.keys().next();
-        if (!oldestDeparted.done) this.departed.delete(oldestDeparted.value);
-        this.options.onEvent?.({ type: 'joined', worker: name });
-      } else if (typed.type === 'statsd-final') {
-        this.carry(name, typed.statsd);
-      } else if (typed.type === 'reply') {
-        const late = tracked.late.get(typed.id);
-        if (late !== undefined) {
-          tracked.late.delete(typed.id);
-          late(typed);
-          return;
-        }
-        const pending = tracked.pending.get(typed.id);
-        if (pending === undefined) return;
-        tracked.pending.delete(typed.id);
-        clearTimeout(pending.timer);
-        pending.resolve(typed);
+      // Anything a worker sends must leave the primary standing: the listener never throws.
+      try {
+        this.receive(tracked, message);
+      } catch (error) {
+        this.drop(tracked, `handling the message failed: ${error instanceof Error ? error.message : String(error)}`);
       }
     });
     channel.on('error', () => {});
     channel.on('exit', (code, signal) => this.exited(tracked, signal === null ? `exited with code ${code ?? 0}` : `killed by ${signal}`));
     // A worker that joined before the primary attached it said hello to nobody: greet it now.
-    init();
+    this.greet(tracked);
+  }
+
+  private greet(tracked: Tracked): void {
+    if (tracked.failed !== undefined || !tracked.alive) return;
+    tracked.greetedWith = this.options.activeSpec();
+    this.send(tracked, { tag: PROTOCOL_TAG, type: 'init', spec: tracked.greetedWith, metrics: this.options.metricsKind ?? 'prometheus' });
+  }
+
+  private drop(tracked: Tracked, reason: string): void {
+    this.dropped++;
+    this.options.onEvent?.({ type: 'dropped', worker: tracked.name, reason });
+  }
+
+  private receive(tracked: Tracked, message: unknown): void {
+    if (!isProtocolMessage(message)) return;
+    const checked = checkWorkerMessage(message);
+    if (!checked.ok) {
+      this.drop(tracked, checked.reason);
+      // A malformed answer is no answer: the request ends now rather than at its deadline.
+      if (checked.id !== undefined) {
+        tracked.late.delete(checked.id);
+        this.settle(tracked, checked.id, undefined);
+      }
+      return;
+    }
+    if (!tracked.alive) return;
+    const typed = checked.message;
+    if (tracked.unresponsive) {
+      // It speaks again: from now on changes wait for it, and it gets the spec it missed.
+      tracked.unresponsive = false;
+      if (tracked.ready) void this.request(tracked, { op: 'logspec', spec: this.broadcasting ?? this.options.activeSpec() });
+    }
+    if (typed.type === 'hello') this.greet(tracked);
+    else if (typed.type === 'ready') this.readied(tracked, typed.spec);
+    else if (typed.type === 'statsd-final') this.carry(tracked.name, typed.statsd);
+    else if (typed.type === 'reply') {
+      const late = tracked.late.get(typed.id);
+      if (late !== undefined) {
+        tracked.late.delete(typed.id);
+        late(typed);
+        return;
+      }
+      this.settle(tracked, typed.id, typed);
+    }
+  }
+
+  private settle(tracked: Tracked, id: number, reply: Reply | undefined): void {
+    const pending = tracked.pending.get(id);
+    if (pending === undefined) return;
+    tracked.pending.delete(id);
+    clearTimeout(pending.timer);
+    pending.resolve(reply);
+  }
+
+  /**
+   * A worker says which spec it runs. The same spec (in any spelling) joins it. Another spec is
+   * either an answer to an older greeting (the spec changed since: greet again, which converges)
+   * or a refusal (it was greeted with the current spec): then it is failed, once, and nothing
+   * more is sent, so a disagreement costs a few messages, never a storm.
+   */
+  private readied(tracked: Tracked, spec: string): void {
+    if (tracked.ready || tracked.failed !== undefined) return;
+    const active = this.options.activeSpec();
+    if (spec !== active && comparable(spec) !== comparable(active)) {
+      tracked.mismatches++;
+      const stale = comparable(tracked.greetedWith) !== comparable(active);
+      if (stale && tracked.mismatches < GREETING_LIMIT) {
+        this.greet(tracked);
+        return;
+      }
+      const shown = spec.length > 256 ? `${spec.slice(0, 256)}…` : spec;
+      tracked.failed = `refused the logging spec: it runs ${JSON.stringify(shown)} after ${tracked.mismatches} greeting(s) with the active spec`;
+      this.options.onEvent?.({ type: 'failed', worker: tracked.name, reason: tracked.failed });
+      return;
+    }
+    tracked.ready = true;
+    tracked.joinedOnce = true;
+    // A replacement takes the place of the oldest departed worker in /healthz once it serves.
+    // Workers that died before ever joining were attempts at this replacement: they end with it.
+    for (const [name, entry] of this.departed) if (!entry.joinedOnce) this.departed.delete(name);
+    const oldest = this.departed.keys().next();
+    if (!oldest.done) this.departed.delete(oldest.value);
+    // A change in progress skipped it (it was not joined when the change began).
+    if (this.broadcasting !== undefined && comparable(this.broadcasting) !== comparable(spec)) void this.request(tracked, { op: 'logspec', spec: this.broadcasting });
+    this.options.onEvent?.({ type: 'joined', worker: tracked.name });
   }
 
   private exited(tracked: Tracked, reason: string): void {
@@ -133,9 +265,39 @@ export class ClusterCoordinator {
     tracked.pending.clear();
     tracked.late.clear();
     addCumulative(this.retired, tracked.last);
+    tracked.last = undefined;
     this.workers.delete(tracked.name);
-    this.departed.set(tracked.name, reason);
+    while (this.departed.size >= DEPARTED_LIMIT) this.departed.delete(this.departed.keys().next().value!);
+    this.departed.set(tracked.name, { reason: tracked.failed === undefined ? reason : `${reason} (it ${tracked.failed})`, until: Date.now() + this.departedTtlMs(), joinedOnce: tracked.joinedOnce });
+    this.scheduleExpiry();
     this.options.onEvent?.({ type: 'exited', worker: tracked.name, reason });
+  }
+
+  private departedTtlMs(): number {
+    return this.options.departedTtlMs ?? 60_000;
+  }
+
+  /** Ends departed entries past their bound; one unref'd timer for the oldest. */
+  private scheduleExpiry(): void {
+    if (this.departedTimer !== undefined) return;
+    const oldest = this.departed.values().next();
+    if (oldest.done) return;
+    this.departedTimer = setTimeout(
+      () => {
+        this.departedTimer = undefined;
+        const now = Date.now();
+        let expired = false;
+        for (const [name, entry] of this.departed) {
+          if (entry.until > now) break;
+          this.departed.delete(name);
+          expired = true;
+        }
+        this.scheduleExpiry();
+        if (expired) this.options.onEvent?.({ type: 'expired' });
+      },
+      Math.max(0, oldest.value.until - Date.now()) + 1,
+    );
+    this.departedTimer.unref();
   }
 
   private send(tracked: Tracked, message: PrimaryMessage): boolean {
@@ -155,6 +317,7 @@ export class ClusterCoordinator {
       const timer = setTimeout(() => {
         tracked.pending.delete(id);
         if (onLate !== undefined) tracked.late.set(id, onLate);
+        tracked.unresponsive = true;
         this.timeouts++;
         this.options.onEvent?.({ type: 'timeout', worker: tracked.name, op: message.op });
         resolve(undefined);
@@ -181,40 +344,54 @@ export class ClusterCoordinator {
     return this.readyWorkers().length;
   }
 
+  /** Departed workers still named in /healthz: name → why. At most DEPARTED_LIMIT. */
   departedWorkers(): ReadonlyMap<string, string> {
-    return this.departed;
+    return new Map(Array.from(this.departed, ([name, entry]) => [name, entry.reason]));
   }
 
   /**
-   * The cluster's exposition: the primary's own text plus every ready worker's, merged. A worker
-   * that does not answer within the timeout contributes the cumulative series it last reported
-   * (never less, so `rate()` sees no reset) and is counted in `timeouts`.
+   * The cluster's exposition: the primary's own text plus every live joined worker's newest
+   * report, plus what exited workers had counted. A worker that does not answer within the
+   * timeout contributes the series it last reported (never less, so `rate()` sees no reset)
+   * and is counted in `timeouts`.
    */
   async collectMetrics(own: string): Promise<string> {
     const workers = this.readyWorkers();
-    const replies = await Promise.all(workers.map((worker) => this.request(worker, { op: 'metrics' })));
+    await Promise.all(
+      workers.map((worker) =>
+        this.request(worker, { op: 'metrics' }).then((reply) => {
+          // Kept as soon as it arrives (before any exit that follows it is handled), and only
+          // if newer than what is held: concurrent scrapes may see their answers out of order.
+          if (reply?.ok !== true || typeof reply.metrics !== 'string' || !worker.alive || reply.id < worker.lastId) return;
+          worker.last = parseExposition(reply.metrics);
+          worker.lastId = reply.id;
+        }),
+      ),
+    );
     const inputs: { worker: string; exposition: Exposition }[] = [{ worker: 'primary', exposition: parseExposition(own) }];
-    const stale = new Map<string, { family: ParsedFamily; value: number }>(this.retired);
-    workers.forEach((worker, i) => {
-      const reply = replies[i];
-      if (reply?.ok === true && typeof reply.metrics === 'string') {
-        const exposition = parseExposition(reply.metrics);
-        worker.last = exposition;
-        inputs.push({ worker: worker.name, exposition });
-        return;
-      }
-      addCumulative(stale, worker.last);
-    });
-    const merged = mergeExpositions(inputs, {
-      retired: stale,
+    for (const worker of this.workers.values()) if (worker.alive && worker.last !== undefined) inputs.push({ worker: worker.name, exposition: worker.last });
+    return mergeExpositions(inputs, {
+      retired: this.retired,
       ...(this.options.gaugeRules === undefined ? {} : { gaugeRules: this.options.gaugeRules }),
       ...(this.options.defaultGaugeRule === undefined ? {} : { defaultGaugeRule: this.options.defaultGaugeRule }),
     });
-    return merged;
+  }
+
+  /** Decodes one worker's (checked) interval; one that cannot be read costs only that worker's interval. */
+  private decoded(worker: string, interval: WireStatsdInterval | undefined): StatsdMergeInput | undefined {
+    if (interval === undefined) return undefined;
+    try {
+      return { worker, interval: decodeStatsdInterval(interval) };
+    } catch (error) {
+      this.dropped++;
+      this.options.onEvent?.({ type: 'dropped', worker, reason: `statsd: ${error instanceof Error ? error.message : String(error)}` });
+      return undefined;
+    }
   }
 
   private carry(worker: string, interval: WireStatsdInterval | undefined): void {
-    if (interval !== undefined) this.carried.push({ worker, interval: decodeStatsdInterval(interval) });
+    const input = this.decoded(worker, interval);
+    if (input !== undefined) this.carried.push(input);
   }
 
   /**
@@ -240,7 +417,8 @@ export class ClusterCoordinator {
     const answered: StatsdMergeInput[] = [];
     asked.forEach((worker, i) => {
       const reply = replies[i];
-      if (reply?.ok === true && reply.statsd !== undefined) answered.push({ worker: worker.name, interval: decodeStatsdInterval(reply.statsd) });
+      const input = reply?.ok === true ? this.decoded(worker.name, reply.statsd) : undefined;
+      if (input !== undefined) answered.push(input);
     });
     // A late interval's counts and timings are owed to the push; its gauges are stale beside a
     // fresh answer from the same worker (and would be added twice under the `sum` rule).
@@ -269,7 +447,8 @@ export class ClusterCoordinator {
   /** One worker's health as a checker sees it: resolves when healthy, throws naming what failed. */
   async checkWorker(name: string): Promise<void> {
     const worker = this.workers.get(name);
-    if (worker === undefined || !worker.alive) throw new Error(`worker ${name} ${this.departed.get(name) ?? 'is gone'}`);
+    if (worker === undefined || !worker.alive) throw new Error(`worker ${name} ${this.departed.get(name)?.reason ?? 'is gone'}`);
+    if (worker.failed !== undefined) throw new Error(`worker ${name} ${worker.failed}`);
     if (!worker.ready) throw new Error(`worker ${name} has not joined yet`);
     const reply = await this.request(worker, { op: 'health' });
     if (reply === undefined) throw new Error(`worker ${name} did not answer within ${this.options.workerTimeoutMs} ms`);
@@ -280,12 +459,20 @@ export class ClusterCoordinator {
 
   /**
    * Applies a validated spec on every ready worker and waits for each to acknowledge (or the
-   * timeout). Workers that did not answer have the change queued on their channel and apply
-   * it once their event loop runs again; their names are returned.
+   * timeout). A worker that missed a deadline and has not spoken since is not waited for (nor
+   * sent the spec, which would only pile up on its channel): it gets the spec current when it
+   * speaks again. The names of the workers not acknowledging are returned.
    */
   async broadcastSpec(spec: string): Promise<string[]> {
     const workers = this.readyWorkers();
-    const replies = await Promise.all(workers.map((worker) => this.request(worker, { op: 'logspec', spec })));
-    return workers.filter((_, i) => replies[i]?.ok !== true).map((worker) => worker.name);
+    const waited = workers.filter((worker) => !worker.unresponsive);
+    this.broadcasting = spec;
+    try {
+      const replies = await Promise.all(waited.map((worker) => this.request(worker, { op: 'logspec', spec })));
+      const acknowledged = new Set(waited.filter((_, i) => replies[i]?.ok === true));
+      return workers.filter((worker) => !acknowledged.has(worker)).map((worker) => worker.name);
+    } finally {
+      this.broadcasting = undefined;
+    }
   }
 }

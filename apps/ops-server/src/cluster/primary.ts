@@ -20,7 +20,14 @@ export interface ClusterSettings {
   readonly defaultGaugeRule?: GaugeRule;
   /** Follow every worker node:cluster forks from now on (and those already forked). Default true. */
   readonly followClusterWorkers?: boolean;
+  /** How long a dead worker stays named in /healthz when no replacement joins. Default 60 s. */
+  readonly departedTtlMs?: number;
 }
+
+/** PUT /logspec changes held waiting behind the one in progress; one more is refused with 503. */
+const SPEC_CHANGE_QUEUE_LIMIT = 8;
+/** At most one warning per this many ms about dropped worker messages (the rest are counted in it). */
+const DROP_WARNING_INTERVAL_MS = 10_000;
 
 export interface OperationsClusterOptions extends OperationsSystemOptions {
   readonly cluster?: ClusterSettings;
@@ -55,6 +62,8 @@ export function createOperationsCluster(options: OperationsClusterOptions): Oper
   const workerTimeoutMs = settings.workerTimeoutMs ?? 2_000;
   if (!Number.isInteger(minWorkers) || minWorkers < 0) throw new OpsServerError('INVALID_OPTIONS', `cluster.minWorkers: expected a whole number ≥ 0, got ${String(minWorkers)}`);
   if (!Number.isFinite(workerTimeoutMs) || workerTimeoutMs <= 0) throw new OpsServerError('INVALID_OPTIONS', `cluster.workerTimeoutMs: expected a positive number of milliseconds, got ${String(workerTimeoutMs)}`);
+  const departedTtlMs = settings.departedTtlMs ?? 60_000;
+  if (!Number.isFinite(departedTtlMs) || departedTtlMs <= 0) throw new OpsServerError('INVALID_OPTIONS', `cluster.departedTtlMs: expected a positive number of milliseconds, got ${String(departedTtlMs)}`);
 
   // A push waits for the workers at most this long, so pushes keep the writeInterval rhythm.
   const statsdWaitMs = options.metrics?.provider === 'statsd' && options.metrics.statsd !== undefined ? Math.max(1, Math.min(workerTimeoutMs, options.metrics.statsd.writeIntervalMs / 2)) : workerTimeoutMs;
@@ -70,28 +79,59 @@ export function createOperationsCluster(options: OperationsClusterOptions): Oper
     }
   };
   const metricsKind = options.metrics?.provider ?? 'disabled';
+  // Dropped messages are counted always and warned about at most once per interval, so a
+  // worker flooding bad messages cannot flood the log too.
+  let lastDropWarning = -Infinity;
+  let dropsUnwarned = 0;
+  const warnDropped = (worker: string, reason: string) => {
+    const now = Date.now();
+    if (now - lastDropWarning < DROP_WARNING_INTERVAL_MS) {
+      dropsUnwarned++;
+      return;
+    }
+    lastDropWarning = now;
+    created.logging.getLogger(DEFAULT_OPERATIONS_LOGGER_NAME).warn({ worker, reason, droppedSinceLastWarning: dropsUnwarned }, 'dropped a worker message that does not fit the cluster protocol');
+    dropsUnwarned = 0;
+  };
   const coordinator = new ClusterCoordinator({
     workerTimeoutMs,
     metricsKind,
     activeSpec: () => system?.logging.spec() ?? '',
+    departedTtlMs,
     ...(settings.gaugeRules === undefined ? {} : { gaugeRules: settings.gaugeRules }),
     ...(settings.defaultGaugeRule === undefined ? {} : { defaultGaugeRule: settings.defaultGaugeRule }),
     onEvent: (event) => {
       if (event.type === 'timeout') return;
+      if (event.type === 'dropped') {
+        warnDropped(event.worker, event.reason);
+        return;
+      }
+      if (event.type === 'failed') created.logging.getLogger(DEFAULT_OPERATIONS_LOGGER_NAME).warn({ worker: event.worker, reason: event.reason }, 'a worker will not join the operations endpoint');
       reconcileHealth();
     },
   });
 
   let specChanges: Promise<void> = Promise.resolve();
+  let specChangesHeld = 0;
   const extensions: SystemExtensions = {
     aggregateMetrics: async (own) => `${await coordinator.collectMetrics(own)}${clusterFamilies()}`,
     aggregateStatsd: async (own) => withClusterBuckets(await coordinator.collectStatsd(own, statsdWaitMs)),
     // One change at a time, so every worker ends on the spec whose 204 was sent last: the
     // handler activates a spec as soon as its broadcast resolves, before the next one starts.
+    // The queue is bounded: a change waits at most for the one before it (each bounded by the
+    // worker timeout, once per unresponsive worker), and past SPEC_CHANGE_QUEUE_LIMIT held
+    // changes a PUT is refused with 503 rather than held.
     beforeSpecChange: (spec) => {
-      const broadcast = specChanges.then(() => coordinator.broadcastSpec(spec)).then((late) => {
-        if (late.length > 0) created.logging.getLogger(DEFAULT_OPERATIONS_LOGGER_NAME).warn({ workers: late, spec }, 'workers did not acknowledge the logging spec in time; it is queued on their channel');
-      });
+      if (specChangesHeld > SPEC_CHANGE_QUEUE_LIMIT) {
+        return Promise.reject(new OpsServerError('SPEC_CHANGES_BUSY', `${SPEC_CHANGE_QUEUE_LIMIT} logging spec changes are already waiting behind the one reaching the workers; nothing was changed, try again shortly`));
+      }
+      specChangesHeld++;
+      const broadcast = specChanges
+        .then(() => coordinator.broadcastSpec(spec))
+        .then((late) => {
+          if (late.length > 0) created.logging.getLogger(DEFAULT_OPERATIONS_LOGGER_NAME).warn({ workers: late, spec }, 'workers did not acknowledge the logging spec in time; each gets the active spec when it answers again');
+        })
+        .finally(() => specChangesHeld--);
       specChanges = broadcast;
       return broadcast;
     },
@@ -107,16 +147,25 @@ export function createOperationsCluster(options: OperationsClusterOptions): Oper
       '# HELP fabric_ops_cluster_worker_timeouts_total Requests to workers (scrape, health, spec change) not answered in time; the scrape used their last counts.',
       '# TYPE fabric_ops_cluster_worker_timeouts_total counter',
       `fabric_ops_cluster_worker_timeouts_total ${coordinator.timeouts}`,
+      '# HELP fabric_ops_cluster_messages_dropped_total Messages from workers dropped because they do not fit the cluster protocol (shape, types, sizes, a negative counter delta).',
+      '# TYPE fabric_ops_cluster_messages_dropped_total counter',
+      `fabric_ops_cluster_messages_dropped_total ${coordinator.dropped}`,
       '',
     ].join('\n');
-  // StatsD: the cluster's own two metrics under Fabric's naming (namespace.subsystem.name); the
-  // timeouts counter is pushed as the delta since the last push, as every StatsD counter is.
+  // StatsD: the cluster's own metrics under Fabric's naming (namespace.subsystem.name); the
+  // counters are pushed as the delta since the last push, as every StatsD counter is.
   let timeoutsPushed = 0;
+  let droppedPushed = 0;
   const withClusterBuckets = (interval: StatsdInterval): StatsdInterval => {
     const timeouts = coordinator.timeouts - timeoutsPushed;
     timeoutsPushed = coordinator.timeouts;
+    const dropped = coordinator.dropped - droppedPushed;
+    droppedPushed = coordinator.dropped;
+    const counters: (readonly [string, number])[] = [...interval.counters];
+    if (timeouts > 0) counters.push(['fabric_ops.cluster.worker_timeouts_total', timeouts]);
+    if (dropped > 0) counters.push(['fabric_ops.cluster.messages_dropped_total', dropped]);
     return {
-      counters: timeouts > 0 ? [...interval.counters, ['fabric_ops.cluster.worker_timeouts_total', timeouts]] : interval.counters,
+      counters,
       gauges: [...interval.gauges, ['fabric_ops.cluster.workers', coordinator.liveCount(), 'fabric_ops_cluster_workers']],
       timings: interval.timings,
     };
