@@ -10,7 +10,10 @@ const MESSAGE = Symbol.for('message');
 const LEVEL = Symbol.for('level');
 
 /** A real winston transport that keeps each formatted line (and the entry's level). */
-class Memory extends winston.Transport {
+// winston's types call the class `transport`; at run time it is `Transport`.
+const Transport = (winston as unknown as { Transport: typeof winston.transport }).Transport;
+
+class Memory extends Transport {
   readonly lines: string[] = [];
   override log(info: Record<string | symbol, unknown>, next: () => void): void {
     this.lines.push(`${String(info[LEVEL])} ${String(info[MESSAGE])}`);
