@@ -64,11 +64,13 @@ const chaincode = {
     log.info(`invoke ${fcn}`);
     if (fcn === 'ping') return shim.success(Buffer.from(['pong', ...params].join(' ')));
     log.warn(`unknown function ${fcn}`);
-    return shim.error(Buffer.from(`unknown function ${fcn}`));
+    return shim.error(`unknown function ${fcn}`);
   },
 };
 
-const server = shim.server(chaincode, { ccid: chaincodeId, address: chaincodeAddress });
+// shim.server (fabric-shim 2.2+) is missing from the package's type declarations.
+/** @type {{ start(): Promise<void>; _server: { tryShutdown(done: (error?: Error) => void): void; forceShutdown(): void } }} */
+const server = /** @type {any} */ (shim).server(chaincode, { ccid: chaincodeId, address: chaincodeAddress });
 
 // /healthz fails until the chaincode's gRPC server is listening.
 let listening = false;
@@ -82,8 +84,7 @@ listening = true;
 log.info(`chaincode ${chaincodeId} on ${chaincodeAddress} (gRPC), operations on http://${operations.address()}`);
 
 // fabric-shim's ChaincodeServer has start() but no stop(): its grpc-js server is `_server`.
-/** @type {{ tryShutdown(done: (error?: Error) => void): void; forceShutdown(): void }} */
-const grpcServer = /** @type {any} */ (server)._server;
+const grpcServer = server._server;
 
 let stopping = false;
 const stop = async () => {

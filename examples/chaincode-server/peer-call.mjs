@@ -21,7 +21,7 @@ const stream = /** @type {grpc.ClientDuplexStream<import('@hyperledger/fabric-pr
 );
 
 /**
- * @param {number} type
+ * @param {Parameters<import('@hyperledger/fabric-protos').peer.ChaincodeMessage['setType']>[0]} type
  * @param {Uint8Array} [payload]
  */
 function message(type, payload) {
