@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { send } from '@fabric-ops/test-kit';
 
-export const repoRoot = resolve(import.meta.dirname, '../../..');
+export const repoRoot: string = resolve(import.meta.dirname, '../../..');
 
 export interface ExampleProcess {
   readonly process: ChildProcess;
