@@ -1,6 +1,8 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import bunyan from 'bunyan';
 import { describe, expect, it } from 'vitest';
-import { createBunyanLogging } from './bunyan.ts';
+import { createBunyanLogging, heldChildren } from './bunyan.ts';
 
 function memoryRoot() {
   const records: { logger?: string; level: number; msg: string }[] = [];
@@ -63,5 +65,25 @@ describe('createBunyanLogging', () => {
     expect(a.info()).toBe(true); // a question, not an entry: not counted
     expect(checked).toEqual(['debug', 'info', 'error']);
     expect(written).toEqual(['debug', 'error']);
+  });
+
+  it('holds children weakly: a child per request is let go once the request is', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const { root } = memoryRoot();
+    const logging = createBunyanLogging({ root, spec: 'app=debug' });
+    const app = logging.getLogger('app');
+    const kept = app.child({ requestId: 'kept' });
+    for (let i = 0; i < 20_000; i++) app.child({ requestId: i }).debug('request');
+    expect(heldChildren(app)).toBe(20_001);
+    const deadline = Date.now() + 30_000;
+    while (heldChildren(app) > 1 && Date.now() < deadline) {
+      gc();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(heldChildren(app)).toBe(1);
+    // The one still referenced keeps following.
+    logging.activateSpec('app=error');
+    expect(kept.level()).toBe(bunyan.ERROR);
   });
 });

@@ -94,6 +94,11 @@ function track(logger: Tracked, state: Followed): void {
   state.collected.register(logger, ref);
 }
 
+/** How many children of a followed logger are still held (for tests of the weak holding). */
+export function heldChildren(logger: bunyan): number {
+  return (logger as Tracked)[STATE]?.children.size ?? 0;
+}
+
 /** Fabric's spec over bunyan loggers: children of a root by name, and loggers the application made. */
 export function createBunyanLogging(options: BunyanLoggingOptions = {}): BunyanLogging {
   const levels = levelsOf(options, 'createBunyanLogging');
