@@ -52,10 +52,10 @@ interface Followed {
 type Tracked = bunyan & { [STATE]?: Followed };
 type Emit = (this: bunyan, ...args: unknown[]) => unknown;
 
-// One wrapper per level for every followed logger and child: the state hangs on the logger.
+// One wrapper per level for every followed logger and child: the state hangs on the logger. The
+// method wrapped is the logger's own class's (the application's copy of bunyan may not be ours).
 const counting = Object.fromEntries(
   METHODS.map((method) => {
-    const inner = bunyan.prototype[method] as unknown as Emit;
     const fabric = FABRIC[method];
     const wrapper = function (this: Tracked, ...args: unknown[]) {
       const state = this[STATE];
@@ -67,7 +67,7 @@ const counting = Object.fromEntries(
           if (this.level() <= VALUE[method]) observer.written(fabric);
         }
       }
-      return inner.apply(this, args);
+      return ((Object.getPrototypeOf(this) as Record<Method, Emit>)[method]).apply(this, args);
     };
     return [method, wrapper];
   }),
@@ -78,7 +78,7 @@ function childOptionsSetLevel(options: unknown, simple: unknown): boolean {
 }
 
 const followingChild = function (this: Tracked, options?: object, simple?: boolean): bunyan {
-  const child = bunyan.prototype.child.call(this, options as object, simple) as Tracked;
+  const child = (Object.getPrototypeOf(this) as bunyan).child.call(this, options as object, simple) as Tracked;
   const state = this[STATE];
   if (state !== undefined && !childOptionsSetLevel(options, simple)) track(child, state);
   return child;
