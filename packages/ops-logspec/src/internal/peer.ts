@@ -10,7 +10,9 @@ export function loadPeer<T>(name: string, feature: string): T {
   try {
     return requirePeer(name) as T;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw error;
+    // Only the peer itself missing, not something the installed peer fails to find.
+    const missing = (error as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND' && (error as Error).message.startsWith(`Cannot find module '${name}'`);
+    if (!missing) throw error;
     throw new LogspecError('PEER_MISSING', `${feature} needs ${name}, an optional peer dependency of @fabric-ops/ops-logspec: npm install ${name}`, { cause: error });
   }
 }
