@@ -1,5 +1,8 @@
 import { defineConfig } from 'tsup';
 import { packageBuild } from '../../tsup.shared.ts';
 
-// Two entries: the whole package, and the pino-free grammar (`./spec`).
-export default defineConfig(packageBuild({ index: 'src/index.ts', spec: 'src/spec.ts' }));
+// The whole package (no logger library imported: pino is loaded inside createLogging), the
+// grammar alone (`./spec`), and one entry per logger library, each importing only its own.
+export default defineConfig(
+  packageBuild({ index: 'src/index.ts', spec: 'src/spec.ts', pino: 'src/pino.ts', winston: 'src/winston.ts', bunyan: 'src/bunyan.ts', log4js: 'src/log4js.ts' }),
+);

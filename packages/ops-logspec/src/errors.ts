@@ -9,7 +9,11 @@ export type LogspecErrorCode =
   /** `FABRIC_LOGGING_FORMAT` (or the `format` option) names no known output format. */
   | 'INVALID_FORMAT'
   /** A `/logspec` PUT body that Go's `json.Decoder` would refuse; the message is Go's. */
-  | 'INVALID_BODY';
+  | 'INVALID_BODY'
+  /** An adapter's logger library (an optional peer dependency) is not installed. */
+  | 'PEER_MISSING'
+  /** Options that contradict each other, or an adapter given something it cannot follow. */
+  | 'INVALID_OPTIONS';
 
 export class LogspecError extends Error {
   override readonly name = 'LogspecError';

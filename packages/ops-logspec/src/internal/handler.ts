@@ -4,8 +4,30 @@ import { goJson, readBody, writeEmpty, writeJson, writeJsonText, type Handler } 
 import { formatRemoteAddress } from '@fabric-ops/ops-http/go';
 import { isLogspecError } from '../errors.ts';
 import { decodeLogSpecBody, decodeParsedLogSpec } from './go-json.ts';
-import type { Logging } from './registry.ts';
 import { formatSpec, parseSpec, parseSpecInSlices, PARSE_SLICE_CHARS, type ParsedSpec } from './spec.ts';
+
+/**
+ * What records a change: pino's loggers fit as they are, and every adapter's
+ * `auditLogger(name)` returns one for its library.
+ */
+export interface AuditLogger {
+  isLevelEnabled(level: 'debug' | 'info'): boolean;
+  info(fields: Record<string, unknown>, message: string): void;
+  debug(fields: Record<string, unknown>, message: string): void;
+}
+
+/**
+ * What `/logspec` reads and changes: a pino `Logging`, any adapter's logging (winston, bunyan,
+ * log4js), or a bare `LogLevels` (then the handler records changes only on `audit`).
+ */
+export interface LogspecTarget {
+  spec(): string;
+  activateSpec(spec: ParsedSpec): void;
+  /** The logger changes are recorded on, by name (see `auditLoggerName`). */
+  auditLogger?(name: string): AuditLogger;
+}
+
+const SILENT_AUDIT: AuditLogger = { isLevelEnabled: () => false, info: () => undefined, debug: () => undefined };
 
 export interface LogspecHandlerOptions {
   /**
@@ -17,6 +39,8 @@ export interface LogspecHandlerOptions {
   readonly bodyLimit?: number;
   /** The logger that records every change. Default: the `operations` logger of `logging`. */
   readonly auditLoggerName?: string;
+  /** Records changes here instead of on `auditLoggerName`'s logger. */
+  readonly audit?: AuditLogger;
   /**
    * Runs after a PUT's spec is validated and before it is activated and the 204 sent, with the
    * spec normalised (a multi-process primary applies it to its workers here). Not called for a
@@ -83,8 +107,8 @@ function specOfParsedBody(value: unknown): string {
  * (`express.text()`, `express.raw()`) is decoded as the raw body, an object
  * (`express.json()`) as the decoded JSON; otherwise the request stream is read.
  */
-export function logspecHandler(logging: Logging, options: LogspecHandlerOptions = {}): Handler {
-  const audit = logging.getLogger(options.auditLoggerName ?? 'operations');
+export function logspecHandler(logging: LogspecTarget, options: LogspecHandlerOptions = {}): Handler {
+  const audit = options.audit ?? logging.auditLogger?.(options.auditLoggerName ?? 'operations') ?? SILENT_AUDIT;
   const limit = options.bodyLimit;
   const beforeActivate = options.beforeActivate;
   const change = (req: IncomingMessage, res: ServerResponse, decode: () => string): void | Promise<void> => {

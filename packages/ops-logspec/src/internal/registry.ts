@@ -1,28 +1,16 @@
-import { pino, type DestinationStream, type Logger, type LogFn } from 'pino';
+import type { DestinationStream, Logger, LogFn } from 'pino';
 import { LogspecError } from '../errors.ts';
 import { boundedSink, DEFAULT_MAX_BUFFERED, isWritableLike, type BoundedSink } from './destination.ts';
+import { createLogLevels, type LogLevels, type LoggingObserver } from './levels-registry.ts';
 import type { Level } from './levels.ts';
-import { formatSpec, isValidLoggerName, lookupKeys, lowestLevel, resolveKeys, trustedSpec, type ParsedSpec } from './spec.ts';
+import { loadPeer } from './peer.ts';
+import { isValidLoggerName, type ParsedSpec } from './spec.ts';
 import { textDestination } from './text-format.ts';
+
+export type { LoggingObserver } from './levels-registry.ts';
 
 /** `json`: pino's JSON lines. `text`: one readable line per entry (time, logger, level, message, fields). */
 export type LogFormat = 'json' | 'text';
-
-/**
- * Hooks for metrics (Fabric's `logging_entries_checked` / `logging_entries_written`);
- * `level` is a Fabric level name (`debug`, `info`, ...).
- */
-export interface LoggingObserver {
-  /** An entry at or above the lowest active level was checked against its logger's level. */
-  checked(level: string): void;
-  /** An entry was written. */
-  written(level: string): void;
-  /**
-   * A line was dropped because the log reader fell behind (see `maxBufferedBytes`), for a
-   * `logging_lines_dropped`-style counter. It was counted as written first.
-   */
-  dropped?(): void;
-}
 
 export interface LoggingOptions {
   /** The initial spec (text, or what parseSpec returned). Default `info`. An invalid one throws a LogspecError. */
@@ -41,6 +29,12 @@ export interface LoggingOptions {
    */
   readonly maxBufferedBytes?: number;
   readonly observer?: LoggingObserver;
+  /**
+   * The levels to follow, shared with other adapters (winston, bunyan, log4js), so that one
+   * `/logspec` drives every logger of the process. Default: a new one from `spec` and
+   * `observer`; when given, those two must be left out (set them on `levels`).
+   */
+  readonly levels?: LogLevels;
 }
 
 export interface Logging {
@@ -69,6 +63,10 @@ export interface Logging {
    */
   flush(timeoutMs?: number): Promise<void>;
   readonly format: LogFormat;
+  /** The spec decisions these loggers follow; hand it to another adapter to drive its loggers too. */
+  readonly levels: LogLevels;
+  /** The logger `logspecHandler` records changes on (`getLogger(name)`). */
+  auditLogger(name: string): Logger;
 }
 
 type PinoLabel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
@@ -99,20 +97,15 @@ const FABRIC_LEVEL_OF: Readonly<Record<PinoLabel, Level>> = {
 const FABRIC_NAME_OF_VALUE: Readonly<Record<number, Level>> = { 10: 'payload', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
 
 interface Entry {
-  readonly name: string;
-  /** Fabric's lookup keys for the name, computed once. */
-  readonly keys: readonly string[];
   readonly logger: Logger;
-  /** The level applied at `generation`; resolved again only after an activation. */
+  /** The level the active spec gives the name. */
   level: Level;
-  generation: number;
   /** The pino level value the methods were last set for. */
   appliedValue: number;
   /** The lowest pino level value counted as checked when they were set (0: no observer). */
   appliedCountFrom: number;
 }
 
-const { levelValSym } = pino.symbols;
 const PINO_VALUE: Readonly<Record<PinoLabel, number>> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 };
 
 export function parseFormat(value: string): LogFormat {
@@ -127,15 +120,17 @@ export function parseFormat(value: string): LogFormat {
  * costs what it costs in pino: a call to a no-op method.
  */
 export function createLogging(options: LoggingOptions = {}): Logging {
-  let parsed = trustedSpec(options.spec ?? '');
-  let text = formatSpec(parsed);
-  let lowest = lowestLevel(parsed);
-  // Increases with every activation: a logger's level is resolved again only when it differs.
-  let generation = 0;
+  // pino is an optional peer: loaded here, on the first call, so that the package's main entry
+  // works in a program that logs with something else.
+  const { pino } = loadPeer<typeof import('pino')>('pino', 'createLogging');
+  const { levelValSym } = pino.symbols;
+  if (options.levels !== undefined && (options.spec !== undefined || options.observer !== undefined)) {
+    throw new LogspecError('INVALID_OPTIONS', 'createLogging: give either levels or spec/observer, not both (set them on levels)');
+  }
+  const levels = options.levels ?? createLogLevels({ ...(options.spec === undefined ? {} : { spec: options.spec }), ...(options.observer === undefined ? {} : { observer: options.observer }) });
   const format = options.format === undefined ? 'text' : parseFormat(options.format);
-  let observer: LoggingObserver | undefined = options.observer;
   const given = options.destination ?? process.stdout;
-  const sink: BoundedSink | undefined = isWritableLike(given) ? boundedSink(given, options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED, () => observer?.dropped?.()) : undefined;
+  const sink: BoundedSink | undefined = isWritableLike(given) ? boundedSink(given, options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED, () => levels.observer()?.dropped?.()) : undefined;
   const out: DestinationStream = sink ?? given;
 
   const root = pino(
@@ -145,7 +140,7 @@ export function createLogging(options: LoggingOptions = {}): Logging {
       ...(format === 'text' ? { base: null } : {}),
       hooks: {
         logMethod(this: Logger, args: Parameters<LogFn>, method: LogFn, level: number) {
-          const current = observer;
+          const current = levels.observer();
           if (current !== undefined) {
             const name = FABRIC_NAME_OF_VALUE[level] ?? 'info';
             current.checked(name);
@@ -168,7 +163,7 @@ export function createLogging(options: LoggingOptions = {}): Logging {
   const counting = Object.fromEntries(
     PINO_LABELS.map((label) => {
       const fabricName = FABRIC_LEVEL_OF[label];
-      return [label, () => observer?.checked(fabricName)];
+      return [label, () => levels.observer()?.checked(fabricName)];
     }),
   ) as Record<PinoLabel, unknown>;
 
@@ -192,10 +187,6 @@ export function createLogging(options: LoggingOptions = {}): Logging {
   };
 
   const apply = (entry: Entry, countFrom: number): void => {
-    if (entry.generation !== generation) {
-      entry.level = resolveKeys(parsed, entry.keys);
-      entry.generation = generation;
-    }
     const label = PINO_LABEL_OF[entry.level];
     const value = PINO_VALUE[label];
     // Someone may have set `.level` by hand: the spec wins again at the next activation.
@@ -207,12 +198,7 @@ export function createLogging(options: LoggingOptions = {}): Logging {
     entry.appliedCountFrom = countFrom;
   };
 
-  const countFromNow = (): number => (observer === undefined ? 0 : PINO_VALUE[PINO_LABEL_OF[lowest]]);
-
-  const applyAll = (): void => {
-    const countFrom = countFromNow();
-    for (const entry of entries.values()) apply(entry, countFrom);
-  };
+  const countFromNow = (): number => (levels.observer() === undefined ? 0 : PINO_VALUE[PINO_LABEL_OF[levels.lowestLevel()]]);
 
   const getLogger = (name: string): Logger => {
     const known = entries.get(name);
@@ -220,7 +206,7 @@ export function createLogging(options: LoggingOptions = {}): Logging {
     if (!isValidLoggerName(name)) throw new LogspecError('BAD_LOGGER_NAME', `bad logger name '${name}'`);
     const logger = root.child({ name });
     const pinoChild = logger.child;
-    const entry: Entry = { name, keys: lookupKeys(name), logger, level: 'info', generation: -1, appliedValue: 0, appliedCountFrom: 0 };
+    const entry: Entry = { logger, level: 'info', appliedValue: 0, appliedCountFrom: 0 };
     let servesAsPrototype = false;
     // pino versions before 10 give every child its own copy of the level; drop it so the
     // child reads its parent's level (unless the caller asked for a level of its own).
@@ -242,36 +228,25 @@ export function createLogging(options: LoggingOptions = {}): Logging {
     // Write every method twice so V8 sees mutable fields from the start; the first
     // activation is then as cheap as the later ones.
     setMethods(logger, 'fatal', PINO_VALUE.trace);
-    apply(entry, countFromNow());
+    // Told of every activation and observer change; applies only what differs.
+    levels.follow(name, (level) => {
+      entry.level = level;
+      apply(entry, countFromNow());
+    });
     entries.set(name, entry);
     return logger;
   };
 
-  // Linear in the spec (one parse, one print) plus one lookup per registered logger:
-  // never loggers × spec.
-  const activateSpec = (spec: string | ParsedSpec): void => {
-    const next = trustedSpec(spec);
-    const nextText = formatSpec(next);
-    parsed = next;
-    text = nextText;
-    lowest = lowestLevel(next);
-    generation++;
-    applyAll();
-  };
-
-  const setObserver = (next: LoggingObserver | undefined): void => {
-    observer = next;
-    applyAll();
-  };
-
   return {
     getLogger,
-    activateSpec,
-    spec: () => text,
-    levelOf: (name) => resolveKeys(parsed, entries.get(name)?.keys ?? lookupKeys(name)),
-    setObserver,
+    activateSpec: (spec) => levels.activateSpec(spec),
+    spec: () => levels.spec(),
+    levelOf: (name) => levels.levelOf(name),
+    setObserver: (observer) => levels.setObserver(observer),
     droppedLines: () => sink?.dropped() ?? 0,
     flush: (timeoutMs = 2_000) => sink?.whenFlushed(timeoutMs) ?? Promise.resolve(),
     format,
+    levels,
+    auditLogger: getLogger,
   };
 }
