@@ -196,11 +196,14 @@ export function openOpsClient(options: ConnectionOptions, material: TlsMaterial,
         },
         (res) => {
           answering = true;
+          // With a Content-Length the answer goes straight into one buffer of that size, so the
+          // chunks are garbage as soon as they are copied and no second copy is made at the end.
+          const declared = Number(res.headers['content-length']);
+          let whole = Number.isSafeInteger(declared) && declared > 0 && declared <= maxBytes ? Buffer.allocUnsafe(declared) : undefined;
           const chunks: Buffer[] = [];
           let size = 0;
           res.on('data', (chunk: Buffer) => {
-            size += chunk.length;
-            if (size > maxBytes) {
+            if (size + chunk.length > maxBytes) {
               req.destroy();
               if (!settled) {
                 finish();
@@ -208,12 +211,20 @@ export function openOpsClient(options: ConnectionOptions, material: TlsMaterial,
               }
               return;
             }
-            chunks.push(chunk);
+            if (whole !== undefined && size + chunk.length <= whole.length) chunk.copy(whole, size);
+            else {
+              // More than declared (HTTP parsers refuse that), or no length given: keep the chunks.
+              if (whole !== undefined) chunks.push(whole.subarray(0, size));
+              whole = undefined;
+              chunks.push(chunk);
+            }
+            size += chunk.length;
           });
           res.on('end', () => {
             if (settled) return;
             finish();
-            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') });
+            const bytes = whole !== undefined ? whole.subarray(0, size) : Buffer.concat(chunks, size);
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: bytes.toString('utf8') });
           });
           res.on('error', fail);
         },

@@ -2,15 +2,15 @@ import type { Command } from './args.ts';
 import type { OpsClient, OpsResponse } from './client.ts';
 import { healthAnswer, parseJsonAnswer, rejectionText, specAnswer, versionAnswer } from './answers.ts';
 import { OpsctlError } from './errors.ts';
-import { parsePrometheusText } from './prometheus-text.ts';
+import { metricFamiliesJson, parsePrometheusText } from './prometheus-text.ts';
 
-/** What a command prints on stdout and how the process should exit. */
+/** What a command prints on stdout (in pieces, written in order) and how the process should exit. */
 export interface CommandResult {
   readonly exitCode: number;
-  readonly stdout: string;
+  readonly stdout: string | readonly string[];
 }
 
-const ok = (stdout: string): CommandResult => ({ exitCode: 0, stdout });
+const ok = (stdout: string | readonly string[]): CommandResult => ({ exitCode: 0, stdout });
 
 function unexpected(client: OpsClient, path: string, res: OpsResponse): OpsctlError {
   if (res.status === 401) {
@@ -98,7 +98,7 @@ export async function runCommand(client: OpsClient, command: Command, json: bool
       if (res.status !== 200) throw unexpected(client, '/metrics', res);
       if (!json) return ok(res.body);
       try {
-        return ok(jsonLine(parsePrometheusText(res.body)));
+        return ok(metricFamiliesJson(parsePrometheusText(res.body)));
       } catch (error) {
         throw new OpsctlError('UNEXPECTED_RESPONSE', `${client.origin}/metrics: ${(error as Error).message}`);
       }

@@ -33,7 +33,8 @@ export async function runOpsctl(argv: readonly string[], io: OpsctlIo): Promise<
     const signal = invocation.deadlineMs !== undefined ? AbortSignal.timeout(invocation.deadlineMs) : undefined;
     const client = await createOpsClient(invocation.connection, signal !== undefined ? { signal } : {});
     const result = await runCommand(client, invocation.command, invocation.json);
-    io.stdout(result.stdout);
+    if (typeof result.stdout === 'string') io.stdout(result.stdout);
+    else for (const piece of result.stdout) io.stdout(piece);
     return result.exitCode;
   } catch (error) {
     if (!isOpsctlError(error)) throw error;

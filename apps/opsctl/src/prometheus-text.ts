@@ -98,3 +98,57 @@ export function parsePrometheusText(text: string): MetricFamily[] {
   }
   return families;
 }
+
+/** Characters JSON.stringify would escape (and surrogates, which it may); none: the string is quoted as it is. */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+const PIECE_LENGTH = 64 * 1024;
+
+/**
+ * `JSON.stringify(families)` plus a newline, as pieces to write one after another. A long label
+ * value or help text becomes its own piece, the very string the parser sliced from the answer
+ * when it needs no escaping: no copy of it is made here, so the output costs about one answer's
+ * size while it is written, not several.
+ */
+export function metricFamiliesJson(families: readonly MetricFamily[]): string[] {
+  const pieces: string[] = [];
+  // Small parts joined into flat pieces: a string grown by += is a tree of every part.
+  let pending: string[] = [];
+  let pendingLength = 0;
+  const flush = (): void => {
+    if (pending.length > 0) pieces.push(pending.join(''));
+    pending = [];
+    pendingLength = 0;
+  };
+  const put = (text: string): void => {
+    pending.push(text);
+    pendingLength += text.length;
+    if (pendingLength >= PIECE_LENGTH) flush();
+  };
+  const quoted = (text: string): void => {
+    if (text.length < PIECE_LENGTH || NEEDS_ESCAPE.test(text)) return put(JSON.stringify(text));
+    put('"');
+    flush();
+    pieces.push(text);
+    put('"');
+  };
+  put('[');
+  families.forEach((family, f) => {
+    put(`${f > 0 ? ',' : ''}{"name":${JSON.stringify(family.name)},"type":${JSON.stringify(family.type)},"help":`);
+    quoted(family.help);
+    put(',"samples":[');
+    family.samples.forEach((sample, s) => {
+      put(`${s > 0 ? ',' : ''}{"name":${JSON.stringify(sample.name)},"labels":{`);
+      let first = true;
+      for (const [name, value] of Object.entries(sample.labels)) {
+        put(`${first ? '' : ','}${JSON.stringify(name)}:`);
+        quoted(value);
+        first = false;
+      }
+      put(`},"value":${JSON.stringify(sample.value)}}`);
+    });
+    put(']}');
+  });
+  put(']\n');
+  flush();
+  return pieces;
+}
