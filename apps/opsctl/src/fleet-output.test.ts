@@ -26,7 +26,7 @@ describe('fleet text output for a large fleet', () => {
     // header + rows, blank, drift line, build table (header + 2 builds), blank, tally
     ['version', { kind: 'version' }, (i) => ({ Version: i % 2 ? '2.5.0' : '2.4.9', CommitSHA: i % 2 ? 'abc' : 'def', ...failure(i) }), COUNT + 1 + 1 + 1 + 3 + 2],
     // two spec groups and the failures, each a heading and its rows; blank, tally
-    ['logspec get', { kind: 'logspec-get' }, (i) => ({ spec: i % 3 ? 'info' : 'debug', ...failure(i) }), COUNT + 3 + 2],
+    ['logspec get', { kind: 'logspec-get' }, (i) => ({ spec: i % 50 === 1 ? 'debug' : 'info', ...failure(i) }), COUNT + 3 + 2],
     ['logspec set', { kind: 'logspec-set', spec: 'debug' }, (i) => ({ spec: 'debug', previous_spec: 'info', changed: true, ...failure(i) }), COUNT + 3],
   ];
   it.each(commands)('%s: a table of every row, padded to the widest cell', (_name, command, fields, lines) => {
