@@ -97,7 +97,7 @@ fleet (every target of a set at once; health, version, logspec get|set):
   (or the same without the leading __) pick another credential set for that target
 
 exit codes: 0 ok, 1 refused by the server (unhealthy, spec rejected), 2 usage,
-3 unreachable, 4 TLS or client certificate problem, 5 unexpected response;
+3 unreachable or out of time, 4 TLS or client certificate problem, 5 unexpected response;
 fleet: 0 every target succeeded, 1 any target failed, 2 usage,
 3 or 5 the Prometheus server could not list its targets
 `;
