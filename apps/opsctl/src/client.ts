@@ -198,6 +198,7 @@ export function openOpsClient(options: ConnectionOptions, material: TlsMaterial,
           answering = true;
           // With a Content-Length the answer goes straight into one buffer of that size, so the
           // chunks are garbage as soon as they are copied and no second copy is made at the end.
+          // Bounded by maxBytes; pages of an unfilled allocUnsafe buffer are never made resident.
           const declared = Number(res.headers['content-length']);
           let whole = Number.isSafeInteger(declared) && declared > 0 && declared <= maxBytes ? Buffer.allocUnsafe(declared) : undefined;
           const chunks: Buffer[] = [];
