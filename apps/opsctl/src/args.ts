@@ -52,6 +52,8 @@ export interface Invocation {
   readonly json: boolean;
   /** Present when the command runs against a set of targets. */
   readonly fleet?: FleetOptions;
+  /** One target: `--deadline`, the budget of the whole command (absent: each request's --timeout bounds it). */
+  readonly deadlineMs?: number;
 }
 
 export const DEFAULT_ADDRESS = '127.0.0.1:9443';
@@ -77,7 +79,8 @@ options:
   --key <file>             its private key (env OPSCTL_KEY)
   --tls                    use TLS with the system CAs
   --server-name <name>     TLS name to verify when it differs from the address host
-  --timeout <duration>     per request, e.g. 5s or 500ms (default 10s)
+  --timeout <duration>     each request, connect to last byte, e.g. 5s or 500ms (default 10s)
+  --deadline <duration>    budget for the whole command (one target: none but --timeout)
   --json                   machine-readable output on stdout
   -h, --help               this text
 
@@ -87,14 +90,14 @@ fleet (every target of a set at once; health, version, logspec get|set):
   --prometheus <url>       the active targets of a running Prometheus server
   --job <name>             only that Prometheus scrape job
   --concurrency <n>        targets worked on at once (default ${DEFAULT_CONCURRENCY})
-  --deadline <duration>    budget for the whole command (default ${DEFAULT_DEADLINE_MS / 1000}s)
+  --deadline <duration>    budget for the whole command (fleet default ${DEFAULT_DEADLINE_MS / 1000}s)
   --dry-run                logspec set: show each target's current spec, change nothing
   --rollback               logspec set: if any target failed, restore the ones that changed
   target labels __opsctl_cacert, __opsctl_cert, __opsctl_key, __opsctl_server_name
   (or the same without the leading __) pick another credential set for that target
 
 exit codes: 0 ok, 1 refused by the server (unhealthy, spec rejected), 2 usage,
-3 unreachable, 4 TLS or client certificate problem, 5 unexpected response;
+3 unreachable or out of time, 4 TLS or client certificate problem, 5 unexpected response;
 fleet: 0 every target succeeded, 1 any target failed, 2 usage,
 3 or 5 the Prometheus server could not list its targets
 `;
@@ -182,7 +185,9 @@ export function parseArgs(argv: readonly string[], env: Readonly<Record<string, 
 
   if (flags.has('--help') || flags.has('-h') || positional[0] === 'help') return { command: { kind: 'help' }, connection, json };
   const command = parseCommand(positional, flags);
-  if (fleet === undefined) return { command, connection, json };
+  if (fleet === undefined) {
+    return { command, connection, json, ...(values.has('--deadline') ? { deadlineMs: parseTimeout(values.get('--deadline')!, '--deadline') } : {}) };
+  }
   if (command.kind === 'metrics') throw new OpsctlError('USAGE', "'metrics' reads one target; drop --targets/--prometheus or give one --address");
   if (command.kind === 'health' && command.verbose) throw new OpsctlError('USAGE', '--verbose prints one server\'s check lines; with several targets use --json for the failed checks');
   if (command.kind !== 'logspec-set') {
@@ -200,7 +205,7 @@ function fleetOptions(values: ReadonlyMap<string, string>, repeated: ReadonlyMap
   const prometheusUrl = values.get('--prometheus');
   const isFleet = targetFiles.length > 0 || prometheusUrl !== undefined || addresses.length > 1;
   if (!isFleet) {
-    const fleetOnly = ['--job', '--concurrency', '--deadline', '--dry-run', '--rollback'].find((o) => values.has(o) || flags.has(o));
+    const fleetOnly = ['--job', '--concurrency', '--dry-run', '--rollback'].find((o) => values.has(o) || flags.has(o));
     if (fleetOnly !== undefined) {
       throw new OpsctlError('USAGE', `${fleetOnly} applies to a set of targets (--targets, --prometheus, or --address more than once)`);
     }

@@ -45,7 +45,7 @@ describe('describeFailure', () => {
   });
 });
 
-describe('openOpsClient with fleet limits', () => {
+describe('openOpsClient limits', () => {
   async function dripServer(): Promise<{ address: string; close(): Promise<void> }> {
     const timers = new Set<NodeJS.Timeout>();
     const server = createServer((_req, res) => {
@@ -69,8 +69,8 @@ describe('openOpsClient with fleet limits', () => {
   it('counts --timeout over the whole request, and caps the answer size', async () => {
     const server = await dripServer();
     try {
-      const client = openOpsClient({ address: server.address, tls: false, timeoutMs: 300 }, {}, { wholeRequestTimeout: true });
-      await expect(client.request('GET', '/healthz')).rejects.toMatchObject({ code: 'UNREACHABLE', message: `http://${server.address}: no answer within 0.3s` });
+      const client = openOpsClient({ address: server.address, tls: false, timeoutMs: 300 }, {});
+      await expect(client.request('GET', '/healthz')).rejects.toMatchObject({ code: 'UNREACHABLE', message: `http://${server.address}: no complete answer within 0.3s` });
       const capped = openOpsClient({ address: server.address, tls: false, timeoutMs: 5_000 }, {}, { maxResponseBytes: 10 });
       await expect(capped.request('GET', '/healthz')).rejects.toMatchObject({ code: 'UNEXPECTED_RESPONSE', message: `http://${server.address}/healthz: response larger than 10 bytes` });
     } finally {

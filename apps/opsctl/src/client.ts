@@ -1,9 +1,9 @@
-import { readFile } from 'node:fs/promises';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { dialHost, parseHostPort } from './address.ts';
 import type { ConnectionOptions } from './args.ts';
-import { OpsctlError, unreadableFileError } from './errors.ts';
+import { OpsctlError } from './errors.ts';
+import { MAX_PEM_FILE_BYTES, readBoundedFile } from './read-file.ts';
 
 export interface OpsResponse {
   readonly status: number;
@@ -28,26 +28,17 @@ export interface TlsMaterial {
   readonly key?: Buffer;
 }
 
-/** Per-request limits beyond the one-target defaults; the fleet commands use them. */
+/** Limits beyond --timeout, which always counts from the start of a request to the end of its answer. */
 export interface RequestLimits {
   /** Aborts every request in flight (the overall --deadline). */
   readonly signal?: AbortSignal;
-  /**
-   * Count --timeout from the start of the request to the end of the answer, and name the stage
-   * that stalled (connection, TLS handshake, answer), instead of as socket idle time.
-   */
-  readonly wholeRequestTimeout?: boolean;
   /** Refuse answers larger than this; default MAX_RESPONSE_BYTES. */
   readonly maxResponseBytes?: number;
 }
 
 async function readPem(option: string, file: string | undefined): Promise<Buffer | undefined> {
   if (file === undefined) return undefined;
-  try {
-    return await readFile(file);
-  } catch (error) {
-    throw unreadableFileError(option, file, error);
-  }
+  return readBoundedFile(option, file, MAX_PEM_FILE_BYTES);
 }
 
 /**
@@ -158,9 +149,9 @@ export function describeFailure(error: NodeJS.ErrnoException, origin: string, tl
 }
 
 /** Reads the TLS files once and returns a client for one operations server. */
-export async function createOpsClient(options: ConnectionOptions): Promise<OpsClient> {
+export async function createOpsClient(options: ConnectionOptions, limits: RequestLimits = {}): Promise<OpsClient> {
   const material = options.tls ? await readTlsMaterial(options) : {};
-  return openOpsClient(options, material);
+  return openOpsClient(options, material, limits);
 }
 
 /** A client for one operations server with TLS material already read (shared across a fleet). */
@@ -175,6 +166,7 @@ export function openOpsClient(options: ConnectionOptions, material: TlsMaterial,
     new Promise<OpsResponse>((resolve, reject) => {
       let settled = false;
       let stage: 'connection' | 'TLS handshake' | 'answer' = 'connection';
+      let answering = false;
       let wholeTimer: NodeJS.Timeout | undefined;
       const onAbort = () => req.destroy(Object.assign(new Error('--deadline passed before the answer'), { code: 'OPSCTL_DEADLINE' }));
       const finish = () => {
@@ -203,11 +195,16 @@ export function openOpsClient(options: ConnectionOptions, material: TlsMaterial,
             : {}),
         },
         (res) => {
+          answering = true;
+          // With a Content-Length the answer goes straight into one buffer of that size, so the
+          // chunks are garbage as soon as they are copied and no second copy is made at the end.
+          // Bounded by maxBytes; pages of an unfilled allocUnsafe buffer are never made resident.
+          const declared = Number(res.headers['content-length']);
+          let whole = Number.isSafeInteger(declared) && declared > 0 && declared <= maxBytes ? Buffer.allocUnsafe(declared) : undefined;
           const chunks: Buffer[] = [];
           let size = 0;
           res.on('data', (chunk: Buffer) => {
-            size += chunk.length;
-            if (size > maxBytes) {
+            if (size + chunk.length > maxBytes) {
               req.destroy();
               if (!settled) {
                 finish();
@@ -215,12 +212,20 @@ export function openOpsClient(options: ConnectionOptions, material: TlsMaterial,
               }
               return;
             }
-            chunks.push(chunk);
+            if (whole !== undefined && size + chunk.length <= whole.length) chunk.copy(whole, size);
+            else {
+              // More than declared (HTTP parsers refuse that), or no length given: keep the chunks.
+              if (whole !== undefined) chunks.push(whole.subarray(0, size));
+              whole = undefined;
+              chunks.push(chunk);
+            }
+            size += chunk.length;
           });
           res.on('end', () => {
             if (settled) return;
             finish();
-            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') });
+            const bytes = whole !== undefined ? whole.subarray(0, size) : Buffer.concat(chunks, size);
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: bytes.toString('utf8') });
           });
           res.on('error', fail);
         },
@@ -231,15 +236,11 @@ export function openOpsClient(options: ConnectionOptions, material: TlsMaterial,
         });
         socket.once('secureConnect', () => (stage = 'answer'));
       });
-      if (limits.wholeRequestTimeout) {
-        wholeTimer = setTimeout(() => {
-          req.destroy(Object.assign(new Error(`no ${stage} within ${seconds}`), { code: 'OPSCTL_TIMEOUT' }));
-        }, options.timeoutMs);
-      } else {
-        req.setTimeout(options.timeoutMs, () => {
-          req.destroy(Object.assign(new Error(`no answer within ${seconds}`), { code: 'OPSCTL_TIMEOUT' }));
-        });
-      }
+      // One bound from connecting to the last byte, not socket idle time: a server that drips its
+      // answer (or its TLS handshake) a byte at a time never goes idle.
+      wholeTimer = setTimeout(() => {
+        req.destroy(Object.assign(new Error(`no ${stage === 'answer' && answering ? 'complete answer' : stage} within ${seconds}`), { code: 'OPSCTL_TIMEOUT' }));
+      }, options.timeoutMs);
       if (limits.signal !== undefined) {
         if (limits.signal.aborted) onAbort();
         else limits.signal.addEventListener('abort', onAbort, { once: true });

@@ -1,15 +1,16 @@
 import type { Command } from './args.ts';
 import type { OpsClient, OpsResponse } from './client.ts';
+import { healthAnswer, parseJsonAnswer, rejectionText, specAnswer, versionAnswer } from './answers.ts';
 import { OpsctlError } from './errors.ts';
-import { parsePrometheusText } from './prometheus-text.ts';
+import { metricFamiliesJson, parsePrometheusText } from './prometheus-text.ts';
 
-/** What a command prints on stdout and how the process should exit. */
+/** What a command prints on stdout (in pieces, written in order) and how the process should exit. */
 export interface CommandResult {
   readonly exitCode: number;
-  readonly stdout: string;
+  readonly stdout: string | readonly string[];
 }
 
-const ok = (stdout: string): CommandResult => ({ exitCode: 0, stdout });
+const ok = (stdout: string | readonly string[]): CommandResult => ({ exitCode: 0, stdout });
 
 function unexpected(client: OpsClient, path: string, res: OpsResponse): OpsctlError {
   if (res.status === 401) {
@@ -26,28 +27,13 @@ function unexpected(client: OpsClient, path: string, res: OpsResponse): OpsctlEr
   return new OpsctlError('UNEXPECTED_RESPONSE', `${client.origin}${path}: unexpected status ${res.status}${detail ? `: ${detail}` : ''}`);
 }
 
-function parseJson<T>(client: OpsClient, path: string, res: OpsResponse): T {
-  try {
-    return JSON.parse(res.body) as T;
-  } catch {
-    throw new OpsctlError('UNEXPECTED_RESPONSE', `${client.origin}${path}: the answer is not JSON`);
-  }
-}
-
 const jsonLine = (value: unknown): string => `${JSON.stringify(value)}\n`;
 
 async function getSpec(client: OpsClient): Promise<string> {
   const res = await client.request('GET', '/logspec');
   if (res.status !== 200) throw unexpected(client, '/logspec', res);
-  const body = parseJson<{ spec?: unknown }>(client, '/logspec', res);
-  if (typeof body.spec !== 'string') throw new OpsctlError('UNEXPECTED_RESPONSE', `${client.origin}/logspec: the answer has no "spec" string`);
-  return body.spec;
-}
-
-interface HealthBody {
-  status?: string;
-  time?: string;
-  failed_checks?: { component: string; reason: string }[];
+  const where = `${client.origin}/logspec`;
+  return specAnswer(where, parseJsonAnswer(where, res.body));
 }
 
 async function health(client: OpsClient, command: Extract<Command, { kind: 'health' }>, json: boolean): Promise<CommandResult> {
@@ -61,14 +47,17 @@ async function health(client: OpsClient, command: Extract<Command, { kind: 'heal
   const exitCode = res.status === 200 ? 0 : 1;
   const text = !String(res.headers['content-type'] ?? '').startsWith('application/json');
   if (command.verbose && !json && text) return { exitCode, stdout: res.body.endsWith('\n') ? res.body : `${res.body}\n` };
-  const body = parseJson<HealthBody>(client, base, res);
+  const where = `${client.origin}${base}`;
+  const raw = parseJsonAnswer(where, res.body);
+  const body = healthAnswer(where, raw);
   if (command.verbose && !json) {
     // /healthz answers Fabric's JSON whatever the query (so does a real Fabric peer): it names only the failures.
     const lines = (body.failed_checks ?? []).map((failed) => `[-]${failed.component} failed: ${failed.reason}`);
     lines.push(`${base.slice(1)} check ${exitCode === 0 ? 'passed' : 'failed'}`);
     return { exitCode, stdout: `${lines.join('\n')}\n` };
   }
-  if (json) return { exitCode, stdout: jsonLine(body) };
+  // As the server sent it, once its shape is known to be right.
+  if (json) return { exitCode, stdout: jsonLine(raw) };
   const lines = [`${body.status ?? (exitCode === 0 ? 'OK' : 'Service Unavailable')}${body.time ? ` (${body.time})` : ''}`];
   for (const failed of body.failed_checks ?? []) lines.push(`  ${failed.component}: ${failed.reason}`);
   return { exitCode, stdout: `${lines.join('\n')}\n` };
@@ -86,14 +75,7 @@ export async function runCommand(client: OpsClient, command: Command, json: bool
     case 'logspec-set': {
       const res = await client.request('PUT', '/logspec', JSON.stringify({ spec: command.spec }));
       if (res.status === 400) {
-        const body = (() => {
-          try {
-            return JSON.parse(res.body) as { error?: unknown };
-          } catch {
-            return {};
-          }
-        })();
-        throw new OpsctlError('REFUSED', `logspec rejected: ${typeof body.error === 'string' ? body.error : res.body.trim() || 'the server answered 400'}`);
+        throw new OpsctlError('REFUSED', `logspec rejected: ${rejectionText(res.body, 'the server answered 400')}`);
       }
       if (res.status !== 204 && res.status !== 200) throw unexpected(client, '/logspec', res);
       // Read it back: the server normalises the spec (sorted, levels spelled its way).
@@ -105,16 +87,18 @@ export async function runCommand(client: OpsClient, command: Command, json: bool
     case 'version': {
       const res = await client.request('GET', '/version');
       if (res.status !== 200) throw unexpected(client, '/version', res);
-      const body = parseJson<{ Version?: string; CommitSHA?: string }>(client, '/version', res);
+      const where = `${client.origin}/version`;
+      const body = parseJsonAnswer(where, res.body);
+      const version = versionAnswer(where, body);
       if (json) return ok(jsonLine(body));
-      return ok(`Version: ${body.Version ?? '(none)'}\nCommit SHA: ${body.CommitSHA ?? '(none)'}\n`);
+      return ok(`Version: ${version.Version}\nCommit SHA: ${version.CommitSHA}\n`);
     }
     case 'metrics': {
       const res = await client.request('GET', '/metrics');
       if (res.status !== 200) throw unexpected(client, '/metrics', res);
       if (!json) return ok(res.body);
       try {
-        return ok(jsonLine(parsePrometheusText(res.body)));
+        return ok(metricFamiliesJson(parsePrometheusText(res.body)));
       } catch (error) {
         throw new OpsctlError('UNEXPECTED_RESPONSE', `${client.origin}/metrics: ${(error as Error).message}`);
       }

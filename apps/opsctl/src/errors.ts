@@ -46,10 +46,3 @@ export const EXIT_CODES: {
 export function exitCodeFor(code: OpsctlErrorCode): number {
   return EXIT_CODES[code];
 }
-
-/** A USAGE error for a file given on the command line that cannot be read, in opsctl's short words. */
-export function unreadableFileError(what: string, file: string, error: unknown): OpsctlError {
-  const code = (error as NodeJS.ErrnoException).code;
-  const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'is a directory' : (error as Error).message;
-  return new OpsctlError('USAGE', `cannot read ${what} file ${file}: ${why}`, { cause: error });
-}

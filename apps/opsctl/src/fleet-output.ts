@@ -14,12 +14,22 @@ function labelText(labels: Readonly<Record<string, string>>): string {
     .join(',');
 }
 
+/** Appends `more` to `lines` one by one: spreading a fleet's rows into push() overflows the stack. */
+function append(lines: string[], more: readonly string[]): void {
+  for (const line of more) lines.push(line);
+}
+
 /** Columns padded to their widest cell; the last column is not padded. */
 function table(header: readonly string[], body: readonly (readonly string[])[]): string[] {
   const keep = header.map((_, column) => column === 0 || body.some((cells) => cells[column] !== ''));
   const pick = (cells: readonly string[]) => cells.filter((_, column) => keep[column]);
-  const lines = [pick(header), ...body.map(pick)];
-  const widths = lines[0]!.map((_, column) => Math.max(...lines.map((cells) => cells[column]!.length)));
+  const lines = [pick(header)];
+  for (const cells of body) lines.push(pick(cells));
+  // A loop, not Math.max(...all rows): that passes every row as an argument.
+  const widths = lines[0]!.map(() => 0);
+  for (const cells of lines) {
+    for (let column = 0; column < widths.length; column++) widths[column] = Math.max(widths[column]!, cells[column]!.length);
+  }
   return lines.map((cells) =>
     cells
       .map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column]!)))
@@ -68,7 +78,7 @@ function versionLines(rows: readonly FleetRow[]): string[] {
   else if (builds.length === 1) lines.push(`versions: no drift, every answering node runs ${builds[0]!.version} (${builds[0]!.commit})`);
   else {
     lines.push(`versions: drift, ${plural(builds.length, 'build')} in the fleet`);
-    lines.push(...table(['  VERSION', 'COMMIT', 'NODES'], builds.map((build) => [`  ${build.version}`, build.commit, String(build.nodes)])));
+    append(lines, table(['  VERSION', 'COMMIT', 'NODES'], builds.map((build) => [`  ${build.version}`, build.commit, String(build.nodes)])));
   }
   return lines;
 }
@@ -85,12 +95,12 @@ function specGroups(rows: readonly FleetRow[]): string[] {
   const lines: string[] = [];
   for (const [spec, members] of [...groups].sort((a, b) => b[1].length - a[1].length || a[0].localeCompare(b[0]))) {
     lines.push(`${spec}  (${plural(members.length, 'target')})`);
-    lines.push(...table(['', ''], members.map((row) => [`  ${row.target}`, labelText(row.labels)])).slice(1));
+    append(lines, table(['', ''], members.map((row) => [`  ${row.target}`, labelText(row.labels)])).slice(1));
   }
   const failures = rows.filter((row) => !row.ok);
   if (failures.length > 0) {
     lines.push(`FAILED  (${plural(failures.length, 'target')})`);
-    lines.push(...table(['', '', ''], failures.map((row) => [`  ${row.target}`, labelText(row.labels), failureCells(row)[1]])).slice(1));
+    append(lines, table(['', '', ''], failures.map((row) => [`  ${row.target}`, labelText(row.labels), failureCells(row)[1]])).slice(1));
   }
   return lines;
 }

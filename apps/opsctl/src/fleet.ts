@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import type { Command, ConnectionOptions, FleetOptions } from './args.ts';
 import { openOpsClient, readTlsMaterial, type OpsClient, type OpsResponse, type TlsMaterial } from './client.ts';
+import { healthAnswer, parseJsonAnswer, rejectionText, specAnswer, versionAnswer } from './answers.ts';
 import { isOpsctlError, OpsctlError } from './errors.ts';
 import { addressTarget, CREDENTIAL_LABELS, fetchPrometheusTargets, mergeTargets, readFileSd, type FleetTarget, type TargetCredentials } from './targets.ts';
 
@@ -119,33 +120,16 @@ function statusFailure(path: string, res: OpsResponse): TargetFailure {
   return new TargetFailure('unexpected-response', `${path}: unexpected status ${res.status}${detail ? `: ${detail}` : ''}`);
 }
 
-function jsonBody<T>(path: string, res: OpsResponse): T {
-  try {
-    return JSON.parse(res.body) as T;
-  } catch {
-    throw new TargetFailure('unexpected-response', `${path}: the answer is not JSON`);
-  }
-}
-
 async function readSpec(client: OpsClient): Promise<string> {
   const res = await client.request('GET', '/logspec');
   if (res.status !== 200) throw statusFailure('/logspec', res);
-  const body = jsonBody<{ spec?: unknown }>('/logspec', res);
-  if (typeof body.spec !== 'string') throw new TargetFailure('unexpected-response', '/logspec: the answer has no "spec" string');
-  return body.spec;
+  return specAnswer('/logspec', parseJsonAnswer('/logspec', res.body));
 }
 
 async function putSpec(client: OpsClient, spec: string): Promise<void> {
   const res = await client.request('PUT', '/logspec', JSON.stringify({ spec }));
   if (res.status === 400) {
-    let why = res.body.trim() || 'the node answered 400';
-    try {
-      const body = JSON.parse(res.body) as { error?: unknown };
-      if (typeof body.error === 'string') why = body.error;
-    } catch {
-      // Not JSON: keep the text.
-    }
-    throw new TargetFailure('rejected', `logspec rejected: ${why}`);
+    throw new TargetFailure('rejected', `logspec rejected: ${rejectionText(res.body, 'the node answered 400')}`);
   }
   if (res.status !== 204 && res.status !== 200) throw statusFailure('/logspec', res);
 }
@@ -181,7 +165,7 @@ function labelNames(field: keyof TargetCredentials): string {
 async function reach(target: FleetTarget, context: FleetContext, signal: AbortSignal): Promise<Reach> {
   const { connection } = context;
   const scheme = target.scheme ?? (connection.tls ? 'https' : 'http');
-  const limits = { signal, wholeRequestTimeout: true, maxResponseBytes: FLEET_MAX_RESPONSE_BYTES };
+  const limits = { signal, maxResponseBytes: FLEET_MAX_RESPONSE_BYTES };
   const base = { address: target.address, timeoutMs: connection.timeoutMs };
   if (scheme === 'http') return { client: openOpsClient({ ...base, tls: false }, {}, limits) };
   const credentials = target.credentials;
@@ -218,7 +202,7 @@ async function healthOf(client: OpsClient, command: Extract<Command, { kind: 'he
   const res = await client.request('GET', path);
   if (res.status === 408) throw new TargetFailure('unhealthy', `${path}: the health checks did not finish before the node's deadline (408)`);
   if (res.status !== 200 && res.status !== 503) throw statusFailure(path, res);
-  const body = jsonBody<{ status?: string; failed_checks?: { component: string; reason: string }[] }>(path, res);
+  const body = healthAnswer(path, parseJsonAnswer(path, res.body));
   if (body.status !== undefined) row.status = body.status;
   if (res.status === 503) {
     const checks = body.failed_checks ?? [];
@@ -231,9 +215,9 @@ async function healthOf(client: OpsClient, command: Extract<Command, { kind: 'he
 async function versionOf(client: OpsClient, row: FleetRow): Promise<void> {
   const res = await client.request('GET', '/version');
   if (res.status !== 200) throw statusFailure('/version', res);
-  const body = jsonBody<{ Version?: unknown; CommitSHA?: unknown }>('/version', res);
-  row.Version = typeof body.Version === 'string' ? body.Version : '';
-  row.CommitSHA = typeof body.CommitSHA === 'string' ? body.CommitSHA : '';
+  const body = versionAnswer('/version', parseJsonAnswer('/version', res.body));
+  row.Version = body.Version;
+  row.CommitSHA = body.CommitSHA;
 }
 
 /** Whether a target may hold the new spec although its row failed (a PUT with no answer). */

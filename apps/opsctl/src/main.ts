@@ -29,9 +29,12 @@ export async function runOpsctl(argv: readonly string[], io: OpsctlIo): Promise<
       io.stdout(invocation.json ? fleetJson(result.rows) : fleetText(invocation.command, result.rows));
       return result.exitCode;
     }
-    const client = await createOpsClient(invocation.connection);
+    // Timers of AbortSignal.timeout do not keep the process alive once the command is done.
+    const signal = invocation.deadlineMs !== undefined ? AbortSignal.timeout(invocation.deadlineMs) : undefined;
+    const client = await createOpsClient(invocation.connection, signal !== undefined ? { signal } : {});
     const result = await runCommand(client, invocation.command, invocation.json);
-    io.stdout(result.stdout);
+    if (typeof result.stdout === 'string') io.stdout(result.stdout);
+    else for (const piece of result.stdout) io.stdout(piece);
     return result.exitCode;
   } catch (error) {
     if (!isOpsctlError(error)) throw error;

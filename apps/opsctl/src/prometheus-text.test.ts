@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parsePrometheusText } from './prometheus-text.ts';
+import { metricFamiliesJson, parsePrometheusText } from './prometheus-text.ts';
 
 describe('parsePrometheusText', () => {
   it('groups samples into families with help, type and labels', () => {
@@ -45,5 +45,38 @@ describe('parsePrometheusText', () => {
     expect(() => parsePrometheusText('ok 1\nbad{a="1} 2\n')).toThrow('metrics line 2: unterminated label value');
     expect(() => parsePrometheusText('x{1="a"} 1')).toThrow('metrics line 1: malformed label set');
     expect(() => parsePrometheusText('x one')).toThrow('metrics line 1: bad sample value');
+  });
+
+  it('reads escapes anywhere in a value, and many labels on one line, each once', () => {
+    const [family] = parsePrometheusText('y{a="\\\\",b="\\"",c="x\\\\\\"y",d="end\\n",e="plain"} 2\n');
+    expect(family?.samples[0]?.labels).toEqual({ a: '\\', b: '"', c: 'x\\"y', d: 'end\n', e: 'plain' });
+    expect(() => parsePrometheusText('z{a="open\\"} 1\n')).toThrow('metrics line 1: unterminated label value');
+  });
+
+  it('keeps a 16 MB label value whole', () => {
+    const value = 'w'.repeat(16 * 1024 * 1024);
+    const [family] = parsePrometheusText(`big{huge="${value}",after="\\"q"} 1\n`);
+    expect(family?.samples[0]?.labels['huge']).toBe(value);
+    expect(family?.samples[0]?.labels['after']).toBe('"q');
+  });
+});
+
+describe('metricFamiliesJson', () => {
+  const joined = (text: string) => metricFamiliesJson(parsePrometheusText(text)).join('');
+
+  it('writes what JSON.stringify writes, plus a newline', () => {
+    const lines = ['# HELP h Help with \\ and \\n.', '# TYPE h histogram', 'h_bucket{le="0.1",path="/a\\"b"} 3', 'h_sum 1e-3', 'h_count 3', 'plain NaN'];
+    for (let i = 0; i < 5_000; i++) lines.push(`many{i="${i}",ctl="\u0001",emoji="é😀"} ${i}`);
+    const text = `${lines.join('\n')}\n`;
+    expect(joined(text)).toBe(`${JSON.stringify(parsePrometheusText(text))}\n`);
+  });
+
+  it('passes a long value through as one piece, without copying it, unless it needs escaping', () => {
+    const long = 'v'.repeat(1024 * 1024);
+    const text = `# HELP big ${long}\n# TYPE big gauge\nbig{huge="${long}",quoted="${long}\\"",small="s"} 1\n`;
+    const pieces = metricFamiliesJson(parsePrometheusText(text));
+    expect(pieces.filter((piece) => piece === long)).toHaveLength(2);
+    expect(pieces.join('')).toBe(`${JSON.stringify(parsePrometheusText(text))}\n`);
+    expect(metricFamiliesJson([])).toEqual(['[]\n']);
   });
 });

@@ -1,8 +1,9 @@
-import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { parseHostPort } from './address.ts';
-import { OpsctlError, unreadableFileError } from './errors.ts';
+import { shapeOf } from './answers.ts';
+import { OpsctlError } from './errors.ts';
+import { MAX_TARGETS_FILE_BYTES, readBoundedFile } from './read-file.ts';
 
 /** A credential set chosen by a target's labels instead of --cacert/--cert/--key. */
 export interface TargetCredentials {
@@ -123,12 +124,7 @@ export function parseFileSd(text: string, source: string, baseDir: string): Flee
 
 /** Reads one --targets file. An unreadable or malformed file is a usage error. */
 export async function readFileSd(file: string): Promise<FleetTarget[]> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    throw unreadableFileError('--targets', file, error);
-  }
+  const text = (await readBoundedFile('--targets', file, MAX_TARGETS_FILE_BYTES)).toString('utf8');
   return parseFileSd(text, file, dirname(resolve(file)));
 }
 
@@ -137,11 +133,14 @@ export function addressTarget(address: string): FleetTarget {
   return makeTarget(address, '--address', {}, process.cwd());
 }
 
-interface ActiveTarget {
-  readonly discoveredLabels?: Record<string, string>;
-  readonly labels?: Record<string, string>;
-  readonly scrapePool?: string;
-  readonly scrapeUrl?: string;
+/** A map of label names to strings in a Prometheus answer, or a named error for anything else. */
+function stringMap(value: unknown, where: string): Record<string, string> {
+  if (value === undefined) return {};
+  if (!isRecord(value)) throw new OpsctlError('UNEXPECTED_RESPONSE', `${where}: expected a map of label names to strings, got ${shapeOf(value)}`);
+  for (const [name, text] of Object.entries(value)) {
+    if (typeof text !== 'string') throw new OpsctlError('UNEXPECTED_RESPONSE', `${where}: label ${name.slice(0, 100)} is ${shapeOf(text)}, expected a string`);
+  }
+  return value as Record<string, string>;
 }
 
 /**
@@ -153,14 +152,20 @@ export function targetsFromPrometheus(body: unknown, source: string, job?: strin
   const active = isRecord(body) && isRecord(body['data']) ? body['data']['activeTargets'] : undefined;
   if (!Array.isArray(active)) throw new OpsctlError('UNEXPECTED_RESPONSE', `${source}: the answer has no data.activeTargets list`);
   const targets: FleetTarget[] = [];
-  for (const entry of active as ActiveTarget[]) {
-    const labels = entry.labels ?? {};
-    if (job !== undefined && entry.scrapePool !== job && labels['job'] !== job) continue;
+  for (let index = 0; index < active.length; index++) {
+    const entry: unknown = active[index];
+    const where = `${source}: data.activeTargets[${index}]`;
+    if (!isRecord(entry)) throw new OpsctlError('UNEXPECTED_RESPONSE', `${where}: expected a target object, got ${shapeOf(entry)}`);
+    const labels = stringMap(entry['labels'], `${where}.labels`);
+    const scrapePool = entry['scrapePool'];
+    if (job !== undefined && scrapePool !== job && labels['job'] !== job) continue;
+    const scrapeUrl = entry['scrapeUrl'];
     let url: URL;
     try {
-      url = new URL(entry.scrapeUrl ?? '');
+      if (typeof scrapeUrl !== 'string') throw new TypeError('not a string');
+      url = new URL(scrapeUrl);
     } catch {
-      throw new OpsctlError('UNEXPECTED_RESPONSE', `${source}: a target has no valid scrapeUrl (${JSON.stringify(entry.scrapeUrl)})`);
+      throw new OpsctlError('UNEXPECTED_RESPONSE', `${where}: no valid scrapeUrl (${typeof scrapeUrl === 'string' ? JSON.stringify(scrapeUrl.slice(0, 200)) : shapeOf(scrapeUrl)})`);
     }
     const scheme = url.protocol === 'https:' ? 'https' : url.protocol === 'http:' ? 'http' : undefined;
     if (scheme === undefined) continue;
@@ -168,7 +173,7 @@ export function targetsFromPrometheus(body: unknown, source: string, job?: strin
     const address = `${url.hostname}:${port}`;
     const shown: Record<string, string> = { ...labels };
     if (shown['instance'] === address || shown['instance'] === url.host) delete shown['instance'];
-    const discovered = entry.discoveredLabels ?? {};
+    const discovered = stringMap(entry['discoveredLabels'], `${where}.discoveredLabels`);
     const filePath = discovered['__meta_filepath'];
     const baseDir = filePath !== undefined && isAbsolute(filePath) ? dirname(filePath) : process.cwd();
     const credentialSource: Record<string, string> = {};
@@ -176,7 +181,7 @@ export function targetsFromPrometheus(body: unknown, source: string, job?: strin
       const value = discovered[name] ?? labels[name];
       if (value !== undefined) credentialSource[name] = value;
     }
-    targets.push(makeTarget(address, `${source}: scrapeUrl ${entry.scrapeUrl}`, { ...shown, ...credentialSource }, baseDir, scheme));
+    targets.push(makeTarget(address, `${where}.scrapeUrl`, { ...shown, ...credentialSource }, baseDir, scheme));
   }
   return targets;
 }
