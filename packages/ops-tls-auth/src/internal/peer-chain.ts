@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { TLSSocket } from 'node:tls';
+import type { Server as TlsNetServer, TLSSocket } from 'node:tls';
 
 /** Go's `maxHandshake`: a handshake message body longer than this fails the handshake. */
 export const MAX_HANDSHAKE_MESSAGE_BYTES = 65_536;
@@ -24,6 +24,34 @@ export function nativePeerChain(socket: TLSSocket): Uint8Array[] | undefined {
     current = current.issuerCertificate;
   }
   return list;
+}
+
+/** What a connection's client sent, read as soon as its handshake finished. */
+export type CapturedChain = { readonly list: Uint8Array[] | undefined } | { readonly malformed: true };
+
+/**
+ * Reads each connection's certificate list at the first moment it exists, before Node's own
+ * server code runs: on some Node lines (24.x) the server reads the peer certificate itself when
+ * OpenSSL's verification succeeded, and that read drops every certificate after the leaf
+ * (nodejs/node#65579). The only public hook that hands over the server-side TLSSocket before
+ * its 'secure' event is 'keylog' (emitted while the handshake's secrets are derived); the
+ * line itself is ignored.
+ */
+export function captureChainsEarly(server: TlsNetServer): (socket: TLSSocket) => CapturedChain | undefined {
+  const captured = new WeakMap<TLSSocket, CapturedChain>();
+  const hooked = new WeakSet<TLSSocket>();
+  server.on('keylog', (_line: Buffer, socket: TLSSocket) => {
+    if (hooked.has(socket)) return;
+    hooked.add(socket);
+    socket.prependOnceListener('secure', () => {
+      try {
+        captured.set(socket, { list: nativePeerChain(socket) });
+      } catch {
+        captured.set(socket, { malformed: true });
+      }
+    });
+  });
+  return (socket) => captured.get(socket);
 }
 
 /**

@@ -8,7 +8,8 @@ import { formatRemoteAddress } from '@fabric-ops/ops-http/go';
 import { createHandshakeLog } from './handshake-log.ts';
 import { markVerifiedClient } from './identity.ts';
 import { secureContextOptions, tlsServerOptions } from './options.ts';
-import { certificateMessageLength, createAdmittedChains, MAX_HANDSHAKE_MESSAGE_BYTES, nativePeerChain, oversizeReason } from './peer-chain.ts';
+import { captureChainsEarly, certificateMessageLength, createAdmittedChains, MAX_HANDSHAKE_MESSAGE_BYTES, nativePeerChain, oversizeReason } from './peer-chain.ts';
+import { nativeChainIsFaithful } from './self-probe.ts';
 import { createChainJudge } from './verdicts.ts';
 
 export interface TlsServerOptions {
@@ -150,6 +151,15 @@ export function createTlsServer(options: TlsServerOptions, onRequest?: RequestLi
   // The HTTP layer's own `secureConnection` listeners get a socket only once its client is
   // admitted: a refused connection, or one still waiting for its verdict, never has a byte of
   // a request read from it.
+  const readCaptured = captureChainsEarly(server);
+  void nativeChainIsFaithful().then((faithful) => {
+    if (!faithful) {
+      options.logger?.warn(
+        { reason: 'client certificate list incomplete' },
+        'this Node.js does not hand the server every certificate a client sends; clients whose chain needs certificates beyond the leaf may be refused',
+      );
+    }
+  });
   const httpListeners = server.listeners('secureConnection') as ((socket: TLSSocket) => void)[];
   server.removeAllListeners('secureConnection');
 
@@ -177,7 +187,9 @@ export function createTlsServer(options: TlsServerOptions, onRequest?: RequestLi
     socket.on('error', endOnError);
     let presented: readonly Uint8Array[] | undefined;
     try {
-      presented = nativePeerChain(socket);
+      const captured = readCaptured(socket) ?? { list: nativePeerChain(socket) };
+      if ('malformed' in captured) throw new Error('malformed');
+      presented = captured.list;
     } catch {
       refuse(socket, key, 'tls: failed to parse client certificate: x509: malformed certificate');
       return;
