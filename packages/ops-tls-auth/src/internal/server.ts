@@ -216,7 +216,7 @@ export function createTlsServer(options: TlsServerOptions, onRequest?: RequestLi
       (verdict) => {
         if (socket.destroyed || (entry !== undefined && pending.get(key) !== entry)) return;
         if (!verdict.accept) {
-          refuse(socket, key, verdict.reason.startsWith('tls: ') ? verdict.reason : `tls: failed to verify client certificate: ${verdict.reason}`);
+          refuse(socket, key, verdict.reason);
           return;
         }
         admittedChains.remember(list);
