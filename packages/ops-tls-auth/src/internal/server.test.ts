@@ -1,12 +1,15 @@
 import { once } from 'node:events';
 import { Agent, request } from 'node:https';
 import { connect as connectTcp, type AddressInfo, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { connect as connectTls } from 'node:tls';
 import { createTestPki, type PemPair, type TestPki } from '@fabric-ops/test-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadTlsCredentials } from './credentials.ts';
 import { createHandshakeLog } from './handshake-log.ts';
 import { clientSubjectOf } from './identity.ts';
 import { createTlsServer, PLAIN_HTTP_ANSWER, type TlsServer, type TlsServerOptions } from './server.ts';
+import { attackChain } from '../../../../bench/lib/attack-chain.mjs';
 
 let pki: TestPki;
 let fromIntermediate: PemPair;
@@ -180,6 +183,38 @@ describe('createTlsServer: client certificates as Go judges them', () => {
     await expect.poll(() => target.lines.length).toBe(1);
     expect(target.lines[0]!.message).toMatch(/^http: TLS handshake error from \[::1\]:\d+: tls: failed to verify client certificate: x509: certificate has expired/);
   });
+});
+
+describe('createTlsServer: expensive chains', () => {
+  it('serves a legitimate client while 8 connections keep presenting a leaf + 10 self-issued CAs sharing one RSA key', async () => {
+    // 4,096 bits here (the benchmark uses 16,384): the point is the outcome, not the cost. Each
+    // attacking handshake sends the CAs in a new order, so no cached verdict answers it.
+    const chain = attackChain(pki.dir, { keyFile: join(pki.dir, 'attack-rsa4096.key'), bits: 4096 });
+    const target = await start();
+    let stopped = false;
+    let attempts = 0;
+    const attacker = async (): Promise<void> => {
+      while (!stopped) {
+        await new Promise<void>((resolve) => {
+          const socket = connectTls({ host: target.host, port: target.port, cert: chain.shuffled(), key: chain.key, rejectUnauthorized: false });
+          socket.on('error', () => {});
+          socket.once('close', () => resolve());
+          socket.resume();
+        });
+        attempts += 1;
+      }
+    };
+    const attackers = Array.from({ length: 8 }, attacker);
+    try {
+      await expect.poll(() => target.lines.length, { timeout: 60_000 }).toBeGreaterThanOrEqual(8);
+      for (let i = 0; i < 5; i++) expect(await get(target, pki.clients.good)).toBe('CN=operator,O=Org1');
+    } finally {
+      stopped = true;
+      await Promise.all(attackers);
+    }
+    expect(attempts).toBeGreaterThanOrEqual(8);
+    for (const line of target.lines) expect(line.message).toMatch(/: tls: failed to verify client certificate: x509: /);
+  }, 120_000);
 });
 
 describe('createHandshakeLog', () => {
