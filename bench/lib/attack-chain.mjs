@@ -27,6 +27,8 @@ export function attackChain(dir, { keyFile, bits = 16_384, count = 10 }) {
   const leaf = readFileSync(p('leaf.pem'), 'utf8');
   return {
     key: readFileSync(p('leaf.key'), 'utf8'),
+    leaf,
+    cas,
     /** The leaf and the CAs in a fixed order (one list: a verdict cache answers it after the first time). */
     cert: leaf + cas.join(''),
     /** The leaf and the CAs in a random order: a different list on nearly every call, so each costs a full check. */
