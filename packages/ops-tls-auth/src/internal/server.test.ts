@@ -8,7 +8,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadTlsCredentials } from './credentials.ts';
 import { createHandshakeLog } from './handshake-log.ts';
 import { clientSubjectOf } from './identity.ts';
-import { createTlsServer, PLAIN_HTTP_ANSWER, type TlsServer, type TlsServerOptions } from './server.ts';
+import { writeFileSync } from 'node:fs';
+import { createTlsServer, createTlsServerWith, PLAIN_HTTP_ANSWER, type TlsServer, type TlsServerOptions } from './server.ts';
 import { attackChain } from '../../../../bench/lib/attack-chain.mjs';
 
 let pki: TestPki;
@@ -182,6 +183,49 @@ describe('createTlsServer: client certificates as Go judges them', () => {
     await expect(get(target, pki.clients.expired)).rejects.toThrow();
     await expect.poll(() => target.lines.length).toBe(1);
     expect(target.lines[0]!.message).toMatch(/^http: TLS handshake error from \[::1\]:\d+: tls: failed to verify client certificate: x509: certificate has expired/);
+  });
+});
+
+describe('createTlsServer: trust changes and stopping', () => {
+  it('setCredentials rebuilds the verifier\'s pool from the new CA files', async () => {
+    const target = await start({ clientAuthRequired: true, clientRootCAs: [pki.ca.certFile] });
+    expect(await get(target, pki.clients.good)).toBe('CN=operator,O=Org1');
+    await expect(get(target, pki.clients.rogueCa)).rejects.toThrow();
+    target.tls.setCredentials(loadTlsCredentials({ certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientRootCAs: [pki.rogueCa.certFile] }));
+    expect(await get(target, pki.clients.rogueCa)).not.toBe('anonymous');
+    await expect(get(target, pki.clients.good)).rejects.toThrow();
+    await expect.poll(() => target.lines.length).toBe(2);
+    for (const line of target.lines) expect(line.message).toMatch(/unknown authority/);
+  });
+
+  it('endPendingHandshakes also ends connections whose verdict is still being computed', async () => {
+    // A verifier that never answers: every connection with a certificate stays waiting.
+    const silentWorker = join(pki.dir, 'silent-verifier.mjs');
+    writeFileSync(silentWorker, "import { parentPort } from 'node:worker_threads';\nparentPort.on('message', () => {});\n");
+    const lines: string[] = [];
+    const tls = createTlsServerWith(
+      { credentials: loadTlsCredentials({ certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientRootCAs: [pki.ca.certFile] }), logger: { warn: (_f, m) => lines.push(m ?? '') } },
+      (_req, res) => res.end('served'),
+      { verifierWorkerFile: silentWorker },
+    );
+    servers.push(tls);
+    tls.server.listen(0, '127.0.0.1');
+    await once(tls.server, 'listening');
+    const port = (tls.server.address() as AddressInfo).port;
+    const outcomes: Promise<string>[] = [];
+    for (let i = 0; i < 4; i++) {
+      const socket = connectTls({ host: '127.0.0.1', port, cert: pki.clients.good.cert, key: pki.clients.good.key, ca: pki.ca.cert });
+      socket.on('error', () => {});
+      await once(socket, 'secureConnect');
+      // The client's side is done; a request sent now must never be answered.
+      socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
+      let answer = '';
+      socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+      outcomes.push(new Promise((resolve) => socket.once('close', () => resolve(answer))));
+    }
+    expect(tls.endPendingHandshakes()).toBe(4);
+    expect(await Promise.all(outcomes)).toEqual(['', '', '', '']);
+    expect(lines).toEqual([]);
   });
 });
 

@@ -74,10 +74,23 @@ function errorReason(error: Error & { reason?: unknown; code?: unknown }): strin
  * - failed handshakes are logged, rate-limited.
  */
 export function createTlsServer(options: TlsServerOptions, onRequest?: RequestListener<typeof IncomingMessage, typeof ServerResponse>): TlsServer {
+  return createTlsServerWith(options, onRequest, {});
+}
+
+/** What tests may replace: the verifier's worker script. */
+export interface TlsServerInternals {
+  readonly verifierWorkerFile?: string;
+}
+
+export function createTlsServerWith(
+  options: TlsServerOptions,
+  onRequest: RequestListener<typeof IncomingMessage, typeof ServerResponse> | undefined,
+  internals: TlsServerInternals,
+): TlsServer {
   const handshakeTimeoutMs = options.handshakeTimeoutMs ?? 10_000;
   const clientAuthRequired = options.clientAuthRequired ?? false;
   const logFailure = createHandshakeLog(options.logger, options.maxHandshakeErrorsLoggedPerSecond ?? 10);
-  const judge = createChainJudge(options.credentials.ca);
+  const judge = createChainJudge(options.credentials.ca, internals.verifierWorkerFile === undefined ? {} : { workerFile: internals.verifierWorkerFile });
   const admittedChains = createAdmittedChains();
   const server = createServer({ ...options.serverOptions, ...tlsServerOptions(options.credentials, handshakeTimeoutMs) }, onRequest);
 
