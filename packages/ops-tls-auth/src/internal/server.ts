@@ -97,6 +97,7 @@ export function createTlsServerWith(
   const pending = new Map<string, PendingConnection>();
   // Sockets this module closed; the TLS layer's own error report for them would repeat the reason.
   const endedHere = new WeakSet<Socket>();
+  const remotes = new WeakMap<Socket, string>();
 
   /** Ends the deadline. The key is unique among open connections (one local address, one remote address and port each). */
   const settle = (key: string, socket?: Socket): void => {
@@ -114,6 +115,7 @@ export function createTlsServerWith(
   server.on('connection', (socket: Socket) => {
     const key = connectionKey(socket);
     const remote = formatRemoteAddress(socket.remoteAddress, socket.remotePort);
+    remotes.set(socket, remote);
     socket.on('error', () => {}); // a reset before the handshake is reported through the log below, never thrown
     const timer = setTimeout(() => {
       pending.delete(key);
@@ -158,7 +160,9 @@ export function createTlsServerWith(
   server.on('tlsClientError', (error: Error, tlsSocket: TLSSocket) => {
     const parent = (tlsSocket as unknown as { _parent?: Socket })._parent;
     if (parent !== undefined && endedHere.has(parent)) return;
-    logFailure(formatRemoteAddress(tlsSocket.remoteAddress, tlsSocket.remotePort), errorReason(error));
+    // A connection that closed has no address any more; the one seen at accept is kept.
+    const remote = (parent !== undefined ? remotes.get(parent) : undefined) ?? formatRemoteAddress(tlsSocket.remoteAddress, tlsSocket.remotePort);
+    logFailure(remote, errorReason(error));
   });
 
   // The HTTP layer's own `secureConnection` listeners get a socket only once its client is
