@@ -157,12 +157,15 @@ export function createTlsServerWith(
     socket.once('end', onEnd);
   });
 
+  // A connection that closed has no address any more; the one seen at accept is kept.
+  const remoteOf = (tlsSocket: TLSSocket): string => {
+    const parent = (tlsSocket as unknown as { _parent?: Socket })._parent;
+    return (parent !== undefined ? remotes.get(parent) : undefined) ?? formatRemoteAddress(tlsSocket.remoteAddress, tlsSocket.remotePort);
+  };
   server.on('tlsClientError', (error: Error, tlsSocket: TLSSocket) => {
     const parent = (tlsSocket as unknown as { _parent?: Socket })._parent;
     if (parent !== undefined && endedHere.has(parent)) return;
-    // A connection that closed has no address any more; the one seen at accept is kept.
-    const remote = (parent !== undefined ? remotes.get(parent) : undefined) ?? formatRemoteAddress(tlsSocket.remoteAddress, tlsSocket.remotePort);
-    logFailure(remote, errorReason(error));
+    logFailure(remoteOf(tlsSocket), errorReason(error));
   });
 
   // The HTTP layer's own `secureConnection` listeners get a socket only once its client is
@@ -182,7 +185,7 @@ export function createTlsServerWith(
 
   const refuse = (socket: TLSSocket, key: string, reason: string): void => {
     settle(key);
-    logFailure(formatRemoteAddress(socket.remoteAddress, socket.remotePort), reason);
+    logFailure(remoteOf(socket), reason);
     socket.destroy();
   };
   const admit = (socket: TLSSocket, key: string, endOnError: () => void): void => {

@@ -13,7 +13,7 @@ type FromWorker =
 export type Verdict = { readonly accept: true } | { readonly accept: false; readonly reason: string };
 
 export interface ChainJudgeOptions {
-  /** Chains waiting for the worker at once; past this a handshake is refused ("busy"). Default 1024. */
+  /** Chains waiting for a worker at once, per lane; past this a handshake is refused ("busy"). Default 1024. */
   readonly maxQueued?: number;
   /** Verdicts remembered; the oldest go first. Default 4096. */
   readonly maxCached?: number;
@@ -59,6 +59,18 @@ function chainKey(generation: number, presented: readonly Uint8Array[]): string 
   return hash.digest('base64');
 }
 
+/**
+ * Chains whose certificates are all at most this large share the usual lane; a chain with a
+ * larger one (RSA keys beyond ~8,192 bits, which make each signature check slow) waits in a lane
+ * of its own, so such chains never queue ahead of ordinary clients.
+ */
+export const SMALL_CERTIFICATE_BYTES = 3_072;
+
+interface Lane {
+  worker: Worker | undefined;
+  readonly jobs: Map<number, Job>;
+}
+
 interface Job {
   readonly key: string;
   readonly generation: number;
@@ -66,9 +78,11 @@ interface Job {
 }
 
 /**
- * Verdicts on client chains from a worker thread, so a chain that is expensive to check (large
- * keys, many candidate issuers) delays only its own handshake. A chain seen again within the TTL
- * is answered from a bounded cache, and identical chains in flight share one check.
+ * Verdicts on client chains from worker threads, so a chain that is expensive to check (large
+ * keys, many candidate issuers) delays only its own handshake, never the event loop. Two lanes,
+ * each a worker: ordinary certificates, and chains holding an oversized certificate (started on
+ * first use). A chain seen again within the TTL is answered from a bounded cache, and identical
+ * chains in flight share one check.
  */
 export function createChainJudge(pemTexts: readonly string[], options: ChainJudgeOptions = {}): ChainJudge {
   const maxQueued = options.maxQueued ?? 1024;
@@ -77,18 +91,17 @@ export function createChainJudge(pemTexts: readonly string[], options: ChainJudg
   const workerFile = options.workerFile ?? defaultWorkerFile();
   let trust: readonly string[] = [...pemTexts];
   let generation = 0;
-  let worker: Worker | undefined;
   let nextId = 0;
-  const jobs = new Map<number, Job>();
+  const lanes: Lane[] = [{ worker: undefined, jobs: new Map() }, { worker: undefined, jobs: new Map() }];
   const inFlight = new Map<string, Promise<Verdict>>();
   const cache = new Map<string, { readonly verdict: Verdict; readonly expires: number }>();
 
-  const failAll = (reason: string): void => {
-    for (const job of jobs.values()) job.resolve({ accept: false, reason });
-    jobs.clear();
+  const failAll = (lane: Lane, reason: string): void => {
+    for (const job of lane.jobs.values()) job.resolve({ accept: false, reason });
+    lane.jobs.clear();
   };
 
-  const spawn = (): Worker => {
+  const spawn = (lane: Lane): Worker => {
     if (!existsSync(workerFile)) {
       throw new Error(`the client-certificate verifier ${workerFile} is missing; build @fabric-ops/ops-tls-auth first`);
     }
@@ -96,9 +109,9 @@ export function createChainJudge(pemTexts: readonly string[], options: ChainJudg
     created.unref();
     created.on('message', (message: FromWorker) => {
       if (message.kind !== 'verdict') return;
-      const job = jobs.get(message.id);
+      const job = lane.jobs.get(message.id);
       if (job === undefined) return;
-      jobs.delete(message.id);
+      lane.jobs.delete(message.id);
       const verdict: Verdict = message.accept ? { accept: true } : { accept: false, reason: message.reason ?? 'x509: certificate refused' };
       if (message.generation === generation && job.generation === generation) {
         cache.set(job.key, { verdict, expires: Date.now() + ttlMs });
@@ -107,9 +120,9 @@ export function createChainJudge(pemTexts: readonly string[], options: ChainJudg
       job.resolve(verdict);
     });
     const lost = (reason: string): void => {
-      if (worker !== created) return;
-      worker = undefined;
-      failAll(`tls: client certificate check failed: ${reason}`);
+      if (lane.worker !== created) return;
+      lane.worker = undefined;
+      failAll(lane, `tls: client certificate check failed: ${reason}`);
     };
     created.on('error', (error) => lost(error.message));
     created.on('exit', (code) => lost(`verifier exited with code ${code}`));
@@ -117,10 +130,10 @@ export function createChainJudge(pemTexts: readonly string[], options: ChainJudg
     return created;
   };
 
-  // Started now, not at the first client certificate: starting a worker takes a while, and
-  // that time would otherwise count against the first client's handshake deadline.
+  // The usual lane is started now, not at the first client certificate: starting a worker
+  // takes a while, and that time would otherwise count against the first client's deadline.
   try {
-    worker = spawn();
+    lanes[0]!.worker = spawn(lanes[0]!);
   } catch {
     // Reported on each handshake that needs it (judge below tries again).
   }
@@ -135,15 +148,17 @@ export function createChainJudge(pemTexts: readonly string[], options: ChainJudg
       }
       const shared = inFlight.get(key);
       if (shared !== undefined) return shared;
-      if (jobs.size >= maxQueued) return Promise.resolve({ accept: false, reason: BUSY_REASON });
+      const lane = lanes[presented.every((der) => der.length <= SMALL_CERTIFICATE_BYTES) ? 0 : 1]!;
+      if (lane.jobs.size >= maxQueued) return Promise.resolve({ accept: false, reason: BUSY_REASON });
+      let worker: Worker;
       try {
-        worker ??= spawn();
+        worker = lane.worker ??= spawn(lane);
       } catch (error) {
         return Promise.resolve({ accept: false, reason: `tls: client certificate check failed: ${(error as Error).message}` });
       }
       const id = nextId++;
       const promise = new Promise<Verdict>((resolve) => {
-        jobs.set(id, { key, generation, resolve });
+        lane.jobs.set(id, { key, generation, resolve });
       }).finally(() => inFlight.delete(key));
       inFlight.set(key, promise);
       worker.postMessage({ kind: 'verify', id, now: Date.now(), certificates: presented } satisfies ToWorker);
@@ -153,16 +168,20 @@ export function createChainJudge(pemTexts: readonly string[], options: ChainJudg
       trust = [...pemTexts];
       generation += 1;
       cache.clear();
-      worker?.postMessage({ kind: 'trust', generation, pemTexts: trust } satisfies ToWorker);
+      for (const lane of lanes) lane.worker?.postMessage({ kind: 'trust', generation, pemTexts: trust } satisfies ToWorker);
     },
     get waiting() {
-      return jobs.size;
+      return lanes[0]!.jobs.size + lanes[1]!.jobs.size;
     },
     async close() {
-      const running = worker;
-      worker = undefined;
-      failAll('tls: server closed');
-      await running?.terminate();
+      await Promise.all(
+        lanes.map(async (lane) => {
+          const running = lane.worker;
+          lane.worker = undefined;
+          failAll(lane, 'tls: server closed');
+          await running?.terminate();
+        }),
+      );
     },
   };
 }
