@@ -8,7 +8,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadTlsCredentials } from './credentials.ts';
 import { createHandshakeLog } from './handshake-log.ts';
 import { clientSubjectOf } from './identity.ts';
-import { writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createTlsServer, createTlsServerWith, PLAIN_HTTP_ANSWER, type TlsServer, type TlsServerOptions } from './server.ts';
 import { attackChain } from '../../../../bench/lib/attack-chain.mjs';
 
@@ -203,6 +204,37 @@ describe('createTlsServer: client certificates as Go judges them', () => {
     await expect(get(target, pki.clients.expired)).rejects.toThrow();
     await expect.poll(() => target.lines.length).toBe(1);
     expect(target.lines[0]!.message).toMatch(/^http: TLS handshake error from \[::1\]:\d+: tls: failed to verify client certificate: x509: certificate has expired/);
+  });
+});
+
+describe('createTlsServer: the whole list the client sent', () => {
+  it('admits a client whose renewed intermediate comes after an untrusted copy with the same name and key, in either order', async () => {
+    // The state during a CA rotation: the client still sends the old copy of its intermediate
+    // (issued by a CA this server does not trust) next to the new one (issued by the trusted
+    // root). Go tries both; a reader that keeps one issuer per level refuses the client.
+    const file = (name: string): string => join(pki.dir, `rot-${name}`);
+    const openssl = (...args: string[]): void => void execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+    writeFileSync(file('ca.ext'), 'basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign\n');
+    writeFileSync(file('client.ext'), 'extendedKeyUsage=clientAuth\n');
+    for (const root of ['root', 'rogue']) {
+      openssl('req', '-x509', ...ec, '-keyout', file(`${root}.key`), '-out', file(`${root}.pem`), '-days', '2', '-subj', `/CN=rot-${root}`,
+        '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign');
+    }
+    openssl('req', '-new', ...ec, '-keyout', file('int.key'), '-out', file('int.csr'), '-subj', '/CN=rot-intermediate');
+    openssl('x509', '-req', '-in', file('int.csr'), '-CA', file('rogue.pem'), '-CAkey', file('rogue.key'), '-set_serial', '1', '-days', '2', '-extfile', file('ca.ext'), '-out', file('int-old.pem'));
+    openssl('x509', '-req', '-in', file('int.csr'), '-CA', file('root.pem'), '-CAkey', file('root.key'), '-set_serial', '2', '-days', '2', '-extfile', file('ca.ext'), '-out', file('int-new.pem'));
+    openssl('req', '-new', ...ec, '-keyout', file('client.key'), '-out', file('client.csr'), '-subj', '/O=Org1/CN=rotating-client');
+    openssl('x509', '-req', '-in', file('client.csr'), '-CA', file('int-new.pem'), '-CAkey', file('int.key'), '-set_serial', '3', '-days', '2', '-extfile', file('client.ext'), '-out', file('client.pem'));
+    const read = (name: string): string => readFileSync(file(name), 'utf8');
+    const client = (...chain: string[]): PemPair => ({ cert: chain.map(read).join(''), key: read('client.key'), certFile: '', keyFile: '' });
+
+    const target = await start({ clientAuthRequired: true, clientRootCAs: [file('root.pem')] });
+    expect(await get(target, client('client.pem', 'int-old.pem', 'int-new.pem'))).toBe('CN=rotating-client,O=Org1');
+    expect(await get(target, client('client.pem', 'int-new.pem', 'int-old.pem'))).toBe('CN=rotating-client,O=Org1');
+    await expect(get(target, client('client.pem', 'int-old.pem'))).rejects.toThrow();
+    await expect.poll(() => target.lines.length).toBe(1);
+    expect(target.lines[0]!.message).toMatch(/: tls: failed to verify client certificate: x509: certificate signed by unknown authority/);
   });
 });
 
