@@ -9,6 +9,7 @@ import { loadTlsCredentials } from './credentials.ts';
 import { createHandshakeLog } from './handshake-log.ts';
 import { clientSubjectOf } from './identity.ts';
 import { execFileSync } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createTlsServer, createTlsServerWith, PLAIN_HTTP_ANSWER, type TlsServer, type TlsServerOptions } from './server.ts';
 import { attackChain } from '../../../../bench/lib/attack-chain.mjs';
@@ -235,6 +236,21 @@ describe('createTlsServer: the whole list the client sent', () => {
     await expect(get(target, client('client.pem', 'int-old.pem'))).rejects.toThrow();
     await expect.poll(() => target.lines.length).toBe(1);
     expect(target.lines[0]!.message).toMatch(/: tls: failed to verify client certificate: x509: certificate signed by unknown authority/);
+  });
+});
+
+describe('createTlsServer: Go\'s limit on the Certificate message', () => {
+  it('refuses a list whose Certificate message is over 65,536 bytes, with Go\'s words, and admits one under it', async () => {
+    const target = await start();
+    const intermediate = pki.intermediateCa.cert;
+    const size = new X509Certificate(intermediate).raw.length;
+    const copies = (bytes: number): number => Math.ceil(bytes / (size + 5));
+    const over = { ...fromIntermediate, cert: fromIntermediate.cert + intermediate.repeat(copies(66_000)) };
+    const under = { ...fromIntermediate, cert: fromIntermediate.cert + intermediate.repeat(copies(60_000)) };
+    expect(await get(target, under)).toBe('CN=intermediate-client,O=Org1');
+    await expect(get(target, over)).rejects.toThrow();
+    await expect.poll(() => target.lines.length).toBe(1);
+    expect(target.lines[0]!.message).toMatch(/: tls: handshake message of length \d+ bytes exceeds maximum of 65536 bytes$/);
   });
 });
 
