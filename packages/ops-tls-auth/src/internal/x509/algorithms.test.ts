@@ -47,20 +47,30 @@ describe('checkSignature refuses what Go refuses before any arithmetic', () => {
     expect(checkSignature(algorithm, data, new Uint8Array(1), { kind: 'RSA', n: 3233n, e: 17n, bits: 12 })).toBe(error);
   });
 
-  it('verifies RSA inside the range OpenSSL shares with Go and refuses a signature not below the modulus', () => {
-    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
-    const jwk = publicKey.export({ format: 'jwk' });
-    const n = BigInt(`0x${Buffer.from(jwk.n!, 'base64url').toString('hex')}`);
-    const key = { kind: 'RSA' as const, n, e: 65537n, bits: 1024 };
+  it('verifies RSA inside the range OpenSSL shares with Go, including a signature value Go reduces modulo n', () => {
     const algorithm = signatureAlgorithmOf(ai(seq(oid('1.2.840.113549.1.1.11'), nul())))!;
-    const signature = new Uint8Array(sign('sha256', data, privateKey));
-    expect(checkSignature(algorithm, data, signature, key)).toBeUndefined();
-    const s = BigInt(`0x${Buffer.from(signature).toString('hex')}`) + n;
-    if (s < 1n << 1024n) {
-      const shifted = Uint8Array.from(Buffer.from(s.toString(16).padStart(256, '0'), 'hex'));
-      expect(checkSignature(algorithm, data, shifted, key)).toBe('crypto/rsa: verification error');
+    // A modulus well below 2^1024 leaves room for s + n in 128 bytes.
+    let privateKey;
+    let n = 0n;
+    do {
+      const pair = generateKeyPairSync('rsa', { modulusLength: 1024 });
+      privateKey = pair.privateKey;
+      n = BigInt(`0x${Buffer.from(pair.publicKey.export({ format: 'jwk' }).n!, 'base64url').toString('hex')}`);
+    } while (n >= 3n << 1022n);
+    const key = { kind: 'RSA' as const, n, e: 65537n, bits: 1024 };
+    let signed = Buffer.from('tbs');
+    let signature = new Uint8Array(sign('sha256', signed, privateKey));
+    for (let i = 0; BigInt(`0x${Buffer.from(signature).toString('hex')}`) + n >= 1n << 1024n; i++) {
+      signed = Buffer.from(`tbs${i}`);
+      signature = new Uint8Array(sign('sha256', signed, privateKey));
     }
-    expect(checkSignature(algorithm, data, signature.subarray(1), key)).toBe('crypto/rsa: verification error');
+    expect(checkSignature(algorithm, signed, signature, key)).toBeUndefined();
+    const shifted = Uint8Array.from(Buffer.from((BigInt(`0x${Buffer.from(signature).toString('hex')}`) + n).toString(16).padStart(256, '0'), 'hex'));
+    // Go 1.19 computes (s + n)^e mod n, which is s^e mod n: the signature verifies.
+    expect(checkSignature(algorithm, signed, shifted, key)).toBeUndefined();
+    expect(checkSignature(algorithm, signed, signature.subarray(1), key)).toBe('crypto/rsa: verification error');
+    shifted[127] = shifted[127]! ^ 1;
+    expect(checkSignature(algorithm, signed, shifted, key)).toBe('crypto/rsa: verification error');
   });
 
   it('refuses RSA moduli OpenSSL cannot verify with (over 16384 bits, even)', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkConstraint, domainToReverseLabels, ipNetString, ipString, matchers, MAX_CONSTRAINT_COMPARISONS, parseMailbox } from './names.ts';
+import { checkConstraint, domainToReverseLabels, ipNetString, ipString, looksLikeIP, matchers, MAX_CONSTRAINT_COMPARISONS, parseMailbox } from './names.ts';
 
 describe('domain labels and mailboxes as Go reads them', () => {
   it.each([
@@ -89,5 +89,32 @@ describe('net.IP and net.IPNet strings', () => {
 
   it('prints a range with its prefix length', () => {
     expect(ipNetString({ ip: Uint8Array.from([10, 1, 2, 3]), mask: Uint8Array.from([255, 255, 0, 0]) })).toBe('"10.1.0.0/16"');
+  });
+});
+
+describe("net.ParseIP's verdicts (Go 1.19), which decide whether a URI host or constraint is an IP", () => {
+  it.each([
+    ['10.0.0.1', true],
+    ['010.0.0.1', false],
+    ['1.2.3', false],
+    ['256.1.1.1', false],
+    ['::1', true],
+    ['::', true],
+    ['1::', true],
+    ['::ffff:1.2.3.4', true],
+    ['1:2:3:4:5:6:7:8', true],
+    ['1:2:3:4:5:6:7:8:9', false],
+    ['1::2::3', false],
+    ['fe80::1%eth0', false],
+    ['1:2:3:4:5:6:1.2.3.4', true],
+    ['1:2:3:4:5:6:7:1.2.3.4', false],
+    [':1', false],
+    ['1:', false],
+    ['[::1]', false],
+    ['12345::', false],
+    ['', false],
+    ['::1.2.3.4', true],
+  ] as const)('%j', (text, ip) => {
+    expect(looksLikeIP(text)).toBe(ip);
   });
 });
