@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { identityMatches, validateAllowList } from './allow-list.ts';
 import { createAuthorizer, NOT_ALLOWED_MESSAGE, UNAUTHORIZED_MESSAGE } from './authorize.ts';
 import { isTlsAuthError } from './errors.ts';
-import type { ClientIdentity } from './identity.ts';
+import { markVerifiedClient, type ClientIdentity } from './identity.ts';
 
 const operator: ClientIdentity = { subject: 'CN=operator,O=Org1', commonName: 'operator', organizations: ['Org1'], subjectAltNames: ['DNS:ops.org1.example', 'email:ops@org1.example'] };
 
@@ -61,18 +61,18 @@ describe('validateAllowList', () => {
 describe('createAuthorizer', () => {
   const warnings: { obj: Record<string, unknown>; msg: string | undefined }[] = [];
   const logger = { warn: (obj: object, msg?: string) => warnings.push({ obj: obj as Record<string, unknown>, msg }) };
-  const request = (verified: boolean, cert = 'CN=operator,O=Org1'): IncomingMessage =>
-    ({
-      url: '/logspec?x=1',
-      method: 'PUT',
-      socket: {
-        encrypted: true,
-        authorized: verified,
-        remoteAddress: '127.0.0.1',
-        remotePort: 4242,
-        getPeerX509Certificate: () => ({ subject: cert.split(',').reverse().join('\n'), subjectAltName: undefined }),
-      },
-    }) as unknown as IncomingMessage;
+  const request = (verified: boolean, cert = 'CN=operator,O=Org1'): IncomingMessage => {
+    const socket = {
+      encrypted: true,
+      // OpenSSL's verdict says yes for both: only createTlsServer's mark counts.
+      authorized: true,
+      remoteAddress: '127.0.0.1',
+      remotePort: 4242,
+      getPeerX509Certificate: () => ({ subject: cert.split(',').reverse().join('\n'), subjectAltName: undefined }),
+    };
+    if (verified) markVerifiedClient(socket as never);
+    return { url: '/logspec?x=1', method: 'PUT', socket } as unknown as IncomingMessage;
+  };
 
   it('refuses a request without a verified certificate with 401 and Fabric\'s warning', () => {
     warnings.length = 0;

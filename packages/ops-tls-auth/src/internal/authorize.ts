@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { identityMatches, type RouteAllowList } from './allow-list.ts';
+import { createLineBudget } from './handshake-log.ts';
 import { clientIdentityOf, remoteAddressOf } from './identity.ts';
 
 /** The router's access decision (structurally ops-http's `AccessDecision`). */
@@ -15,6 +16,17 @@ export interface AuthorizerOptions {
   readonly allowList?: RouteAllowList;
   /** Receives one WARN per refused request; Fabric logs these on its `middleware` logger. */
   readonly logger?: WarnLogger;
+  /** At most this many refusal lines (401 and 403 together) a second; the rest are counted. Default 10. */
+  readonly maxRefusalsLoggedPerSecond?: number;
+  /** Clock for the line budget (tests). */
+  readonly clock?: () => number;
+}
+
+/** Characters of a refused request's URL that reach the log; the rest is cut and marked with "…". */
+export const MAX_LOGGED_URL_CHARS = 256;
+
+function loggedUrl(url: string | undefined): string | undefined {
+  return url !== undefined && url.length > MAX_LOGGED_URL_CHARS ? `${url.slice(0, MAX_LOGGED_URL_CHARS)}…` : url;
 }
 
 /** Fabric's text for a secure route reached without a verified client certificate. */
@@ -26,19 +38,33 @@ const ALLOW: AccessDecision = { allow: true };
 /**
  * The check for secure routes when TLS is on: a verified client certificate or 401
  * (empty body, a WARN naming URL, method and remote address). With an allow-list for the
- * route, a verified certificate that matches no rule gets 403.
+ * route, a verified certificate that matches no rule gets 403. Refusal lines are rate-limited
+ * and carry at most MAX_LOGGED_URL_CHARS of the URL.
  */
 export function createAuthorizer(options: AuthorizerOptions = {}): (req: IncomingMessage, route: { readonly path: string }) => AccessDecision {
   const allowList = options.allowList ?? {};
+  const logger = options.logger;
+  // Anyone who reaches the port can cause these lines (a 401 needs no certificate at all), so
+  // they share one budget, and the URL, which the client chooses, is cut.
+  const budget = createLineBudget(options.maxRefusalsLoggedPerSecond ?? 10, options.clock);
+  const warn = (req: IncomingMessage, message: string, subject?: string): void => {
+    if (logger === undefined) return;
+    const dropped = budget();
+    if (dropped < 0) return;
+    const fields: Record<string, unknown> = { URL: loggedUrl(req.url), Method: req.method, RemoteAddr: remoteAddressOf(req) };
+    if (subject !== undefined) fields['Subject'] = subject;
+    if (dropped > 0) fields['suppressed'] = dropped;
+    logger.warn(fields, dropped > 0 ? `${message} (${dropped} more refused requests not logged)` : message);
+  };
   return (req, route) => {
     const identity = clientIdentityOf(req);
     if (identity === undefined) {
-      options.logger?.warn({ URL: req.url, Method: req.method, RemoteAddr: remoteAddressOf(req) }, UNAUTHORIZED_MESSAGE);
+      warn(req, UNAUTHORIZED_MESSAGE);
       return { allow: false, status: 401 };
     }
     const rules = Object.hasOwn(allowList, route.path) ? allowList[route.path] : undefined;
     if (rules !== undefined && !identityMatches(identity, rules)) {
-      options.logger?.warn({ URL: req.url, Method: req.method, RemoteAddr: remoteAddressOf(req), Subject: identity.subject }, NOT_ALLOWED_MESSAGE);
+      warn(req, NOT_ALLOWED_MESSAGE, identity.subject);
       return { allow: false, status: 403 };
     }
     return ALLOW;

@@ -2,7 +2,7 @@ import { X509Certificate } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { createTestPki, type TestPki } from '@fabric-ops/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clientIdentityOf, clientSubjectOf, formatSubject, identityOfCertificate, parseSubjectAltNames, remoteAddressOf } from './identity.ts';
+import { clientIdentityOf, clientSubjectOf, formatSubject, identityOfCertificate, markVerifiedClient, parseSubjectAltNames, remoteAddressOf } from './identity.ts';
 
 let pki: TestPki;
 beforeAll(async () => {
@@ -61,16 +61,20 @@ describe('clientIdentityOf / clientSubjectOf', () => {
     expect(clientSubjectOf(fakeRequest({ encrypted: true, authorized: false, getPeerX509Certificate: () => new X509Certificate(pki.clients.good.cert) }))).toBeUndefined();
   });
 
+  it('ignores OpenSSL\'s verdict: only createTlsServer\'s mark makes a certificate verified', () => {
+    expect(clientSubjectOf(fakeRequest({ encrypted: true, authorized: true, getPeerX509Certificate: () => new X509Certificate(pki.clients.good.cert) }))).toBeUndefined();
+  });
+
   it('reads a verified certificate once per connection', () => {
     let reads = 0;
     const socket = {
       encrypted: true,
-      authorized: true,
       getPeerX509Certificate: () => {
         reads += 1;
         return new X509Certificate(pki.clients.good.cert);
       },
     };
+    markVerifiedClient(socket as never);
     expect(clientSubjectOf(fakeRequest(socket))).toBe('CN=operator,O=Org1');
     expect(clientIdentityOf(fakeRequest(socket))?.organizations).toEqual(['Org1']);
     expect(reads).toBe(1);

@@ -93,9 +93,9 @@ export function markVerifiedClient(socket: TLSSocket): void {
 }
 
 function isVerifiedClient(socket: TLSSocket): boolean {
-  // `authorized` is OpenSSL's verdict; it is stricter than Go's wherever the two differ, so it
-  // is enough on its own, and covers servers set up without createTlsServer.
-  return socket.authorized || (socket as unknown as Record<symbol, boolean | undefined>)[VERIFIED_CLIENT] === true;
+  // Only createTlsServer's verdict counts: OpenSSL's `authorized` disagrees with Go's rules in
+  // both directions, so a server set up without createTlsServer has no verified clients.
+  return (socket as unknown as Record<symbol, boolean | undefined>)[VERIFIED_CLIENT] === true;
 }
 
 function isTlsSocket(socket: Socket): socket is TLSSocket {
@@ -103,8 +103,8 @@ function isTlsSocket(socket: Socket): socket is TLSSocket {
 }
 
 /**
- * The identity of the connection's client certificate when it was presented AND verified
- * against the client root CAs (by `createTlsServer`, or by OpenSSL); undefined on plain HTTP or
+ * The identity of the connection's client certificate when it was presented AND admitted by
+ * `createTlsServer` (Go's rules, the client root CAs); undefined on plain HTTP or
  * without a verified certificate.
  * Computed once per connection.
  */

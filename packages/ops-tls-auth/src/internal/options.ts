@@ -36,7 +36,7 @@ export function secureContextOptions(credentials: TlsCredentials): SecureContext
 /**
  * Options for `https.createServer`. A client certificate is always requested, and OpenSSL never
  * refuses one by itself: the decision is Go's, made by `createTlsServer` once the handshake is
- * done (OpenSSL's own checks disagree with Go's; see verify-client.ts). Never use these
+ * done (OpenSSL's own checks disagree with Go's; see x509/). Never use these
  * options without that check.
  */
 export function tlsServerOptions(credentials: TlsCredentials, handshakeTimeoutMs: number): TlsOptions {

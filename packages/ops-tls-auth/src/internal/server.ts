@@ -1,15 +1,16 @@
-import { X509Certificate } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerOptions, ServerResponse } from 'node:http';
 import { createServer, type Server as HttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
-import type { DetailedPeerCertificate, TLSSocket } from 'node:tls';
+import type { TLSSocket } from 'node:tls';
 import type { WarnLogger } from './authorize.ts';
 import type { TlsCredentials } from './credentials.ts';
 import { formatRemoteAddress } from '@fabric-ops/ops-http/go';
 import { createHandshakeLog } from './handshake-log.ts';
 import { markVerifiedClient } from './identity.ts';
 import { secureContextOptions, tlsServerOptions } from './options.ts';
-import { createTrustPool, MAX_OFFERED_CERTIFICATES, verifyClientCertificate, type TrustPool } from './verify-client.ts';
+import { captureChainsEarly, certificateMessageLength, createAdmittedChains, MAX_HANDSHAKE_MESSAGE_BYTES, nativePeerChain, oversizeReason } from './peer-chain.ts';
+import { nativeChainIsFaithful } from './self-probe.ts';
+import { createChainJudge } from './verdicts.ts';
 
 export interface TlsServerOptions {
   readonly credentials: TlsCredentials;
@@ -56,26 +57,6 @@ function connectionKey(socket: Socket): string {
   return `${socket.remoteAddress ?? ''}|${socket.remotePort ?? 0}`;
 }
 
-/**
- * The leaf and every other certificate the client sent (Node appends issuers it found in the
- * CA store; harmless, they are pool certificates). Read with `getPeerCertificate(true)` before
- * anything else touches the peer certificate: on Node 20, calling `getPeerX509Certificate()`
- * first leaves `issuerCertificate` unset.
- */
-function presentedCertificates(socket: TLSSocket): { leaf: X509Certificate; offered: X509Certificate[] } | undefined {
-  const detailed = socket.getPeerCertificate(true) as DetailedPeerCertificate | Record<string, never>;
-  if (detailed.raw === undefined) return undefined;
-  const offered: X509Certificate[] = [];
-  const seen = new Set<DetailedPeerCertificate>([detailed as DetailedPeerCertificate]);
-  let current: DetailedPeerCertificate | undefined = (detailed as DetailedPeerCertificate).issuerCertificate;
-  while (current !== undefined && !seen.has(current) && offered.length < MAX_OFFERED_CERTIFICATES) {
-    seen.add(current);
-    if (current.raw !== undefined) offered.push(new X509Certificate(current.raw));
-    current = current.issuerCertificate;
-  }
-  return { leaf: new X509Certificate(detailed.raw), offered };
-}
-
 function errorReason(error: Error & { reason?: unknown; code?: unknown }): string {
   if (typeof error.reason === 'string' && error.reason !== '') return `tls: ${error.reason}`;
   if (error.code === 'ECONNRESET') return 'EOF';
@@ -85,22 +66,38 @@ function errorReason(error: Error & { reason?: unknown; code?: unknown }): strin
 /**
  * An `https.Server` with Fabric's TLS settings and Go's connection rules:
  * - every handshake has a deadline (from the TCP accept), and stopping can end the unfinished ones;
- * - a client certificate is judged as Go's crypto/x509 judges it (every pool certificate an
- *   anchor, EKU down the chain, leaf KeyUsage ignored); one that fails is refused before a byte
- *   of HTTP is read, on every path; with `clientAuthRequired` a missing one is refused too;
+ * - a client is admitted only if Go's crypto/x509 rules accept the whole list of certificates it
+ *   sent (OpenSSL's own verdict is never consulted); the check runs on a worker thread, under
+ *   the handshake deadline, and no byte of HTTP is read before it; with `clientAuthRequired` a
+ *   missing certificate is refused too;
  * - plain HTTP on the port gets Go's 400 text instead of a dropped connection;
  * - failed handshakes are logged, rate-limited.
  */
 export function createTlsServer(options: TlsServerOptions, onRequest?: RequestListener<typeof IncomingMessage, typeof ServerResponse>): TlsServer {
+  return createTlsServerWith(options, onRequest, {});
+}
+
+/** What tests may replace: the verifier's worker script. */
+export interface TlsServerInternals {
+  readonly verifierWorkerFile?: string;
+}
+
+export function createTlsServerWith(
+  options: TlsServerOptions,
+  onRequest: RequestListener<typeof IncomingMessage, typeof ServerResponse> | undefined,
+  internals: TlsServerInternals,
+): TlsServer {
   const handshakeTimeoutMs = options.handshakeTimeoutMs ?? 10_000;
   const clientAuthRequired = options.clientAuthRequired ?? false;
   const logFailure = createHandshakeLog(options.logger, options.maxHandshakeErrorsLoggedPerSecond ?? 10);
-  let pool: TrustPool = createTrustPool(options.credentials.ca);
+  const judge = createChainJudge(options.credentials.ca, internals.verifierWorkerFile === undefined ? {} : { workerFile: internals.verifierWorkerFile });
+  const admittedChains = createAdmittedChains();
   const server = createServer({ ...options.serverOptions, ...tlsServerOptions(options.credentials, handshakeTimeoutMs) }, onRequest);
 
   const pending = new Map<string, PendingConnection>();
   // Sockets this module closed; the TLS layer's own error report for them would repeat the reason.
   const endedHere = new WeakSet<Socket>();
+  const remotes = new WeakMap<Socket, string>();
 
   /** Ends the deadline. The key is unique among open connections (one local address, one remote address and port each). */
   const settle = (key: string, socket?: Socket): void => {
@@ -118,6 +115,7 @@ export function createTlsServer(options: TlsServerOptions, onRequest?: RequestLi
   server.on('connection', (socket: Socket) => {
     const key = connectionKey(socket);
     const remote = formatRemoteAddress(socket.remoteAddress, socket.remotePort);
+    remotes.set(socket, remote);
     socket.on('error', () => {}); // a reset before the handshake is reported through the log below, never thrown
     const timer = setTimeout(() => {
       pending.delete(key);
@@ -159,47 +157,102 @@ export function createTlsServer(options: TlsServerOptions, onRequest?: RequestLi
     socket.once('end', onEnd);
   });
 
+  // A connection that closed has no address any more; the one seen at accept is kept.
+  const remoteOf = (tlsSocket: TLSSocket): string => {
+    const parent = (tlsSocket as unknown as { _parent?: Socket })._parent;
+    return (parent !== undefined ? remotes.get(parent) : undefined) ?? formatRemoteAddress(tlsSocket.remoteAddress, tlsSocket.remotePort);
+  };
   server.on('tlsClientError', (error: Error, tlsSocket: TLSSocket) => {
     const parent = (tlsSocket as unknown as { _parent?: Socket })._parent;
     if (parent !== undefined && endedHere.has(parent)) return;
-    logFailure(formatRemoteAddress(tlsSocket.remoteAddress, tlsSocket.remotePort), errorReason(error));
+    logFailure(remoteOf(tlsSocket), errorReason(error));
   });
 
-  const refusalOf = (socket: TLSSocket): string | undefined => {
-    // OpenSSL's "yes" stands without parsing anything (it is stricter than Go's wherever they
-    // differ, so Go would say yes too); only its "no" is judged again, by Go's rules.
-    if (!socket.authorized) {
-      let verdict;
-      try {
-        const presented = presentedCertificates(socket);
-        if (presented === undefined) return clientAuthRequired ? "tls: client didn't provide a certificate" : undefined;
-        verdict = verifyClientCertificate(presented.leaf, presented.offered, pool);
-      } catch {
-        verdict = { accept: false as const, reason: 'x509: malformed certificate' };
-      }
-      if (!verdict.accept) return `tls: failed to verify client certificate: ${verdict.reason}`;
+  // The HTTP layer's own `secureConnection` listeners get a socket only once its client is
+  // admitted: a refused connection, or one still waiting for its verdict, never has a byte of
+  // a request read from it.
+  const readCaptured = captureChainsEarly(server);
+  void nativeChainIsFaithful().then((faithful) => {
+    if (!faithful) {
+      options.logger?.warn(
+        { reason: 'client certificate list incomplete' },
+        'this Node.js does not hand the server every certificate a client sends; clients whose chain needs certificates beyond the leaf may be refused',
+      );
     }
-    markVerifiedClient(socket);
-    return undefined;
+  });
+  const httpListeners = server.listeners('secureConnection') as ((socket: TLSSocket) => void)[];
+  server.removeAllListeners('secureConnection');
+
+  const refuse = (socket: TLSSocket, key: string, reason: string): void => {
+    settle(key);
+    logFailure(remoteOf(socket), reason);
+    socket.destroy();
+  };
+  const admit = (socket: TLSSocket, key: string, endOnError: () => void): void => {
+    settle(key);
+    socket.off('error', endOnError);
+    for (const listener of httpListeners) listener.call(server, socket);
   };
 
-  // Prepended so it runs before the HTTP layer attaches to the socket: a refused connection
-  // never has a request read from it.
-  server.prependListener('secureConnection', (socket: TLSSocket) => {
-    settle(connectionKey(socket));
+  server.on('secureConnection', (socket: TLSSocket) => {
+    const key = connectionKey(socket);
+    const entry = pending.get(key);
     // Go servers never renegotiate; refusing it also keeps the verified identity of a connection fixed.
     socket.disableRenegotiation();
-    const refusal = refusalOf(socket);
-    if (refusal === undefined) return;
-    logFailure(formatRemoteAddress(socket.remoteAddress, socket.remotePort), refusal);
-    socket.destroy();
+    // Until the HTTP layer has the socket, a TLS error on it (a renegotiation attempt, a
+    // reset) ends it: Node only reports such errors to whoever listens, and nobody does yet.
+    const endOnError = (): void => {
+      socket.destroy();
+    };
+    socket.on('error', endOnError);
+    let presented: readonly Uint8Array[] | undefined;
+    try {
+      const captured = readCaptured(socket) ?? { list: nativePeerChain(socket) };
+      if ('malformed' in captured) throw new Error('malformed');
+      presented = captured.list;
+    } catch {
+      refuse(socket, key, 'tls: failed to parse client certificate: x509: malformed certificate');
+      return;
+    }
+    if (presented === undefined) {
+      if (clientAuthRequired) refuse(socket, key, "tls: client didn't provide a certificate");
+      else admit(socket, key, endOnError);
+      return;
+    }
+    if (socket.isSessionReused() && presented.length === 1) {
+      // A resumed session carries the leaf alone; Go checks the certificates the session was
+      // made with again, so the list admitted for this leaf is judged again.
+      presented = admittedChains.forLeaf(presented[0]!) ?? presented;
+    } else {
+      const length = certificateMessageLength(presented, socket.getProtocol() === 'TLSv1.3');
+      if (length > MAX_HANDSHAKE_MESSAGE_BYTES) {
+        refuse(socket, key, oversizeReason(length));
+        return;
+      }
+    }
+    const list = presented;
+    // The handshake deadline keeps running while the verdict is computed.
+    judge.judge(list).then(
+      (verdict) => {
+        if (socket.destroyed || (entry !== undefined && pending.get(key) !== entry)) return;
+        if (!verdict.accept) {
+          refuse(socket, key, verdict.reason);
+          return;
+        }
+        admittedChains.remember(list);
+        markVerifiedClient(socket);
+        admit(socket, key, endOnError);
+      },
+      () => refuse(socket, key, 'tls: client certificate check failed'),
+    );
   });
+  server.on('close', () => void judge.close());
 
   return {
     server,
     setCredentials(credentials) {
       server.setSecureContext(secureContextOptions(credentials));
-      pool = createTrustPool(credentials.ca);
+      judge.setTrust(credentials.ca);
     },
     endPendingHandshakes() {
       const count = pending.size;

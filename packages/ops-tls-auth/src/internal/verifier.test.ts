@@ -1,10 +1,11 @@
 import { X509Certificate } from 'node:crypto';
 import { createTestPki, type PemPair, type TestCa, type TestPki } from '@fabric-ops/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTrustPool, verifyClientCertificate } from './verify-client.ts';
+import { createClientTrustPool, verifyClientChain } from './verifier.ts';
 
 // Go's crypto/x509 verdicts (VerifyOptions{Roots: ClientCAs, Intermediates: what the client
-// sent, KeyUsages: [clientAuth]}) for certificates built for this run.
+// sent, KeyUsages: [clientAuth]}) for certificates OpenSSL builds for this run (test-kit), through
+// the contract the server's worker uses. Moved from the previous verifier's tests.
 
 let pki: TestPki;
 const operator = { O: 'Org1', CN: 'operator' };
@@ -32,7 +33,8 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => pki?.cleanup());
 
-const x509 = (pem: string): X509Certificate => new X509Certificate(pem);
+const der = (pem: string): Buffer => new X509Certificate(pem).raw;
+const VERIFY = 'tls: failed to verify client certificate: ';
 
 interface Case {
   readonly name: string;
@@ -78,24 +80,25 @@ const CASES: readonly Case[] = [
   { name: 'certificates offered that are not the issuer', leaf: () => pki.clients.good.cert, offered: () => [pki.rogueCa.cert, pki.clients.rogueCa.cert], pool: () => [pki.ca.cert] },
 ];
 
-describe('verifyClientCertificate (Go crypto/x509 rules)', () => {
+describe('verifyClientChain on OpenSSL-made certificates (Go crypto/x509 rules)', () => {
   for (const testCase of CASES) {
     it(`${testCase.refused === undefined ? 'accepts' : 'refuses'} ${testCase.name}`, () => {
-      const verdict = verifyClientCertificate(x509(testCase.leaf()), (testCase.offered?.() ?? []).map(x509), createTrustPool(testCase.pool()));
+      const verdict = verifyClientChain([der(testCase.leaf()), ...(testCase.offered?.() ?? []).map(der)], createClientTrustPool(testCase.pool()));
       if (testCase.refused === undefined) {
         expect(verdict).toEqual({ accept: true });
       } else {
         expect(verdict.accept).toBe(false);
-        expect(verdict.accept ? '' : verdict.reason).toMatch(testCase.refused);
+        const reason = verdict.accept ? '' : verdict.reason;
+        expect(reason.startsWith(VERIFY)).toBe(true);
+        expect(reason.slice(VERIFY.length)).toMatch(testCase.refused);
       }
     });
   }
 
   it('judges dates against the clock it is given', () => {
-    const pool = createTrustPool([pki.ca.cert]);
-    const leaf = x509(pki.clients.notYetValid.cert);
-    expect(verifyClientCertificate(leaf, [], pool, new Date(Date.now() + 48 * 3_600_000))).toEqual({ accept: true });
+    const pool = createClientTrustPool([pki.ca.cert]);
+    expect(verifyClientChain([der(pki.clients.notYetValid.cert)], pool, new Date(Date.now() + 48 * 3_600_000))).toEqual({ accept: true });
     // The anchor's own dates count too: the root was issued an hour ago.
-    expect(verifyClientCertificate(x509(pki.clients.expired.cert), [], pool, new Date(Date.now() - 48 * 3_600_000))).toMatchObject({ accept: false });
+    expect(verifyClientChain([der(pki.clients.expired.cert)], pool, new Date(Date.now() - 48 * 3_600_000))).toMatchObject({ accept: false });
   });
 });

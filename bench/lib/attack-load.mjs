@@ -1,0 +1,31 @@
+// Attacking connections for tls-attack.bench.mjs, in their own process: `connections` loops,
+// each opening a TLS connection that presents the leaf + CAs (in a new order each time, so no
+// cached verdict answers it), waiting for the server to close it, and starting again, for
+// `seconds`. Prints {"handshakes": n} on exit. Usage: node attack-load.mjs <json-file>
+import { readFileSync } from 'node:fs';
+import { connect } from 'node:tls';
+
+const { port, connections, seconds, key, leaf, cas } = JSON.parse(readFileSync(process.argv[2], 'utf8'));
+const until = Date.now() + seconds * 1000;
+let handshakes = 0;
+const shuffled = () => {
+  const order = [...cas];
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [order[i], order[j]] = [order[j], order[i]];
+  }
+  return leaf + order.join('');
+};
+async function loop() {
+  while (Date.now() < until) {
+    await new Promise((resolve) => {
+      const socket = connect({ host: '127.0.0.1', port, cert: shuffled(), key, rejectUnauthorized: false });
+      socket.on('error', () => {});
+      socket.once('secureConnect', () => (handshakes += 1));
+      socket.once('close', resolve);
+      socket.resume();
+    });
+  }
+}
+await Promise.all(Array.from({ length: connections }, loop));
+process.stdout.write(JSON.stringify({ handshakes }));

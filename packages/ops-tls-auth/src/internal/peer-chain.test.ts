@@ -1,0 +1,84 @@
+import { X509Certificate } from 'node:crypto';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { connect, createServer, type TLSSocket } from 'node:tls';
+import { createTestPki, type PemPair, type TestCa, type TestPki } from '@fabric-ops/test-kit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { captureChainsEarly, certificateMessageLength, createAdmittedChains, oversizeReason } from './peer-chain.ts';
+import { nativeChainIsFaithful } from './self-probe.ts';
+
+let pki: TestPki;
+let leaf: PemPair;
+let otherIntermediate: TestCa;
+beforeAll(async () => {
+  pki = await createTestPki();
+  otherIntermediate = await pki.ca.issueIntermediate('pc-other-intermediate');
+  leaf = await pki.intermediateCa.issue('pc-leaf', { subject: { O: 'Org1', CN: 'chain-as-sent' }, extendedKeyUsage: ['clientAuth'] });
+}, 60_000);
+afterAll(() => pki?.cleanup());
+
+const derOf = (pem: string): Buffer => new X509Certificate(pem).raw;
+
+async function capturedOver(version: 'TLSv1.2' | 'TLSv1.3', sentPems: readonly string[], key: string): Promise<{ list: Buffer[]; authorized: boolean }> {
+  // OpenSSL trusts the root, so its own verification succeeds: the case in which some Node
+  // lines drop everything after the leaf unless it is read early.
+  const server = createServer({ cert: pki.server.cert, key: pki.server.key, ca: [pki.ca.cert], requestCert: true, rejectUnauthorized: false });
+  const read = captureChainsEarly(server);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  try {
+    const accepted = once(server, 'secureConnection') as Promise<[TLSSocket]>;
+    const client = connect({ port: (server.address() as AddressInfo).port, host: '127.0.0.1', cert: sentPems.join(''), key, rejectUnauthorized: false, minVersion: version, maxVersion: version });
+    client.on('error', () => {});
+    const [socket] = await accepted;
+    const got = read(socket);
+    client.destroy();
+    socket.destroy();
+    return { list: got !== undefined && 'list' in got ? (got.list ?? []).map((der) => Buffer.from(der)) : [], authorized: socket.authorized };
+  } finally {
+    server.close();
+  }
+}
+
+describe('captureChainsEarly', () => {
+  for (const version of ['TLSv1.2', 'TLSv1.3'] as const) {
+    it(`reads the client's certificate list exactly as sent (${version}): order, duplicates, unrelated extras`, async () => {
+      const sent = [leaf.cert, pki.rogueCa.cert, pki.intermediateCa.cert, otherIntermediate.cert, pki.intermediateCa.cert];
+      const { list, authorized } = await capturedOver(version, sent, leaf.key);
+      expect(authorized).toBe(true);
+      expect(list).toEqual(sent.map(derOf));
+    });
+  }
+
+  it('reads a lone leaf as a list of one', async () => {
+    const { list } = await capturedOver('TLSv1.3', [pki.clients.good.cert], pki.clients.good.key);
+    expect(list).toEqual([derOf(pki.clients.good.cert)]);
+  });
+});
+
+describe('nativeChainIsFaithful', () => {
+  it('finds the early capture faithful on this Node line (through a real tls.Server, TLS 1.2 and 1.3, verified and not)', async () => {
+    expect(await nativeChainIsFaithful()).toBe(true);
+  });
+});
+
+describe('certificateMessageLength', () => {
+  it('counts Go\'s body length: TLS 1.2 list, TLS 1.3 context byte and per-entry extensions', () => {
+    const list = [new Uint8Array(1000), new Uint8Array(500)];
+    expect(certificateMessageLength(list, false)).toBe(3 + 3 + 1000 + 3 + 500);
+    expect(certificateMessageLength(list, true)).toBe(1 + 3 + 3 + 1000 + 2 + 3 + 500 + 2);
+    expect(oversizeReason(70_000)).toBe('tls: handshake message of length 70000 bytes exceeds maximum of 65536 bytes');
+  });
+});
+
+describe('createAdmittedChains', () => {
+  it('remembers the list admitted for a leaf, bounded, oldest out first', () => {
+    const chains = createAdmittedChains(2);
+    const a = [Buffer.from('leaf-a'), Buffer.from('ca')];
+    chains.remember(a);
+    chains.remember([Buffer.from('leaf-b')]);
+    chains.remember([Buffer.from('leaf-c')]);
+    expect(chains.forLeaf(Buffer.from('leaf-a'))).toBeUndefined();
+    expect(chains.forLeaf(Buffer.from('leaf-c'))).toEqual([Buffer.from('leaf-c')]);
+  });
+});

@@ -1,0 +1,91 @@
+import { createHash } from 'node:crypto';
+import type { Server as TlsNetServer, TLSSocket } from 'node:tls';
+
+/** Go's `maxHandshake`: a handshake message body longer than this fails the handshake. */
+export const MAX_HANDSHAKE_MESSAGE_BYTES = 65_536;
+/** Walk guard: a Certificate message within Go's limit cannot hold more certificates than this. */
+const MAX_LISTED = Math.ceil(MAX_HANDSHAKE_MESSAGE_BYTES / 5);
+
+/**
+ * The certificates the client sent, leaf first, in the order sent, through Node's own walk
+ * (`getPeerX509Certificate().issuerCertificate`...). Where the self-probe found this walk
+ * faithful, it is exactly the client's Certificate message; elsewhere it may be shorter
+ * (see relay.ts). Undefined when the client sent no certificate.
+ */
+export function nativePeerChain(socket: TLSSocket): Uint8Array[] | undefined {
+  const leaf = socket.getPeerX509Certificate();
+  if (leaf === undefined) return undefined;
+  const list: Uint8Array[] = [leaf.raw];
+  let current = leaf.issuerCertificate;
+  let previous = leaf;
+  while (current !== undefined && current !== previous && list.length <= MAX_LISTED) {
+    list.push(current.raw);
+    previous = current;
+    current = current.issuerCertificate;
+  }
+  return list;
+}
+
+/** What a connection's client sent, read as soon as its handshake finished. */
+export type CapturedChain = { readonly list: Uint8Array[] | undefined } | { readonly malformed: true };
+
+/**
+ * Reads each connection's certificate list at the first moment it exists, before Node's own
+ * server code runs: on some Node lines (24.x) the server reads the peer certificate itself when
+ * OpenSSL's verification succeeded, and that read drops every certificate after the leaf
+ * (nodejs/node#65579). The only public hook that hands over the server-side TLSSocket before
+ * its 'secure' event is 'keylog' (emitted while the handshake's secrets are derived); the
+ * line itself is ignored.
+ */
+export function captureChainsEarly(server: TlsNetServer): (socket: TLSSocket) => CapturedChain | undefined {
+  const captured = new WeakMap<TLSSocket, CapturedChain>();
+  const hooked = new WeakSet<TLSSocket>();
+  server.on('keylog', (_line: Buffer, socket: TLSSocket) => {
+    if (hooked.has(socket)) return;
+    hooked.add(socket);
+    socket.prependOnceListener('secure', () => {
+      try {
+        captured.set(socket, { list: nativePeerChain(socket) });
+      } catch {
+        captured.set(socket, { malformed: true });
+      }
+    });
+  });
+  return (socket) => captured.get(socket);
+}
+
+/**
+ * The body length of the client's Certificate message carrying `list` (TLS 1.3 adds a request
+ * context byte and an empty extensions field per entry). Used where only the certificates, not
+ * the message, are at hand.
+ */
+export function certificateMessageLength(list: readonly Uint8Array[], tls13: boolean): number {
+  let length = tls13 ? 1 + 3 : 3;
+  for (const der of list) length += 3 + der.length + (tls13 ? 2 : 0);
+  return length;
+}
+
+/** Go's error for an oversized handshake message. */
+export function oversizeReason(length: number): string {
+  return `tls: handshake message of length ${length} bytes exceeds maximum of ${MAX_HANDSHAKE_MESSAGE_BYTES} bytes`;
+}
+
+/**
+ * Chains admitted, by leaf: a resumed session carries only the leaf, and Go checks the
+ * session's certificates (the whole list the client sent) again on resumption.
+ */
+export function createAdmittedChains(maxEntries = 4096): { remember(list: readonly Uint8Array[]): void; forLeaf(leaf: Uint8Array): readonly Uint8Array[] | undefined } {
+  const byLeaf = new Map<string, readonly Uint8Array[]>();
+  const keyOf = (leaf: Uint8Array): string => createHash('sha256').update(leaf).digest('base64');
+  return {
+    remember(list) {
+      const key = keyOf(list[0]!);
+      byLeaf.delete(key);
+      byLeaf.set(key, list);
+      while (byLeaf.size > maxEntries) byLeaf.delete(byLeaf.keys().next().value as string);
+    },
+    forLeaf(leaf) {
+      return byLeaf.get(keyOf(leaf));
+    },
+  };
+}

@@ -1,0 +1,142 @@
+import { generateKeyPairSync, sign, X509Certificate, type KeyObject } from 'node:crypto';
+import { Duplex } from 'node:stream';
+import { connect, createServer, type Server, type TLSSocket } from 'node:tls';
+import { captureChainsEarly, type CapturedChain } from './peer-chain.ts';
+
+// Does the server of this process read the client's certificates exactly as sent? The walk
+// from getPeerX509Certificate is the Certificate message on Node 20-26 when read early enough
+// (see captureChainsEarly); asking the running process once is sounder than a table of versions.
+
+function derLength(length: number): Buffer {
+  if (length < 0x80) return Buffer.from([length]);
+  const bytes: number[] = [];
+  for (let rest = length; rest > 0; rest >>= 8) bytes.unshift(rest & 0xff);
+  return Buffer.from([0x80 | bytes.length, ...bytes]);
+}
+function der(tag: number, ...content: Buffer[]): Buffer {
+  const body = Buffer.concat(content);
+  return Buffer.concat([Buffer.from([tag]), derLength(body.length), body]);
+}
+const sequence = (...content: Buffer[]): Buffer => der(0x30, ...content);
+function utcTime(date: Date): Buffer {
+  const text = date.toISOString().replace(/[-:T]/g, '').slice(2, 14) + 'Z';
+  return der(0x17, Buffer.from(text, 'latin1'));
+}
+function commonName(name: string): Buffer {
+  // SEQUENCE { SET { SEQUENCE { OID 2.5.4.3, UTF8String } } }
+  return sequence(der(0x31, sequence(Buffer.from('0603550403', 'hex'), der(0x0c, Buffer.from(name, 'utf8')))));
+}
+// ecdsa-with-SHA256
+const ECDSA_SHA256 = sequence(Buffer.from('06082a8648ce3d040302', 'hex'));
+// extensions [3] { basicConstraints, critical, CA:TRUE }
+const CA_EXTENSIONS = der(0xa3, sequence(sequence(Buffer.from('0603551d13', 'hex'), Buffer.from('0101ff', 'hex'), der(0x04, sequence(Buffer.from('0101ff', 'hex'))))));
+
+interface Issued {
+  readonly name: string;
+  readonly der: Buffer;
+  readonly pem: string;
+  readonly key: string;
+  readonly privateKey: KeyObject;
+}
+
+/** A minimal v3 certificate (P-256), valid for a day either side of now; self-signed without an issuer. */
+function issue(name: string, serial: number, issuer?: Issued, ca = false): Issued {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const now = Date.now();
+  const tbs = sequence(
+    der(0xa0, der(0x02, Buffer.from([2]))),
+    der(0x02, Buffer.from([serial])),
+    ECDSA_SHA256,
+    commonName(issuer?.name ?? name),
+    sequence(utcTime(new Date(now - 86_400_000)), utcTime(new Date(now + 86_400_000))),
+    commonName(name),
+    publicKey.export({ type: 'spki', format: 'der' }),
+    ...(ca ? [CA_EXTENSIONS] : []),
+  );
+  const signature = sign('sha256', tbs, issuer?.privateKey ?? privateKey);
+  const certificate = sequence(tbs, ECDSA_SHA256, der(0x03, Buffer.from([0]), signature));
+  const pem = new X509Certificate(certificate).toString();
+  return { name, der: certificate, pem, key: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string, privateKey };
+}
+
+/** Two in-memory stream ends: what one writes, the other reads. */
+export function duplexPair(): [Duplex, Duplex] {
+  let left: Duplex | undefined;
+  let right: Duplex | undefined;
+  const end = (other: () => Duplex | undefined): Duplex =>
+    new Duplex({
+      read() {},
+      write(chunk, _encoding, done) {
+        other()?.push(chunk);
+        done();
+      },
+      final(done) {
+        other()?.push(null);
+        done();
+      },
+    });
+  left = end(() => right);
+  right = end(() => left);
+  return [left, right];
+}
+
+async function capturedList(server: Server, read: (socket: TLSSocket) => CapturedChain | undefined, version: 'TLSv1.2' | 'TLSv1.3', sent: readonly Issued[]): Promise<boolean> {
+  const [serverEnd, clientEnd] = duplexPair();
+  const client = connect({ socket: clientEnd, cert: sent.map((issued) => issued.pem).join(''), key: sent[0]!.key, rejectUnauthorized: false, minVersion: version, maxVersion: version });
+  client.on('error', () => {});
+  let serverSocket: TLSSocket | undefined;
+  try {
+    return await new Promise<boolean>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('self-probe handshake did not finish')), 10_000);
+      timer.unref();
+      // One handshake at a time: the next secure connection is this one.
+      const onSecure = (socket: TLSSocket): void => {
+        server.off('secureConnection', onSecure);
+        serverSocket = socket;
+        clearTimeout(timer);
+        const got = read(socket);
+        const list = got !== undefined && 'list' in got ? (got.list ?? []) : [];
+        resolve(socket.getProtocol() === version && list.length === sent.length && list.every((der, i) => Buffer.from(der).equals(sent[i]!.der)));
+      };
+      server.on('secureConnection', onSecure);
+      client.once('error', (error) => (clearTimeout(timer), reject(error)));
+      server.emit('connection', serverEnd);
+    });
+  } finally {
+    client.destroy();
+    serverSocket?.destroy();
+  }
+}
+
+let probed: Promise<boolean> | undefined;
+
+/**
+ * True when, in this process, the early capture (captureChainsEarly) reads every certificate
+ * a client sent, in order, with duplicates and unrelated extras, on TLS 1.2 and 1.3, both when
+ * OpenSSL's own verification succeeds and when it fails. Asked once per process, through a
+ * real tls.Server over in-memory streams, with throwaway certificates made here.
+ * Any failure of the probe itself answers false.
+ */
+export function nativeChainIsFaithful(): Promise<boolean> {
+  probed ??= (async () => {
+    try {
+      const ca = issue('probe-ca', 1, undefined, true);
+      const serverCertificate = issue('probe-server', 2, ca);
+      const verified = issue('probe-leaf', 3, ca);
+      const unverified = issue('probe-stranger', 4);
+      const extra = issue('probe-extra', 5);
+      const other = issue('probe-other', 6, ca, true);
+      const server = createServer({ cert: serverCertificate.pem, key: serverCertificate.key, ca: [ca.pem], requestCert: true, rejectUnauthorized: false, minVersion: 'TLSv1.2' });
+      const read = captureChainsEarly(server);
+      const results = [];
+      for (const version of ['TLSv1.2', 'TLSv1.3'] as const) {
+        // A duplicate and unrelated extras, once under a CA the server trusts, once not.
+        for (const leaf of [verified, unverified]) results.push(await capturedList(server, read, version, [leaf, extra, other, extra]));
+      }
+      return results.every(Boolean);
+    } catch {
+      return false;
+    }
+  })();
+  return probed;
+}
