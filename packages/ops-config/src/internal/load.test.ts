@@ -717,3 +717,27 @@ describe('duplicate keys, checked in time linear in the file', () => {
     expect(Date.now() - began).toBeLessThan(120_000);
   }, 300_000);
 });
+
+describe('long values: bounded where Fabric cannot use them, cut where echoed (issue 23, finding 10)', () => {
+  it('a bad duration of 100 KB gives a short line', () => {
+    const lines = problemsOf(() => peer('', { CORE_OPERATIONS_HEALTH_CHECKTIMEOUT: '0s'.repeat(50_000) }));
+    expect(lines).toEqual([`CORE_OPERATIONS_HEALTH_CHECKTIMEOUT: expected a duration of at least 1ms like 10s, got "${'0s'.repeat(40)}…"`]);
+    const unparsable = problemsOf(() => orderer('', { ORDERER_OPERATIONS_HEALTH_CHECKTIMEOUT: 'x'.repeat(100_000) }));
+    expect(unparsable).toHaveLength(1);
+    expect(unparsable[0]!.length).toBeLessThan(300);
+  });
+
+  it('a StatsD prefix over 1024 bytes is refused with its size, one at the bound loads', () => {
+    const statsd = 'metrics:\n  provider: statsd\n  statsd:\n    address: 127.0.0.1:8125\n';
+    expect(problemsOf(() => peer(statsd, { CORE_METRICS_STATSD_PREFIX: 'p'.repeat(70_000) }))).toEqual([
+      `CORE_METRICS_STATSD_PREFIX: expected a prefix of at most 1024 bytes (every StatsD line carries it) when metrics.provider is statsd, got "${'p'.repeat(80)}…" (70000 bytes)`,
+    ]);
+    expect(problemsOf(() => orderer('Metrics:\n  Provider: statsd\n  Statsd:\n    Address: 127.0.0.1:8125\n', { ORDERER_METRICS_STATSD_PREFIX: 'é'.repeat(513) }))).toEqual([
+      `ORDERER_METRICS_STATSD_PREFIX: expected a prefix of at most 1024 bytes (every StatsD line carries it) when Metrics.Provider is statsd, got "${'é'.repeat(80)}…" (1026 bytes)`,
+    ]);
+    const atBound = peer(statsd, { CORE_METRICS_STATSD_PREFIX: 'p'.repeat(1024) });
+    expect(atBound.config.metrics.statsd?.prefix).toHaveLength(1024);
+    // not used without StatsD, so not judged
+    expect(peer('', { CORE_METRICS_STATSD_PREFIX: 'p'.repeat(70_000) }).config.metrics.provider).toBe('disabled');
+  });
+});
