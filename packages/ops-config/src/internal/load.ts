@@ -114,12 +114,23 @@ function firstLine(text: string): string {
   return text.split('\n')[0]!.replace(/:$/, '');
 }
 
+/** Where yaml reports a duplicate key: an empty key (`: 1`) at its `:`, any other at its start. */
+function keyOffset(key: YamlNode, text: string): number {
+  const [start = 0, end = start] = key.range ?? [];
+  if (start !== end) return start;
+  let at = start;
+  while (text[at] === ' ' || text[at] === '\t') at += 1;
+  return at;
+}
+
 /**
  * yaml's own duplicate-key check compares each key with every earlier one of its map (32,000
  * keys took 29 s); this is the same rule (scalar keys with equal values; other keys never
- * match) with one Set per map. The offsets are where yaml would report each duplicate.
+ * match) with one Set per map. Each offset is the duplicate key's own, which is where yaml
+ * reports it too for a key that starts its line (after an empty value yaml names the end of
+ * the line before).
  */
-function duplicateKeyOffsets(document: Document): number[] {
+function duplicateKeyOffsets(document: Document, text: string): number[] {
   const offsets: number[] = [];
   // a stack, not recursion: nesting as deep as yaml parses stays within bounds here
   const pending: unknown[] = [document.contents];
@@ -131,7 +142,7 @@ function duplicateKeyOffsets(document: Document): number[] {
         const key = pair.key as YamlNode | null;
         // yaml compares with ===: NaN never equals itself
         if (isScalar(key) && !Number.isNaN(key.value)) {
-          if (seen.has(key.value)) offsets.push(key.range?.[0] ?? 0);
+          if (seen.has(key.value)) offsets.push(keyOffset(key, text));
           else seen.add(key.value);
         }
         pending.push(pair.key, pair.value);
@@ -150,7 +161,7 @@ function parseYaml(text: string, label: string): unknown {
   // merge keys (`<<: *base`) as Go's YAML decoders understand them
   const document = parseDocument(text, { merge: true, uniqueKeys: false, prettyErrors: true, lineCounter });
   const problems = document.errors.map((error) => ({ at: error.pos[0], line: `${label}: not valid YAML: ${firstLine(error.message)}` }));
-  for (const offset of duplicateKeyOffsets(document)) {
+  for (const offset of duplicateKeyOffsets(document, text)) {
     const { line, col } = lineCounter.linePos(offset);
     problems.push({ at: offset, line: `${label}: not valid YAML: Map keys must be unique at line ${line}, column ${col}` });
   }
