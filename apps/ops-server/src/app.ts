@@ -1,7 +1,7 @@
 import { formatHostPort } from '@fabric-ops/ops-http/go';
 import type { LoadedConfig, MetricsSettings, OperationsSettings } from '@fabric-ops/ops-config';
 import type { MetricsOptions } from '@fabric-ops/ops-metrics';
-import { createLoggingFromEnv, isLogspecError, type Logging } from '@fabric-ops/ops-logspec';
+import { createLoggingFromEnv, isLogspecError, loggingSettingsFromEnv, type Logging } from '@fabric-ops/ops-logspec';
 import { isTlsAuthError, loadTlsCredentials } from '@fabric-ops/ops-tls-auth';
 // The package's own entry, by name: this entry point then shares the one copy of the system
 // code with it instead of bundling a second.
@@ -56,6 +56,31 @@ function verifyTlsFiles(loaded: LoadedConfig<AppConfig>): readonly string[] {
   }
 }
 
+/** How much of a quoted value a logging problem line repeats. */
+const MAX_SHOWN_VALUE = 80;
+
+/**
+ * ops-logspec's line with every quoted value cut short: a 100 KB FABRIC_LOGGING_SPEC must not
+ * become a 100 KB line (twice: the spec and its bad segment).
+ */
+function loggingProblemLine(message: string): string {
+  return message.replace(/'([^'\n]*)'/g, (whole, value: string) => (value.length > MAX_SHOWN_VALUE ? `'${value.slice(0, MAX_SHOWN_VALUE)}…'` : whole));
+}
+
+/**
+ * FABRIC_LOGGING_SPEC and FABRIC_LOGGING_FORMAT, checked as a start reads them, so that
+ * `--check-config` refuses what a start refuses, with the same line.
+ */
+function verifyLoggingEnv(env: NodeJS.ProcessEnv): readonly string[] {
+  try {
+    loggingSettingsFromEnv(env);
+    return [];
+  } catch (error) {
+    if (isLogspecError(error)) return [loggingProblemLine(error.message)];
+    throw error;
+  }
+}
+
 /** ops-config's parsed `metrics` section is already what ops-metrics takes; only its shape differs. */
 function metricsOptionsFor(metrics: MetricsSettings): MetricsOptions {
   return metrics.provider === 'statsd' ? { provider: 'statsd', statsd: metrics.statsd } : { provider: metrics.provider };
@@ -83,8 +108,9 @@ function readyLine(config: AppConfig, address: string, checks: readonly string[]
  */
 export async function runOperationsApp<C extends AppConfig>(app: OperationsApp<C>): Promise<number> {
   const env = app.env ?? process.env;
-  // The command line first: --help and --check-config must work whatever the logging env says.
-  const startup = app.configure(verifyTlsFiles);
+  // The command line first: --help must work whatever the logging env says. --check-config
+  // and a start check the logging env with the configuration, and print the same line.
+  const startup = app.configure((loaded) => [...verifyLoggingEnv(env), ...verifyTlsFiles(loaded)]);
   if (startup.action === 'exit') return startup.exitCode;
   const { loaded } = startup;
   const { config } = loaded;
@@ -96,7 +122,7 @@ export async function runOperationsApp<C extends AppConfig>(app: OperationsApp<C
     logging = createLoggingFromEnv(env);
   } catch (error) {
     if (!isLogspecError(error)) throw error;
-    process.stderr.write(`${error.message}\n`);
+    process.stderr.write(`${loggingProblemLine(error.message)}\n`);
     return 1;
   }
   const logger = logging.getLogger(app.loggerName);

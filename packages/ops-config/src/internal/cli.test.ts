@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -94,6 +95,25 @@ describe('peerConfigFromCommandLine / ordererConfigFromCommandLine', () => {
       expect(peerConfigFromCommandLine({ argv, env, ...io })).toEqual({ action: 'exit', exitCode: 1 });
       expect(io.err.join('')).toBe(expected);
       expect(io.out).toEqual([]);
+    }
+  });
+
+  it('a FIFO or a symlink to /dev/zero as a TLS file: named at once, the same line for --check-config and a run (issue 23, finding 8)', () => {
+    const dir = configDir('orderer.yaml', '');
+    writeFileSync(join(dir, 'orderer.yaml'), `Operations:\n  TLS:\n    Enabled: true\n    PrivateKey: ${join(dir, 'key.pem')}\n`);
+    const fifo = join(dir, 'cert.pem');
+    execFileSync('mkfifo', [fifo]);
+    symlinkSync('/dev/zero', join(dir, 'key.pem'));
+    const env = { FABRIC_CFG_PATH: dir, ORDERER_OPERATIONS_TLS_CERTIFICATE: fifo };
+    const expected = [
+      `ORDERER_OPERATIONS_TLS_CERTIFICATE: open ${fifo}: not a regular file (a named pipe (FIFO))`,
+      `orderer.yaml: Operations.TLS.PrivateKey: open ${join(dir, 'key.pem')}: not a regular file (a character device)`,
+      '',
+    ].join('\n');
+    for (const argv of [['--check-config'], []]) {
+      const io = capture();
+      expect(ordererConfigFromCommandLine({ argv, env, ...io })).toEqual({ action: 'exit', exitCode: 1 });
+      expect(io.err.join('')).toBe(expected);
     }
   });
 

@@ -1,20 +1,17 @@
-import { goErrnoText } from '@fabric-ops/ops-http/go';
-import { closeSync, fstatSync, openSync } from 'node:fs';
+import { readRegularFileSync } from '@fabric-ops/ops-http/fs';
 import type { LoadedConfig, OrdererConfig, PeerConfig } from './load.ts';
 
-/** Go's `open <path>: <why>` (or `read <path>: is a directory`); undefined when the file can be read. */
+/** As ops-tls-auth reads them: far above any PEM bundle. */
+const MAX_TLS_FILE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Go's `open <path>: <why>` (or `read <path>: is a directory`); undefined when the file can be
+ * read. Read as ops-tls-auth reads it (a regular file of bounded size, never a wait on a FIFO),
+ * so the verdict here and the server's are the same.
+ */
 function unreadableReason(path: string): string | undefined {
-  let fd: number | undefined;
-  try {
-    fd = openSync(path, 'r');
-    const stats = fstatSync(fd);
-    if (stats.isFile()) return undefined;
-    return stats.isDirectory() ? `read ${path}: is a directory` : `open ${path}: not a regular file`;
-  } catch (error) {
-    return `open ${path}: ${goErrnoText(error)}`;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
+  const result = readRegularFileSync(path, { maxBytes: MAX_TLS_FILE_BYTES });
+  return result.ok ? undefined : result.message;
 }
 
 /**
@@ -35,7 +32,7 @@ export function unreadableTlsFiles(loaded: LoadedConfig<PeerConfig | OrdererConf
   const problems: string[] = [];
   for (const [where, path] of files) {
     const reason = unreadableReason(path);
-    if (reason !== undefined) problems.push(`${where}: ${/[\x00-\x1f\x7f]/.test(path) ? reason.replace(path, JSON.stringify(path)) : reason}`);
+    if (reason !== undefined) problems.push(`${where}: ${reason}`);
   }
   return problems;
 }

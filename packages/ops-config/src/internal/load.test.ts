@@ -1,6 +1,8 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseDocument } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, isConfigError } from './errors.ts';
 import { loadOrdererConfig, loadPeerConfig, parseConfigText, type OrdererConfig, type PeerConfig } from './load.ts';
@@ -636,6 +638,106 @@ describe('finding the file', () => {
   it('refuses a file too large to be a config file', () => {
     const dir = dirWith('core.yaml', `# ${'x'.repeat(5 * 1024 * 1024)}\n`);
     const lines = problemsOf(() => loadPeerConfig({ env: { FABRIC_CFG_PATH: dir } }));
-    expect(lines).toEqual([`core.yaml: expected at most 4194304 bytes, got 5242883 (${join(dir, 'core.yaml')})`]);
+    expect(lines).toEqual([`core.yaml: cannot be read: read ${join(dir, 'core.yaml')}: larger than 4194304 bytes`]);
+  });
+
+  it('--config or FABRIC_CFG_PATH naming a FIFO, /dev/zero or a symlink loop says what it is, at once (issue 23, finding 10)', () => {
+    const dir = tempDir();
+    const fifo = join(dir, 'core.yaml');
+    execFileSync('mkfifo', [fifo]);
+    const loop = join(dir, 'loop.yaml');
+    symlinkSync(loop, loop);
+    expect(problemsOf(() => loadPeerConfig({ env: {}, configFile: fifo }))).toEqual([`--config ${fifo}: ${fifo} is a named pipe (FIFO), not a regular file`]);
+    expect(problemsOf(() => loadPeerConfig({ env: {}, configFile: dir }))).toEqual([`--config ${dir}: ${fifo} is a named pipe (FIFO), not a regular file`]);
+    expect(problemsOf(() => loadPeerConfig({ env: {}, configFile: '/dev/zero' }))).toEqual(['--config /dev/zero: /dev/zero is a character device, not a regular file']);
+    expect(problemsOf(() => loadPeerConfig({ env: {}, configFile: loop }))).toEqual([`--config ${loop}: ${loop} cannot be read: too many levels of symbolic links`]);
+    expect(problemsOf(() => loadPeerConfig({ env: { FABRIC_CFG_PATH: dir } }))).toEqual([`${fifo} (from FABRIC_CFG_PATH) is a named pipe (FIFO), not a regular file`]);
+    expect(problemsOf(() => loadPeerConfig({ env: { FABRIC_CFG_PATH: '/dev/zero' } }))).toEqual(['FABRIC_CFG_PATH /dev/zero is a character device, not a regular file']);
+    expect(problemsOf(() => loadPeerConfig({ env: { FABRIC_CFG_PATH: loop } }))).toEqual([`FABRIC_CFG_PATH ${loop} cannot be read: too many levels of symbolic links`]);
+  });
+
+  it('a /proc file (size 0, not empty) is read whole: its text is judged, not taken as empty', () => {
+    // /proc/self/maps is one line of text per mapping, not a mapping of settings: refused for what it holds
+    const lines = problemsOf(() => loadPeerConfig({ env: {}, configFile: '/proc/self/maps' }));
+    expect(lines).toEqual([expect.stringMatching(/^maps: expected a mapping, got "[0-9a-f]+-[0-9a-f]+ /)]);
+  });
+});
+
+describe('duplicate keys, checked in time linear in the file', () => {
+  /** What yaml's own (quadratic) check reports, as this package words it. */
+  function yamlsOwn(text: string): string[] {
+    return parseDocument(text, { merge: true, uniqueKeys: true, prettyErrors: true }).errors.map((error) => `core.yaml: not valid YAML: ${error.message.split('\n')[0]!.replace(/:$/, '')}`);
+  }
+
+  it.each([
+    'a: 1\na: 2\n',
+    'a: 1\n"a": 2\n',
+    "a: 1\n'a': 2\nb: {x: 1, x: 2}\n",
+    '1: a\n"1": b\n',
+    '1: a\n1: b\n0x1: c\n',
+    'true: a\nTrue: b\n',
+    '~: a\nnull: b\n',
+    '? a\n: 1\n? a\n: 2\n',
+    '!!str a: 1\na: 2\n',
+    'x: &k a\ny:\n  *k : 1\n  a: 2\n',
+    'base: &b {a: 1}\nm:\n  <<: *b\n  <<: *b\n',
+    'l:\n  - {p: 1, p: 2}\n  - [q: 1, q: 2]\n',
+    '.nan: a\n.NaN: b\n',
+    'a:\n  b: 1\n  c:\n    d: 1\n    d: 2\n  b: 3\n',
+    'a: [unclosed\nb: 1\nb: 2\n',
+  ])('reports what yaml\'s own check reports for %j', (text) => {
+    const ours = (() => {
+      try {
+        return [...problemsOf(() => peer(text))];
+      } catch {
+        return [];
+      }
+    })();
+    const expected = yamlsOwn(text);
+    expect(ours.filter((line) => line.includes('not valid YAML'))).toEqual(expected);
+  });
+
+  it('a 4 MiB core.yaml, one map of ~160,000 keys with a duplicate near its end, is checked in seconds and the duplicate named (issue 23, finding 9)', () => {
+    const lines = ['operations:\n  listenAddress: 127.0.0.1:9443\nledger:\n'];
+    let size = lines[0]!.length;
+    for (let index = 0; ; index += 1) {
+      const line = `  key${String(index).padStart(7, '0')}: value${index}\n`;
+      if (size + line.length > 4 * 1024 * 1024 - 64) break;
+      lines.push(line);
+      size += line.length;
+    }
+    lines.push('  key0000001: again\n');
+    const dir = dirWith('core.yaml', lines.join(''));
+    expect(readFileSync(join(dir, 'core.yaml')).length).toBeGreaterThan(4 * 1024 * 1024 - 100);
+    const began = Date.now();
+    expect(problemsOf(() => loadPeerConfig({ env: { FABRIC_CFG_PATH: dir } }))).toEqual([
+      `core.yaml: not valid YAML: Map keys must be unique at line ${lines.length + 2}, column 3`,
+    ]);
+    // yaml's own check needed ~15 minutes for this; only a sanity bound, generous for a loaded machine
+    expect(Date.now() - began).toBeLessThan(120_000);
+  }, 300_000);
+});
+
+describe('long values: bounded where Fabric cannot use them, cut where echoed (issue 23, finding 10)', () => {
+  it('a bad duration of 100 KB gives a short line', () => {
+    const lines = problemsOf(() => peer('', { CORE_OPERATIONS_HEALTH_CHECKTIMEOUT: '0s'.repeat(50_000) }));
+    expect(lines).toEqual([`CORE_OPERATIONS_HEALTH_CHECKTIMEOUT: expected a duration of at least 1ms like 10s, got "${'0s'.repeat(40)}…"`]);
+    const unparsable = problemsOf(() => orderer('', { ORDERER_OPERATIONS_HEALTH_CHECKTIMEOUT: 'x'.repeat(100_000) }));
+    expect(unparsable).toHaveLength(1);
+    expect(unparsable[0]!.length).toBeLessThan(300);
+  });
+
+  it('a StatsD prefix over 1024 bytes is refused with its size, one at the bound loads', () => {
+    const statsd = 'metrics:\n  provider: statsd\n  statsd:\n    address: 127.0.0.1:8125\n';
+    expect(problemsOf(() => peer(statsd, { CORE_METRICS_STATSD_PREFIX: 'p'.repeat(70_000) }))).toEqual([
+      `CORE_METRICS_STATSD_PREFIX: expected a prefix of at most 1024 bytes (every StatsD line carries it) when metrics.provider is statsd, got "${'p'.repeat(80)}…" (70000 bytes)`,
+    ]);
+    expect(problemsOf(() => orderer('Metrics:\n  Provider: statsd\n  Statsd:\n    Address: 127.0.0.1:8125\n', { ORDERER_METRICS_STATSD_PREFIX: 'é'.repeat(513) }))).toEqual([
+      `ORDERER_METRICS_STATSD_PREFIX: expected a prefix of at most 1024 bytes (every StatsD line carries it) when Metrics.Provider is statsd, got "${'é'.repeat(80)}…" (1026 bytes)`,
+    ]);
+    const atBound = peer(statsd, { CORE_METRICS_STATSD_PREFIX: 'p'.repeat(1024) });
+    expect(atBound.config.metrics.statsd?.prefix).toHaveLength(1024);
+    // not used without StatsD, so not judged
+    expect(peer('', { CORE_METRICS_STATSD_PREFIX: 'p'.repeat(70_000) }).config.metrics.provider).toBe('disabled');
   });
 });

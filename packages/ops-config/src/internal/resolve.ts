@@ -48,6 +48,13 @@ export interface ResolveInput {
   readonly configDir: string;
 }
 
+/**
+ * Every StatsD line carries the prefix; with Fabric's longest metric names a line then still
+ * fits one Ethernet-sized datagram (ops-metrics packs 1,432 bytes). A longer prefix used to
+ * pass and then no line was ever sent.
+ */
+export const MAX_STATSD_PREFIX_BYTES = 1024;
+
 /** Node.js turns a longer setInterval delay into 1ms, which would flush StatsD in a tight loop. */
 const MAX_TIMER_NANOS = 2_147_483_647 * 1e6;
 const NANOS_PER_MS = 1e6;
@@ -123,8 +130,9 @@ function hostPortOf(text: string): HostPort | { readonly problem: string } {
   }
 }
 
+/** As written when it was text (cut short, as every echoed value), else Go's spelling. */
 function displayDuration(nanos: number, raw: unknown): string {
-  return typeof raw === 'string' ? JSON.stringify(raw) : JSON.stringify(formatGoDuration(nanos));
+  return typeof raw === 'string' ? describeValue(raw) : JSON.stringify(formatGoDuration(nanos));
 }
 
 /**
@@ -294,6 +302,13 @@ export function resolveSettings(input: ResolveInput): Resolution {
             // Go dials ":8125" on this machine
             statsdAddress = { host: parsed.host === '' ? '127.0.0.1' : parsed.host, port: parsed.port };
           }
+        }
+        const prefix = values.get('statsd.prefix') as string;
+        const prefixBytes = Buffer.byteLength(prefix);
+        if (ok('statsd.prefix') && prefixBytes > MAX_STATSD_PREFIX_BYTES) {
+          crossProblems.push(
+            `${labelOf('statsd.prefix')}: expected a prefix of at most ${MAX_STATSD_PREFIX_BYTES} bytes (every StatsD line carries it) when ${keyOf('metrics.provider')} is statsd, got ${describeValue(prefix)} (${prefixBytes} bytes)`,
+          );
         }
         const interval = values.get('statsd.writeInterval') as number;
         if (ok('statsd.writeInterval') && interval < 1e6) {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import * as files from '@fabric-ops/ops-http/fs';
 import * as go from '@fabric-ops/ops-http/go';
 import * as index from '@fabric-ops/ops-http';
 
@@ -7,5 +8,10 @@ describe('entries', () => {
     expect(Object.keys(go).sort()).toEqual(['formatGoDuration', 'formatHostPort', 'formatRemoteAddress', 'goErrnoText', 'splitHostPort']);
     for (const name of Object.keys(go)) expect(Object.keys(index)).not.toContain(name);
     expect(Object.keys(index)).toContain('writeNotFound');
+  });
+
+  it('keeps the bounded file reader out of the index, in ./fs', () => {
+    expect(Object.keys(files).sort()).toEqual(['DEFAULT_MAX_FILE_BYTES', 'describeFileKind', 'readRegularFileSync', 'shownPath']);
+    for (const name of Object.keys(files)) expect(Object.keys(index)).not.toContain(name);
   });
 });

@@ -1,8 +1,9 @@
-import { writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTestPki, type TestPki } from '@fabric-ops/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadTlsCredentials } from './credentials.ts';
+import { loadTlsCredentials, MAX_TLS_FILE_BYTES } from './credentials.ts';
 import { isTlsAuthError } from './errors.ts';
 import type { TlsSettings } from './settings.ts';
 
@@ -92,7 +93,7 @@ describe('loadTlsCredentials', () => {
   });
 
   it('reports a directory and an unreadable file', () => {
-    expect(failure(() => loadTlsCredentials(settings({ certFile: pki.dir }))).message).toBe(`operations.tls.cert.file: open ${pki.dir}: is a directory`);
+    expect(failure(() => loadTlsCredentials(settings({ certFile: pki.dir }))).message).toBe(`operations.tls.cert.file: read ${pki.dir}: is a directory`);
     const denied = () => {
       throw Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' });
     };
@@ -130,5 +131,56 @@ describe('loadTlsCredentials', () => {
   it('every message is a single line', () => {
     const reads = [() => loadTlsCredentials(settings({ certFile: '/a\\b' })), () => loadTlsCredentials(settings({ keyFile: pki.ca.certFile }))];
     for (const read of reads) expect(failure(read).message).not.toContain('\n');
+  });
+
+  it('refuses a FIFO at once, without waiting for a writer (issue 23, finding 8)', () => {
+    const pipe = join(pki.dir, 'cert-fifo.pem');
+    execFileSync('mkfifo', [pipe]);
+    expect(failure(() => loadTlsCredentials(settings({ certFile: pipe })))).toEqual({
+      code: 'FILE_UNREADABLE',
+      message: `operations.tls.cert.file: open ${pipe}: not a regular file (a named pipe (FIFO))`,
+    });
+    expect(failure(() => loadTlsCredentials(settings({ clientRootCAs: [pipe] }), ORDERER_LABELS)).message).toBe(
+      `Operations.TLS.ClientRootCAs[0]: open ${pipe}: not a regular file (a named pipe (FIFO))`,
+    );
+  });
+
+  it('refuses a symlink to /dev/zero and a file over the bound without reading them (issue 23, finding 7)', () => {
+    const zero = join(pki.dir, 'zero-link.key');
+    symlinkSync('/dev/zero', zero);
+    expect(failure(() => loadTlsCredentials(settings({ keyFile: zero }))).message).toBe(`operations.tls.key.file: open ${zero}: not a regular file (a character device)`);
+    const sparse = join(pki.dir, 'sparse.pem');
+    writeFileSync(sparse, '');
+    truncateSync(sparse, 2 ** 31);
+    expect(failure(() => loadTlsCredentials(settings({ certFile: sparse }))).message).toBe(`operations.tls.cert.file: read ${sparse}: larger than ${MAX_TLS_FILE_BYTES} bytes`);
+  });
+
+  it('cuts a very long path in the line it prints', () => {
+    const message = failure(() => loadTlsCredentials(settings({ certFile: `/${'p'.repeat(100_000)}` }))).message;
+    expect(message.length).toBeLessThan(400);
+    expect(message).toMatch(/^operations\.tls\.cert\.file: open "\/p+…": file name too long$/);
+  });
+
+  it('finds PEM blocks in time linear in the file: bound-sized files of BEGIN lines without END are refused quickly', () => {
+    const junk = join(pki.dir, 'begin-only.pem');
+    const line = '-----BEGIN CERTIFICATE-----\n';
+    writeFileSync(junk, line.repeat(Math.floor(MAX_TLS_FILE_BYTES / line.length)));
+    const keyJunk = join(pki.dir, 'begin-only.key');
+    writeFileSync(keyJunk, '-----BEGIN PRIVATE KEY-----\n-----BEGIN RSA PRIVATE KEY-----\n'.repeat(Math.floor(MAX_TLS_FILE_BYTES / 60)));
+    const began = Date.now();
+    expect(failure(() => loadTlsCredentials(settings({ certFile: junk }))).message).toBe(`operations.tls.cert.file: ${junk}: no PEM certificate found`);
+    expect(failure(() => loadTlsCredentials(settings({ keyFile: keyJunk }))).message).toBe(`operations.tls.key.file: ${keyJunk}: no PEM private key found`);
+    // the regular expressions this replaced took minutes here; a generous bound for a loaded machine
+    expect(Date.now() - began).toBeLessThan(10_000);
+  });
+
+  it('still finds blocks among noise: a key after a stray BEGIN line, certificates with CRLF line ends', () => {
+    const key = readFileSync(pki.server.keyFile, 'utf8');
+    const noisy = join(pki.dir, 'noisy.key');
+    writeFileSync(noisy, `-----BEGIN EC PRIVATE KEY-----\nstray\n${key}`);
+    expect(loadTlsCredentials(settings({ keyFile: noisy })).key).toBe(key.trim());
+    const crlf = join(pki.dir, 'crlf.pem');
+    writeFileSync(crlf, readFileSync(pki.serverChain.certFile, 'utf8').replace(/\n/g, '\r\n'));
+    expect(loadTlsCredentials(settings({ certFile: crlf, keyFile: pki.serverChain.keyFile })).cert.match(/BEGIN CERTIFICATE/g)).toHaveLength(2);
   });
 });

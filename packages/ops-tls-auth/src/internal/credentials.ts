@@ -1,5 +1,5 @@
 import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readRegularFileSync, shownPath } from '@fabric-ops/ops-http/fs';
 import { goErrnoText } from '@fabric-ops/ops-http/go';
 import { TlsAuthError } from './errors.ts';
 import { clientRootCaLabel, DEFAULT_FILE_LABELS, type TlsFileLabels, type TlsFiles } from './settings.ts';
@@ -21,7 +21,11 @@ export interface TlsCredentials {
 export interface LoadTlsOptions {
   /** How error lines name each file; the peer's `core.yaml` keys by default. */
   readonly labels?: Partial<TlsFileLabels>;
-  /** Reads a whole file (tests inject one); `fs.readFileSync` by default. */
+  /**
+   * Reads a whole file (tests inject one). By default a regular file of at most
+   * `MAX_TLS_FILE_BYTES` is read without ever blocking: a FIFO, a device or a directory is
+   * refused unopened, as at start-up so at every reload.
+   */
   readonly read?: (path: string) => string;
   /** The clock the validity warnings use. Default now. */
   readonly now?: Date;
@@ -29,22 +33,67 @@ export interface LoadTlsOptions {
 
 type ReadText = (path: string) => string;
 
-const readUtf8: ReadText = (path) => readFileSync(path, 'utf8');
+/** Far above any PEM bundle (Mozilla's whole CA bundle is about 220 KB); a wrong path cannot fill memory. */
+export const MAX_TLS_FILE_BYTES: number = 4 * 1024 * 1024;
 
-const CERTIFICATE_BLOCK = /-----BEGIN CERTIFICATE-----\r?\n[\s\S]*?-----END CERTIFICATE-----/g;
-const PRIVATE_KEY_BLOCK = /-----BEGIN ((?:RSA |EC |ENCRYPTED )?PRIVATE KEY)-----\r?\n[\s\S]*?-----END \1-----/;
+const KEY_LABELS = ['PRIVATE KEY', 'RSA PRIVATE KEY', 'EC PRIVATE KEY', 'ENCRYPTED PRIVATE KEY'] as const;
 
-function readOrFail(read: ReadText, key: string, path: string): string {
+/** The newline a PEM header line ends with; the index after it, or -1. */
+function afterHeader(text: string, at: number): number {
+  if (text.startsWith('\n', at)) return at + 1;
+  return text.startsWith('\r\n', at) ? at + 2 : -1;
+}
+
+/**
+ * Every `-----BEGIN <label>-----` … `-----END <label>-----` block, first first. A scan rather
+ * than a lazy regular expression, which goes back over the rest of the text from every BEGIN
+ * without an END: a 4 MiB file of bare BEGIN lines would hold the event loop for minutes.
+ */
+function pemBlocks(text: string, labels: readonly string[], first = false): { label: string; block: string }[] {
+  const found: { label: string; block: string }[] = [];
+  const unterminated = new Set<string>();
+  let from = 0;
+  for (;;) {
+    const begin = text.indexOf('-----BEGIN ', from);
+    if (begin === -1) return found;
+    from = begin + 1;
+    for (const label of labels) {
+      const header = `-----BEGIN ${label}-----`;
+      if (unterminated.has(label) || !text.startsWith(header, begin)) continue;
+      const body = afterHeader(text, begin + header.length);
+      if (body === -1) continue;
+      const footer = `-----END ${label}-----`;
+      const end = text.indexOf(footer, body);
+      // no END now means no END after any later BEGIN either
+      if (end === -1) {
+        unterminated.add(label);
+        continue;
+      }
+      found.push({ label, block: text.slice(begin, end + footer.length) });
+      if (first) return found;
+      from = end + footer.length;
+      break;
+    }
+  }
+}
+
+function readOrFail(read: ReadText | undefined, key: string, path: string): string {
+  if (read === undefined) {
+    const result = readRegularFileSync(path, { maxBytes: MAX_TLS_FILE_BYTES });
+    if (!result.ok) throw new TlsAuthError('FILE_UNREADABLE', `${key}: ${result.message}`);
+    return result.bytes.toString('utf8');
+  }
   try {
     return read(path);
   } catch (error) {
     const reason = goErrnoText(error);
-    throw new TlsAuthError('FILE_UNREADABLE', `${key}: open ${path}: ${reason}`, { cause: error });
+    throw new TlsAuthError('FILE_UNREADABLE', `${key}: open ${shownPath(path)}: ${reason}`, { cause: error });
   }
 }
 
-function certificatesIn(text: string, key: string, path: string): X509Certificate[] {
-  const blocks = text.match(CERTIFICATE_BLOCK) ?? [];
+function certificatesIn(text: string, key: string, file: string): X509Certificate[] {
+  const path = shownPath(file);
+  const blocks = pemBlocks(text, ['CERTIFICATE']).map((found) => found.block);
   if (blocks.length === 0) throw new TlsAuthError('NOT_PEM', `${key}: ${path}: no PEM certificate found`);
   return blocks.map((block, index) => {
     try {
@@ -55,14 +104,15 @@ function certificatesIn(text: string, key: string, path: string): X509Certificat
   });
 }
 
-function privateKeyIn(text: string, key: string, path: string): { object: KeyObject; pem: string } {
-  const match = PRIVATE_KEY_BLOCK.exec(text);
-  if (match === null) throw new TlsAuthError('NOT_PEM', `${key}: ${path}: no PEM private key found`);
-  if (match[1] === 'ENCRYPTED PRIVATE KEY') {
+function privateKeyIn(text: string, key: string, file: string): { object: KeyObject; pem: string } {
+  const path = shownPath(file);
+  const [match] = pemBlocks(text, KEY_LABELS, true);
+  if (match === undefined) throw new TlsAuthError('NOT_PEM', `${key}: ${path}: no PEM private key found`);
+  if (match.label === 'ENCRYPTED PRIVATE KEY') {
     throw new TlsAuthError('NOT_PEM', `${key}: ${path}: the private key is encrypted; an unencrypted key is required`);
   }
   try {
-    return { object: createPrivateKey(match[0]), pem: match[0] };
+    return { object: createPrivateKey(match.block), pem: match.block };
   } catch {
     throw new TlsAuthError('NOT_PEM', `${key}: ${path}: the PEM private key cannot be parsed`);
   }
@@ -92,13 +142,13 @@ export function serverCertificateWarnings(leaf: X509Certificate, now: Date): str
  */
 export function loadTlsCredentials(files: TlsFiles, options: LoadTlsOptions = {}): TlsCredentials {
   const labels: TlsFileLabels = { ...DEFAULT_FILE_LABELS, ...options.labels };
-  const read = options.read ?? readUtf8;
+  const read = options.read;
   const certText = readOrFail(read, labels.certFile, files.certFile);
   const keyText = readOrFail(read, labels.keyFile, files.keyFile);
   const chain = certificatesIn(certText, labels.certFile, files.certFile);
   const privateKey = privateKeyIn(keyText, labels.keyFile, files.keyFile);
   if (!chain[0]!.checkPrivateKey(privateKey.object)) {
-    throw new TlsAuthError('KEY_MISMATCH', `${labels.keyFile}: ${files.keyFile}: private key does not match the certificate in ${files.certFile}`);
+    throw new TlsAuthError('KEY_MISMATCH', `${labels.keyFile}: ${shownPath(files.keyFile)}: private key does not match the certificate in ${shownPath(files.certFile)}`);
   }
   const ca: string[] = [];
   files.clientRootCAs.forEach((path, index) => {

@@ -1,4 +1,5 @@
-import { copyFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTestPki, type TestPki } from '@fabric-ops/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -64,5 +65,51 @@ describe('createCredentialReloader', () => {
     expect(applied).toHaveLength(1);
     reloader.close();
     expect(process.listenerCount('SIGHUP')).toBe(before);
+  });
+
+  it('a certificate replaced by a FIFO or a symlink to /dev/zero: refused at once, the old credentials kept, the loop never held (issue 23, finding 7)', async () => {
+    const certFile = join(pki.dir, 'swapped.cert.pem');
+    const keyFile = join(pki.dir, 'swapped.key.pem');
+    copyFileSync(pki.server.certFile, certFile);
+    copyFileSync(pki.server.keyFile, keyFile);
+    const applied: TlsCredentials[] = [];
+    const failed: { message: string; trigger: ReloadTrigger }[] = [];
+    const reloader = createCredentialReloader({
+      settings: { certFile, keyFile, clientRootCAs: [] },
+      apply: (c) => applied.push(c),
+      onReloadFailed: (e, t) => failed.push({ message: e.message, trigger: t }),
+      pollIntervalMs: 50,
+      debounceMs: 50,
+      reloadOnSighup: false,
+    });
+    // a timer that must keep firing while the reloads happen: a blocking read would stop it
+    let ticks = 0;
+    const ticker = setInterval(() => (ticks += 1), 20);
+    try {
+      const pipe = join(pki.dir, 'swapped.fifo');
+      execFileSync('mkfifo', [pipe]);
+      renameSync(pipe, certFile);
+      await expect.poll(() => failed.length, { timeout: 10_000 }).toBe(1);
+      expect(failed[0]).toEqual({ message: `operations.tls.cert.file: open ${certFile}: not a regular file (a named pipe (FIFO))`, trigger: 'file-change' });
+      const ticksBefore = ticks;
+      await expect.poll(() => ticks, { timeout: 10_000 }).toBeGreaterThan(ticksBefore + 2);
+
+      const zero = join(pki.dir, 'swapped.zero');
+      symlinkSync('/dev/zero', zero);
+      renameSync(zero, certFile);
+      await expect.poll(() => failed.length, { timeout: 10_000 }).toBe(2);
+      expect(failed[1]!.message).toBe(`operations.tls.cert.file: open ${certFile}: not a regular file (a character device)`);
+      expect(() => reloader.reload()).toThrow('not a regular file (a character device)');
+      expect(applied).toHaveLength(0);
+
+      // a good file again is taken up as before
+      const good = join(pki.dir, 'swapped.good');
+      copyFileSync(pki.server.certFile, good);
+      renameSync(good, certFile);
+      await expect.poll(() => applied.length, { timeout: 10_000 }).toBe(1);
+    } finally {
+      clearInterval(ticker);
+      reloader.close();
+    }
   });
 });
