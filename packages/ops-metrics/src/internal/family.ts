@@ -15,7 +15,7 @@ export interface FamilyBackend {
   createSeries(values: readonly string[]): SeriesSink;
   /** False when sinks are stateless and need no cache (the disabled provider). */
   readonly cachesSeries: boolean;
-  /** Forgets a series `createSeries` made: it leaves the exposition / its unsent values are dropped. */
+  /** Forgets a series `createSeries` made (Prometheus: it leaves the exposition; StatsD: its unsent values are dropped). */
   removeSeries(sink: SeriesSink): void;
 }
 
