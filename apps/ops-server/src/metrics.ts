@@ -31,17 +31,29 @@ export interface MetricsPartOptions {
 }
 
 /** One labelled child per label value, so hot paths (every log entry) skip `with()`. */
-function perLabel<T extends { with(...pairs: string[]): T }>(metric: T, label: string): (value: string) => T {
+interface PerLabel<T> {
+  (value: string): T;
+  /** Removes the value's series and forgets its child (the label's value is gone for good). */
+  remove(value: string): void;
+}
+
+function perLabel<T extends { with(...pairs: string[]): T; remove(): boolean }>(metric: T, label: string): PerLabel<T> {
   const children = new Map<string, T>();
-  return (value) => {
-    let child = children.get(value);
-    if (child === undefined) {
-      child = metric.with(label, value);
+  const child = (value: string): T => {
+    let found = children.get(value);
+    if (found === undefined) {
+      found = metric.with(label, value);
       // Bounded by the label's real range (log levels, registered checkers); guard anyway.
-      if (children.size < 1_000) children.set(value, child);
+      if (children.size < 1_000) children.set(value, found);
     }
-    return child;
+    return found;
   };
+  return Object.assign(child, {
+    remove: (value: string) => {
+      (children.get(value) ?? metric.with(label, value)).remove();
+      children.delete(value);
+    },
+  });
 }
 
 /**
@@ -126,6 +138,12 @@ export function createMetricsPart(options: MetricsPartOptions): MetricsPart {
       onResult: (component, healthy, seconds) => {
         status(component).set(healthy ? 1 : 0);
         duration(component).observe(seconds);
+      },
+      // A deregistered checker (a departed cluster worker's `worker-<id>`) reports nothing more:
+      // its series would read its last value forever and pile up with every component that came and went.
+      onRemoved: (component) => {
+        status.remove(component);
+        duration.remove(component);
       },
     });
   };

@@ -62,6 +62,55 @@ describe('metrics in the operations system', () => {
     expect(body).toMatch(/health_check_duration_seconds_count\{component="flaky"\} [1-9]\d*\n/);
   });
 
+  it("removes a deregistered checker's health series, keeps the others, and starts afresh when it comes back", async () => {
+    const { system: ops } = system({ provider: 'prometheus', runtimeMetrics: false });
+    ops.registerChecker('worker-1', async () => {
+      throw new Error('killed by SIGKILL');
+    });
+    ops.registerChecker('db', async () => {});
+    await ops.start();
+    await get(ops.address(), '/healthz');
+    let body = (await get(ops.address(), '/metrics')).body;
+    expect(body).toContain('health_check_status{component="worker-1"} 0\n');
+    expect(body).toContain('health_check_duration_seconds_count{component="worker-1"} 1\n');
+    ops.deregisterChecker('worker-1');
+    body = (await get(ops.address(), '/metrics')).body;
+    expect(body).not.toContain('worker-1');
+    expect(body).toContain('health_check_status{component="db"} 1\n');
+    expect(body).toContain('health_check_duration_seconds_count{component="db"} 1\n');
+    ops.registerChecker('worker-1', async () => {});
+    await get(ops.address(), '/healthz');
+    body = (await get(ops.address(), '/metrics')).body;
+    expect(body).toContain('health_check_status{component="worker-1"} 1\n');
+    expect(body).toContain('health_check_duration_seconds_count{component="worker-1"} 1\n');
+  });
+
+  it("keeps no series for checkers that came and went, however many (StatsD: a departed checker's values are not pushed)", async () => {
+    const socket = createSocket('udp4');
+    const lines: string[] = [];
+    socket.on('message', (msg) => lines.push(...msg.toString().split('\n').filter(Boolean)));
+    await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise<void>((resolve) => socket.close(() => resolve())));
+    const { system: ops } = system({ provider: 'statsd', statsd: { ...STATSD_DEFAULTS, port: socket.address().port, writeIntervalMs: 3_600_000 }, runtimeMetrics: false });
+    await ops.start();
+    ops.registerChecker('kept', async () => {});
+    for (let i = 0; i < 50; i++) {
+      ops.registerChecker(`worker-${i}`, async () => {
+        throw new Error('gone');
+      });
+      await get(ops.address(), '/healthz');
+      ops.deregisterChecker(`worker-${i}`);
+    }
+    // stop() pushes what the interval gathered.
+    await ops.stop();
+    const deadline = Date.now() + 15_000;
+    while (!lines.some((line) => line.startsWith('health.check_status.kept:'))) {
+      if (Date.now() > deadline) throw new Error(`no push seen; got ${JSON.stringify(lines)}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(lines.filter((line) => line.includes('worker-'))).toEqual([]);
+  });
+
   it('has no /metrics and no warning when metrics are off', async () => {
     const { system: ops, lines } = system(undefined);
     expect(ops.metrics.kind).toBe('disabled');

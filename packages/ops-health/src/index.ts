@@ -1,5 +1,5 @@
 export { createHealthRegistry } from './registry.ts';
-export type { Checker, HealthOptions, HealthRegistry, HealthReport, RegisterOptions } from './registry.ts';
+export type { Checker, HealthObserver, HealthOptions, HealthRegistry, HealthReport, RegisterOptions } from './registry.ts';
 export { createHealthEndpoints } from './handlers.ts';
 export type { HealthEndpoints } from './handlers.ts';
 export type { Readiness } from './internal/readiness.ts';

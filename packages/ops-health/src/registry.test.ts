@@ -331,6 +331,63 @@ describe('observer', () => {
   });
 });
 
+describe('observer: removed components', () => {
+  it('hears onRemoved once per deregistered component, after its last result, and never for an unknown name', async () => {
+    const registry = createHealthRegistry();
+    const events: string[] = [];
+    registry.setObserver({
+      onResult: (component, healthy) => events.push(`result ${component} ${healthy}`),
+      onRemoved: (component) => events.push(`removed ${component}`),
+    });
+    registry.register('worker-1', () => Promise.reject(new Error('gone')));
+    registry.register('worker-2', async () => {});
+    await registry.run();
+    registry.deregister('worker-1');
+    registry.deregister('worker-1');
+    registry.deregister('never-registered');
+    await registry.run();
+    expect(events.sort()).toEqual(['removed worker-1', 'result worker-1 false', 'result worker-2 true', 'result worker-2 true']);
+    expect(events.filter((e) => e.startsWith('removed'))).toEqual(['removed worker-1']);
+  });
+
+  it('gives no result after onRemoved for a check that was running when its component was deregistered', async () => {
+    const registry = createHealthRegistry();
+    const events: string[] = [];
+    registry.setObserver({
+      onResult: (component) => events.push(`result ${component}`),
+      onRemoved: (component) => events.push(`removed ${component}`),
+    });
+    const slow = controlled();
+    registry.register('slow', slow.checker);
+    const running = registry.run();
+    await tick();
+    registry.deregister('slow');
+    slow.calls[0]!.gate.resolve();
+    await running;
+    expect(events).toEqual(['removed slow']);
+  });
+
+  it('deregisters even when the observer throws, and an observer without onRemoved still works', async () => {
+    const registry = createHealthRegistry();
+    registry.setObserver({
+      onResult() {},
+      onRemoved() {
+        throw new Error('observer bug');
+      },
+    });
+    registry.register('a', async () => {});
+    registry.deregister('a');
+    expect(registry.has('a')).toBe(false);
+    const results: string[] = [];
+    registry.setObserver({ onResult: (component) => results.push(component) });
+    registry.register('b', async () => {});
+    registry.deregister('b');
+    registry.register('c', async () => {});
+    await registry.run();
+    expect(results).toEqual(['c']);
+  });
+});
+
 describe('a checker that ignores its abort', () => {
   it('is not started again until its last attempt settles', async () => {
     const registry = createHealthRegistry({ checkTimeoutMs: 20 });

@@ -33,9 +33,14 @@ export interface HealthReport {
   readonly time: string;
 }
 
-/** Told about every check that actually ran (not cache hits, not dropped results). */
+/** Told about every check that actually ran (not cache hits, not dropped results), and about components that went away. */
 export interface HealthObserver {
   onResult(component: string, healthy: boolean, seconds: number): void;
+  /**
+   * A registered component was deregistered: no result for it follows (unless it is registered
+   * again), so what was recorded for it (its metric series) can go.
+   */
+  onRemoved?(component: string): void;
 }
 
 export interface HealthOptions {
@@ -236,6 +241,11 @@ export function createHealthRegistry(options: HealthOptions = {}): HealthRegistr
     entry.removed = true;
     entry.cache = undefined;
     entry.controller?.abort(new HealthError('CHECK_DEREGISTERED', `'${component}' was deregistered`));
+    try {
+      observer?.onRemoved?.(component);
+    } catch {
+      // As in notify: a broken observer must not stop the deregistration.
+    }
   };
 
   // The last run, with the check each of its components got. A run asked for while every one of

@@ -16,7 +16,7 @@ export function createDisabledProvider(): DisabledProvider {
       kind: declaration.kind,
       displayName: declaration.name,
       labelNames: declaration.labelNames,
-      backend: { cachesSeries: false, createSeries: () => NOOP_SINK },
+      backend: { cachesSeries: false, createSeries: () => NOOP_SINK, removeSeries: () => {} },
       maxSeries: 0,
       onSeriesLimit: () => {},
     }).root(),

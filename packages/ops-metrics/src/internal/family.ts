@@ -15,6 +15,8 @@ export interface FamilyBackend {
   createSeries(values: readonly string[]): SeriesSink;
   /** False when sinks are stateless and need no cache (the disabled provider). */
   readonly cachesSeries: boolean;
+  /** Forgets a series `createSeries` made (Prometheus: it leaves the exposition; StatsD: its unsent values are dropped). */
+  removeSeries(sink: SeriesSink): void;
 }
 
 export const NOOP_SINK: SeriesSink = { add() {}, set() {}, observe() {} };
@@ -51,6 +53,11 @@ export class Family {
   private readonly onSeriesLimit: (displayName: string, maxSeries: number) => void;
   private limitReported = false;
   droppedSeriesWrites = 0;
+  /**
+   * Counts removals. A child keeps the sink it resolved; when this moved since, the sink may be
+   * a removed series', so the child resolves again (and a write after a removal re-adds the series).
+   */
+  epoch = 0;
 
   constructor(options: FamilyOptions) {
     this.kind = options.kind;
@@ -82,7 +89,7 @@ export class Family {
     return values;
   }
 
-  resolve(values: readonly (string | undefined)[]): SeriesSink {
+  private complete(values: readonly (string | undefined)[]): readonly string[] {
     for (let i = 0; i < values.length; i++) {
       if (values[i] === undefined) {
         const missing = this.labelNames.filter((_, j) => values[j] === undefined);
@@ -92,7 +99,11 @@ export class Family {
         );
       }
     }
-    const complete = values as readonly string[];
+    return values as readonly string[];
+  }
+
+  resolve(values: readonly (string | undefined)[]): SeriesSink {
+    const complete = this.complete(values);
     if (!this.backend.cachesSeries) return this.backend.createSeries(complete);
     const key = seriesKey(complete);
     let sink = this.series.get(key);
@@ -104,9 +115,17 @@ export class Family {
     return sink;
   }
 
-  /** Forgets every series; children that already resolved one keep writing to it unseen. */
-  clear(): void {
-    this.series.clear();
+  /** Removes the series with exactly these label values; false when there is none. */
+  remove(values: readonly (string | undefined)[]): boolean {
+    const complete = this.complete(values);
+    if (!this.backend.cachesSeries) return false;
+    const key = seriesKey(complete);
+    const sink = this.series.get(key);
+    if (sink === undefined) return false;
+    this.series.delete(key);
+    this.epoch++;
+    this.backend.removeSeries(sink);
+    return true;
   }
 
   private refuse(): SeriesSink {
@@ -132,6 +151,8 @@ export class Family {
 /** A metric or one of its labelled children; the public types narrow it per kind. */
 export class Instrument implements Counter, Gauge, Histogram {
   private sink: SeriesSink | undefined;
+  /** The family's `epoch` when `sink` was resolved. */
+  private epoch = 0;
 
   constructor(
     private readonly family: Family,
@@ -147,18 +168,32 @@ export class Instrument implements Counter, Gauge, Histogram {
       throw new MetricsError('INVALID_VALUE', `${this.family.displayName}: a counter can only grow by a finite, non-negative amount, got ${delta}`);
     }
     if (typeof delta !== 'number') throw new MetricsError('INVALID_VALUE', `${this.family.displayName}: not a number: ${String(delta)}`);
-    (this.sink ??= this.family.resolve(this.values)).add(delta);
+    this.current().add(delta);
   }
 
   set(value: number): void {
     if (typeof value !== 'number') throw new MetricsError('INVALID_VALUE', `${this.family.displayName}: not a number: ${String(value)}`);
-    (this.sink ??= this.family.resolve(this.values)).set(value);
+    this.current().set(value);
   }
 
   observe(value: number): void {
     if (typeof value !== 'number' || Number.isNaN(value)) {
       throw new MetricsError('INVALID_VALUE', `${this.family.displayName}: cannot observe ${value}`);
     }
-    (this.sink ??= this.family.resolve(this.values)).observe(value);
+    this.current().observe(value);
+  }
+
+  remove(): boolean {
+    this.sink = undefined;
+    return this.family.remove(this.values);
+  }
+
+  private current(): SeriesSink {
+    const family = this.family;
+    if (this.sink === undefined || this.epoch !== family.epoch) {
+      this.sink = family.resolve(this.values);
+      this.epoch = family.epoch;
+    }
+    return this.sink;
   }
 }

@@ -111,6 +111,11 @@ export class PrometheusFamily implements FamilyBackend {
     return series;
   }
 
+  removeSeries(sink: SeriesSink): void {
+    // A scrape iterating the set meanwhile skips it (Set iteration tolerates deletion).
+    this.series.delete(sink as Series);
+  }
+
   /** Exposition lines one series takes: 1, or a histogram's buckets, +Inf, sum and count. */
   get linesPerSeries(): number {
     return this.declaration.kind === 'histogram' ? this.declaration.buckets.length + 3 : 1;

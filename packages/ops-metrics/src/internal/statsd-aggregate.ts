@@ -47,6 +47,16 @@ export class StatsdAggregate {
     else list.push(value);
   }
 
+  /** Drops what the interval holds for `bucket` (a removed series' unsent values). */
+  forget(bucket: string): void {
+    this.counters.delete(bucket);
+    this.gauges.delete(bucket);
+    const list = this.timings.get(bucket);
+    if (list === undefined) return;
+    this.timingCount -= list.length;
+    this.timings.delete(bucket);
+  }
+
   get isEmpty(): boolean {
     return this.counters.size === 0 && this.gauges.size === 0 && this.timings.size === 0;
   }

@@ -29,28 +29,50 @@ export interface StatsdProvider extends MetricsProvider {
   stats(): StatsdTransportStats;
 }
 
+/** One series of a StatsD metric: the bucket its values go to. */
+interface StatsdSeries extends SeriesSink {
+  readonly bucket: string;
+}
+
 /** Series of one metric: each knows its bucket name and writes into the shared aggregate. */
 class StatsdFamilyBackend implements FamilyBackend {
   readonly cachesSeries = true;
+  /**
+   * Live series per bucket. A template that leaves labels out gives several series one bucket;
+   * the bucket's unsent values go only when the last of them is removed.
+   */
+  private readonly seriesPerBucket = new Map<string, number>();
 
   constructor(
     private readonly declaration: Declaration,
     private readonly aggregate: StatsdAggregate,
   ) {}
 
-  createSeries(values: readonly string[]): SeriesSink {
+  createSeries(values: readonly string[]): StatsdSeries {
     const bucket = formatStatsdBucket(this.declaration.statsdPieces, values);
+    this.seriesPerBucket.set(bucket, (this.seriesPerBucket.get(bucket) ?? 0) + 1);
     const aggregate = this.aggregate;
     switch (this.declaration.kind) {
       case 'counter':
-        return { add: (delta) => aggregate.count(bucket, delta), set() {}, observe() {} };
+        return { bucket, add: (delta) => aggregate.count(bucket, delta), set() {}, observe() {} };
       case 'gauge': {
         const metric = this.declaration.name;
-        return { add: (delta) => aggregate.addGauge(bucket, delta, metric), set: (value) => aggregate.setGauge(bucket, value, metric), observe() {} };
+        return { bucket, add: (delta) => aggregate.addGauge(bucket, delta, metric), set: (value) => aggregate.setGauge(bucket, value, metric), observe() {} };
       }
       case 'histogram':
-        return { add() {}, set() {}, observe: (value) => aggregate.time(bucket, value) };
+        return { bucket, add() {}, set() {}, observe: (value) => aggregate.time(bucket, value) };
     }
+  }
+
+  removeSeries(sink: SeriesSink): void {
+    const { bucket } = sink as StatsdSeries;
+    const left = (this.seriesPerBucket.get(bucket) ?? 1) - 1;
+    if (left > 0) {
+      this.seriesPerBucket.set(bucket, left);
+      return;
+    }
+    this.seriesPerBucket.delete(bucket);
+    this.aggregate.forget(bucket);
   }
 }
 

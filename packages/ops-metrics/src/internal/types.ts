@@ -21,18 +21,28 @@ export interface Counter {
   with(...labelPairs: string[]): Counter;
   /** Adds a non-negative, finite delta. */
   add(delta: number): void;
+  /**
+   * Removes the series with this child's label values (every declared label needs one): it leaves
+   * `/metrics`, and with StatsD what it gathered this interval is not sent. A later write creates it
+   * afresh, from zero. True when there was such a series; removing an unknown one does nothing.
+   */
+  remove(): boolean;
 }
 
 export interface Gauge {
   with(...labelPairs: string[]): Gauge;
   add(delta: number): void;
   set(value: number): void;
+  /** As `Counter.remove()`. */
+  remove(): boolean;
 }
 
 export interface Histogram {
   with(...labelPairs: string[]): Histogram;
   /** Records one observation (Fabric observes durations in seconds). */
   observe(value: number): void;
+  /** As `Counter.remove()`. */
+  remove(): boolean;
 }
 
 /** The three metric factories every provider offers. */
