@@ -1,0 +1,41 @@
+import { appendCertsFromPem, CertPool, type SkippedBlock } from './pool.ts';
+import { verifyPresented, type ClientChainVerdict } from './verify.ts';
+
+export type { ClientChainVerdict };
+
+/** The client CA files as Go's CertPool holds them: every certificate Go can parse is an anchor. */
+export interface ClientTrustPool {
+  /** Distinct certificates held (by DER), as CertPool counts them. */
+  readonly size: number;
+  /** PEM blocks Go's AppendCertsFromPEM passes over, by index of the file they came from. */
+  readonly skipped: readonly { readonly file: number; readonly reason: string }[];
+}
+
+const pools = new WeakMap<ClientTrustPool, CertPool>();
+
+/**
+ * Builds the trust pool from the text of each client-CA file (one entry per file), with
+ * x509.CertPool.AppendCertsFromPEM's rules: blocks of type CERTIFICATE without headers, parsed
+ * by Go's parser; blocks it cannot use are skipped and listed, never fatal.
+ */
+export function createClientTrustPool(pemTexts: readonly string[]): ClientTrustPool {
+  const pool = new CertPool();
+  const skipped: SkippedBlock[] = [];
+  pemTexts.forEach((text, file) => {
+    appendCertsFromPem(pool, text, file, skipped);
+  });
+  const handle: ClientTrustPool = Object.freeze({ size: pool.length, skipped: Object.freeze(skipped) });
+  pools.set(handle, pool);
+  return handle;
+}
+
+/**
+ * Decides, as a Go 1.19 crypto/tls server with these client CAs does, whether a client that sent
+ * `presented` (leaf first, then every other certificate exactly as sent) is admitted. Pure and
+ * synchronous; its cost is bounded by Go's own limit of 100 signature checks per chain search.
+ */
+export function verifyClientChain(presented: readonly Uint8Array[], pool: ClientTrustPool, now: Date = new Date()): ClientChainVerdict {
+  const certPool = pools.get(pool);
+  if (certPool === undefined) throw new TypeError('verifyClientChain: the pool was not made by createClientTrustPool');
+  return verifyPresented(presented, certPool, now.getTime());
+}

@@ -1,0 +1,290 @@
+import { parseIPv4, parseIPv6, type IpNet } from './certificate.ts';
+import { goQuote } from './quote.ts';
+
+// Go 1.19's name-constraint matching (crypto/x509/verify.go): domains as reversed labels,
+// RFC 2821 mailboxes, URI hosts and IP ranges. Names are Latin-1 strings of the raw bytes.
+
+/** Go's domainToReverseLabels; undefined is "not ok". An empty domain is ok with no labels. */
+export function domainToReverseLabels(domain: string): string[] | undefined {
+  const labels: string[] = [];
+  let d = domain;
+  while (d.length > 0) {
+    const i = d.lastIndexOf('.');
+    if (i === -1) {
+      labels.push(d);
+      d = '';
+    } else {
+      labels.push(d.slice(i + 1));
+      d = d.slice(0, i);
+    }
+  }
+  if (labels.length > 0 && labels[0]!.length === 0) return undefined;
+  for (const label of labels) {
+    if (label.length === 0) return undefined;
+    for (let i = 0; i < label.length; i++) {
+      const c = label.charCodeAt(i);
+      if (c < 33 || c > 126) return undefined;
+    }
+  }
+  return labels;
+}
+
+export interface Mailbox {
+  readonly local: string;
+  readonly domain: string;
+}
+
+function isAtext(c: number): boolean {
+  return (
+    (c >= 0x30 && c <= 0x39) ||
+    (c >= 0x61 && c <= 0x7a) ||
+    (c >= 0x41 && c <= 0x5a) ||
+    "!#$%&'*+-/=?^_`{|}~.".includes(String.fromCharCode(c))
+  );
+}
+
+/** Go's parseRFC2821Mailbox. */
+export function parseMailbox(input: string): Mailbox | undefined {
+  if (input.length === 0) return undefined;
+  let local = '';
+  let i = 0;
+  const at = (k: number): number => input.charCodeAt(k);
+  if (input[0] === '"') {
+    i = 1;
+    for (;;) {
+      if (i >= input.length) return undefined;
+      const c = at(i++);
+      if (c === 0x22) break;
+      if (c === 0x5c) {
+        if (i >= input.length) return undefined;
+        const n = at(i);
+        if (n === 11 || n === 12 || (n >= 1 && n <= 9) || (n >= 14 && n <= 127)) {
+          local += input[i];
+          i++;
+        } else return undefined;
+      } else if (
+        c === 11 ||
+        c === 12 ||
+        c === 32 ||
+        c === 33 ||
+        c === 127 ||
+        (c >= 1 && c <= 8) ||
+        (c >= 14 && c <= 31) ||
+        (c >= 35 && c <= 91) ||
+        (c >= 93 && c <= 126)
+      ) {
+        local += String.fromCharCode(c);
+      } else return undefined;
+    }
+  } else {
+    while (i < input.length) {
+      let c = at(i);
+      if (c === 0x5c) {
+        i++;
+        if (i >= input.length) return undefined;
+        // Go falls through and appends the escaped byte whatever it is.
+        local += input[i];
+        i++;
+        continue;
+      }
+      if (!isAtext(c)) break;
+      c = at(i);
+      local += input[i];
+      i++;
+    }
+    if (local.length === 0) return undefined;
+    if (local.startsWith('.') || local.endsWith('.') || local.includes('..')) return undefined;
+  }
+  if (i >= input.length || input[i] !== '@') return undefined;
+  const domain = input.slice(i + 1);
+  if (domainToReverseLabels(domain) === undefined) return undefined;
+  return { local, domain };
+}
+
+function equalFold(a: string, b: string): boolean {
+  return a.length === b.length && a.toLowerCase() === b.toLowerCase();
+}
+
+class MatchError extends Error {}
+
+function matchDomainConstraint(domain: string, constraint: string): boolean {
+  if (constraint.length === 0) return true;
+  const domainLabels = domainToReverseLabels(domain);
+  if (domainLabels === undefined) throw new MatchError(`x509: internal error: cannot parse domain ${goQuote(domain)}`);
+  let mustHaveSubdomains = false;
+  let c = constraint;
+  if (c[0] === '.') {
+    mustHaveSubdomains = true;
+    c = c.slice(1);
+  }
+  const constraintLabels = domainToReverseLabels(c);
+  if (constraintLabels === undefined) throw new MatchError(`x509: internal error: cannot parse domain ${goQuote(c)}`);
+  if (domainLabels.length < constraintLabels.length || (mustHaveSubdomains && domainLabels.length === constraintLabels.length)) {
+    return false;
+  }
+  return constraintLabels.every((label, i) => asciiEqualFold(label, domainLabels[i]!));
+}
+
+// strings.EqualFold on ASCII-only labels (labels are bytes 33..126).
+function asciiEqualFold(a: string, b: string): boolean {
+  return equalFold(a, b);
+}
+
+function matchEmailConstraint(mailbox: Mailbox, constraint: string): boolean {
+  if (constraint.includes('@')) {
+    const c = parseMailbox(constraint);
+    if (c === undefined) throw new MatchError(`x509: internal error: cannot parse constraint ${goQuote(constraint)}`);
+    return mailbox.local === c.local && equalFold(mailbox.domain, c.domain);
+  }
+  return matchDomainConstraint(mailbox.domain, constraint);
+}
+
+function splitHostPortHost(hostport: string): string {
+  const i = hostport.lastIndexOf(':');
+  if (i < 0) throw new MatchError(`address ${hostport}: missing port in address`);
+  let host: string;
+  if (hostport[0] === '[') {
+    const end = hostport.indexOf(']');
+    if (end < 0) throw new MatchError(`address ${hostport}: missing ']' in address`);
+    if (end + 1 === hostport.length) throw new MatchError(`address ${hostport}: missing port in address`);
+    if (end + 1 !== i) {
+      if (hostport[end + 1] === ':') throw new MatchError(`address ${hostport}: too many colons in address`);
+      throw new MatchError(`address ${hostport}: missing port in address`);
+    }
+    host = hostport.slice(1, end);
+    if (hostport.slice(1).includes('[')) throw new MatchError(`address ${hostport}: unexpected '[' in address`);
+    if (hostport.slice(end + 1).includes(']')) throw new MatchError(`address ${hostport}: unexpected ']' in address`);
+  } else {
+    host = hostport.slice(0, i);
+    if (host.includes(':')) throw new MatchError(`address ${hostport}: too many colons in address`);
+    if (hostport.includes('[')) throw new MatchError(`address ${hostport}: unexpected '[' in address`);
+    if (hostport.includes(']')) throw new MatchError(`address ${hostport}: unexpected ']' in address`);
+  }
+  return host;
+}
+
+function matchURIConstraint(uri: { raw: string; host: string }, constraint: string): boolean {
+  let host = uri.host;
+  if (host.length === 0) throw new MatchError(`URI with empty host (${goQuote(uri.raw)}) cannot be matched against constraints`);
+  if (host.includes(':') && !host.endsWith(']')) host = splitHostPortHost(uri.host);
+  if ((host.startsWith('[') && host.endsWith(']')) || parseIPv4(host) !== undefined || parseIPv6(host) !== undefined) {
+    throw new MatchError(`URI with IP (${goQuote(uri.raw)}) cannot be matched against constraints`);
+  }
+  return matchDomainConstraint(host, constraint);
+}
+
+function matchIPConstraint(ip: Uint8Array, constraint: IpNet): boolean {
+  if (ip.length !== constraint.ip.length) return false;
+  for (let i = 0; i < ip.length; i++) {
+    const mask = constraint.mask[i]!;
+    if ((ip[i]! & mask) !== (constraint.ip[i]! & mask)) return false;
+  }
+  return true;
+}
+
+/** net.IP.String. */
+export function ipString(ip: Uint8Array): string {
+  if (ip.length === 4) return ip.join('.');
+  const v4mapped = ip.length === 16 && ip.subarray(0, 10).every((b) => b === 0) && ip[10] === 0xff && ip[11] === 0xff;
+  if (v4mapped) return ip.subarray(12).join('.');
+  if (ip.length !== 16) return `?${Array.from(ip, (b) => b.toString(16).padStart(2, '0')).join('')}`;
+  const groups: number[] = [];
+  for (let i = 0; i < 16; i += 2) groups.push((ip[i]! << 8) | ip[i + 1]!);
+  let bestStart = -1;
+  let bestLen = 0;
+  for (let i = 0; i < 8; ) {
+    if (groups[i] !== 0) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < 8 && groups[j] === 0) j++;
+    if (j - i > bestLen && j - i >= 2) {
+      bestStart = i;
+      bestLen = j - i;
+    }
+    i = j;
+  }
+  let out = '';
+  for (let i = 0; i < 8; i++) {
+    if (i === bestStart) {
+      out += '::';
+      i += bestLen - 1;
+      continue;
+    }
+    if (out.length > 0 && !out.endsWith(':')) out += ':';
+    out += groups[i]!.toString(16);
+  }
+  return out;
+}
+
+export const MAX_CONSTRAINT_COMPARISONS = 250000;
+
+export type ConstraintOutcome = { readonly ok: true } | { readonly ok: false; readonly detail: string; readonly tooMany: boolean };
+
+/**
+ * Go's checkNameConstraints for one name: the excluded list first, then the permitted list
+ * (an empty permitted list permits everything), counting comparisons against the shared budget.
+ */
+export function checkConstraint<P, C>(
+  count: { n: number },
+  nameType: string,
+  name: string,
+  parsed: P,
+  match: (parsed: P, constraint: C) => boolean,
+  permitted: readonly C[],
+  excluded: readonly C[],
+  show: (constraint: C) => string,
+): ConstraintOutcome {
+  count.n += excluded.length;
+  if (count.n > MAX_CONSTRAINT_COMPARISONS) return { ok: false, detail: '', tooMany: true };
+  try {
+    for (const c of excluded) {
+      if (match(parsed, c)) {
+        return { ok: false, detail: `${nameType} ${goQuote(name)} is excluded by constraint ${show(c)}`, tooMany: false };
+      }
+    }
+    count.n += permitted.length;
+    if (count.n > MAX_CONSTRAINT_COMPARISONS) return { ok: false, detail: '', tooMany: true };
+    let ok = true;
+    for (const c of permitted) {
+      ok = match(parsed, c);
+      if (ok) break;
+    }
+    if (!ok) return { ok: false, detail: `${nameType} ${goQuote(name)} is not permitted by any constraint`, tooMany: false };
+    return { ok: true };
+  } catch (e) {
+    if (e instanceof MatchError) return { ok: false, detail: e.message, tooMany: false };
+    throw e;
+  }
+}
+
+export const matchers: {
+  readonly email: (mailbox: Mailbox, constraint: string) => boolean;
+  readonly dns: (domain: string, constraint: string) => boolean;
+  readonly uri: (uri: { raw: string; host: string }, constraint: string) => boolean;
+  readonly ip: (ip: Uint8Array, constraint: IpNet) => boolean;
+} = {
+  email: matchEmailConstraint,
+  dns: matchDomainConstraint,
+  uri: matchURIConstraint,
+  ip: matchIPConstraint,
+};
+
+/** %q of a *net.IPNet constraint is its String(): address/prefix-length, or address/hex-mask. */
+export function ipNetString(n: IpNet): string {
+  let ones = 0;
+  let canonical = true;
+  let seenZero = false;
+  for (const b of n.mask) {
+    for (let bit = 7; bit >= 0; bit--) {
+      if ((b >> bit) & 1) {
+        if (seenZero) canonical = false;
+        ones++;
+      } else seenZero = true;
+    }
+  }
+  const masked = n.ip.map((b, i) => b & n.mask[i]!);
+  const prefix = canonical ? String(ones) : Array.from(n.mask, (b) => b.toString(16).padStart(2, '0')).join('');
+  return goQuote(`${ipString(masked)}/${prefix}`);
+}

@@ -1,0 +1,190 @@
+import { goQuote } from './quote.ts';
+
+// The parts of Go 1.19's net/url.Parse that decide whether a URI SAN parses, and the host it
+// yields (name constraints match on it). Inputs are Latin-1 strings of the raw bytes (ASCII only,
+// since the SAN is checked as IA5 first).
+
+function isHex(c: string | undefined): boolean {
+  return c !== undefined && /^[0-9a-fA-F]$/.test(c);
+}
+
+function unhex(c: string): number {
+  return parseInt(c, 16);
+}
+
+type Mode = 'path' | 'host' | 'zone' | 'userPassword' | 'fragment';
+
+function isAlnum(code: number): boolean {
+  return (code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a) || (code >= 0x30 && code <= 0x39);
+}
+
+function shouldEscape(code: number, mode: Mode): boolean {
+  if (isAlnum(code)) return false;
+  const c = String.fromCharCode(code);
+  if ((mode === 'host' || mode === 'zone') && `!$&'()*+,;=:[]<>"`.includes(c)) return false;
+  if ('-_.~'.includes(c)) return false;
+  if ('$&+,/:;=?@'.includes(c)) {
+    switch (mode) {
+      case 'path':
+        return c === '?';
+      case 'userPassword':
+        return c === '@' || c === '/' || c === '?' || c === ':';
+      case 'fragment':
+        return false;
+      default:
+        break;
+    }
+  }
+  if (mode === 'fragment' && '!()*'.includes(c)) return false;
+  return true;
+}
+
+class UrlError extends Error {}
+
+function unescape(s: string, mode: Mode): string {
+  let out = '';
+  for (let i = 0; i < s.length; ) {
+    const c = s[i]!;
+    if (c === '%') {
+      if (i + 2 >= s.length || !isHex(s[i + 1]) || !isHex(s[i + 2])) {
+        throw new UrlError(`invalid URL escape ${goQuote(s.slice(i, i + 3))}`);
+      }
+      const v = (unhex(s[i + 1]!) << 4) | unhex(s[i + 2]!);
+      if (mode === 'host' && unhex(s[i + 1]!) < 8 && s.slice(i, i + 3) !== '%25') {
+        throw new UrlError(`invalid URL escape ${goQuote(s.slice(i, i + 3))}`);
+      }
+      if (mode === 'zone' && s.slice(i, i + 3) !== '%25' && v !== 0x20 && shouldEscape(v, 'host')) {
+        throw new UrlError(`invalid URL escape ${goQuote(s.slice(i, i + 3))}`);
+      }
+      out += String.fromCharCode(v);
+      i += 3;
+    } else {
+      const code = c.charCodeAt(0);
+      if ((mode === 'host' || mode === 'zone') && code < 0x80 && shouldEscape(code, mode)) {
+        throw new UrlError(`invalid character ${goQuote(c)} in host name`);
+      }
+      out += c;
+      i++;
+    }
+  }
+  return out;
+}
+
+function validOptionalPort(port: string): boolean {
+  if (port === '') return true;
+  if (port[0] !== ':') return false;
+  return /^[0-9]*$/.test(port.slice(1));
+}
+
+function validUserinfo(s: string): boolean {
+  return /^[A-Za-z0-9\-._:~!$&'()*+,;=%@]*$/.test(s);
+}
+
+function parseHost(host: string): string {
+  if (host.startsWith('[')) {
+    const i = host.lastIndexOf(']');
+    if (i < 0) throw new UrlError("missing ']' in host");
+    const colonPort = host.slice(i + 1);
+    if (!validOptionalPort(colonPort)) throw new UrlError(`invalid port ${goQuote(colonPort)} after host`);
+    const zone = host.slice(0, i).indexOf('%25');
+    if (zone >= 0) {
+      return unescape(host.slice(0, zone), 'host') + unescape(host.slice(zone, i), 'zone') + unescape(host.slice(i), 'host');
+    }
+  } else {
+    const i = host.lastIndexOf(':');
+    if (i !== -1) {
+      const colonPort = host.slice(i);
+      if (!validOptionalPort(colonPort)) throw new UrlError(`invalid port ${goQuote(colonPort)} after host`);
+    }
+  }
+  return unescape(host, 'host');
+}
+
+function parseAuthority(authority: string): string {
+  const i = authority.lastIndexOf('@');
+  const host = parseHost(i < 0 ? authority : authority.slice(i + 1));
+  if (i >= 0) {
+    const userinfo = authority.slice(0, i);
+    if (!validUserinfo(userinfo)) throw new UrlError('net/url: invalid userinfo');
+    const colon = userinfo.indexOf(':');
+    if (colon < 0) unescape(userinfo, 'userPassword');
+    else {
+      unescape(userinfo.slice(0, colon), 'userPassword');
+      unescape(userinfo.slice(colon + 1), 'userPassword');
+    }
+  }
+  return host;
+}
+
+function getScheme(raw: string): { scheme: string; rest: string } {
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw.charCodeAt(i);
+    if ((c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a)) continue;
+    if ((c >= 0x30 && c <= 0x39) || c === 0x2b || c === 0x2d || c === 0x2e) {
+      if (i === 0) return { scheme: '', rest: raw };
+      continue;
+    }
+    if (c === 0x3a) {
+      if (i === 0) throw new UrlError('missing protocol scheme');
+      return { scheme: raw.slice(0, i), rest: raw.slice(i + 1) };
+    }
+    return { scheme: '', rest: raw };
+  }
+  return { scheme: '', rest: raw };
+}
+
+function parseWithoutFragment(raw: string): { host: string } {
+  for (let i = 0; i < raw.length; i++) {
+    const b = raw.charCodeAt(i);
+    if (b < 0x20 || b === 0x7f) throw new UrlError('net/url: invalid control character in URL');
+  }
+  if (raw === '*') return { host: '' };
+  const { scheme, rest: afterScheme } = getScheme(raw);
+  let rest = afterScheme;
+  if (rest.endsWith('?') && rest.split('?').length === 2) rest = rest.slice(0, -1);
+  else {
+    const q = rest.indexOf('?');
+    if (q >= 0) rest = rest.slice(0, q);
+  }
+  if (!rest.startsWith('/')) {
+    if (scheme !== '') return { host: '' };
+    const slash = rest.indexOf('/');
+    const segment = slash < 0 ? rest : rest.slice(0, slash);
+    if (segment.includes(':')) throw new UrlError('first path segment in URL cannot contain colon');
+  }
+  let host = '';
+  if ((scheme !== '' || !rest.startsWith('///')) && rest.startsWith('//')) {
+    let authority = rest.slice(2);
+    rest = '';
+    const i = authority.indexOf('/');
+    if (i >= 0) {
+      rest = authority.slice(i);
+      authority = authority.slice(0, i);
+    }
+    host = parseAuthority(authority);
+  }
+  unescape(rest, 'path');
+  return { host };
+}
+
+/** url.Parse: the host, or the text of Go's *url.Error. */
+export function parseUrl(raw: string): { host: string } | { error: string } {
+  const hash = raw.indexOf('#');
+  const u = hash < 0 ? raw : raw.slice(0, hash);
+  let parsed: { host: string };
+  try {
+    parsed = parseWithoutFragment(u);
+  } catch (e) {
+    if (e instanceof UrlError) return { error: `parse ${goQuote(u)}: ${e.message}` };
+    throw e;
+  }
+  if (hash >= 0 && hash + 1 < raw.length) {
+    try {
+      unescape(raw.slice(hash + 1), 'fragment');
+    } catch (e) {
+      if (e instanceof UrlError) return { error: `parse ${goQuote(raw)}: ${e.message}` };
+      throw e;
+    }
+  }
+  return parsed;
+}
