@@ -153,6 +153,7 @@ describe('the peer bin against Go itself, over TLS 1.3 and 1.2', () => {
       [
         `x509 TLS differential (${goVersion}, Node ${process.version}; ${sample.length} of ${corpus.cases.length} chains from ${taken.size} classes, ${runs} handshakes in ${seconds.toFixed(1)} s):`,
         `  total ${runs}, agree ${agree}, admits Go refuses ${admitsGoRefuses.length}, refusals Go admits ${runs - agree - admitsGoRefuses.length}`,
+        ...countByClass(admitsGoRefuses).map(([cls, n]) => `  admitted, Go refuses, by class: ${cls} ${n}`),
         ...[...refusalsByClass].sort().map(([cls, n]) => `  refused by class: ${cls} ${n}${cls in KNOWN_REFUSALS ? ` (known: ${KNOWN_REFUSALS[cls]})` : ' (NOT documented)'}`),
         ...[...unsendable].sort().map(([cls, why]) => `  not sent (${cls}): ${why}`),
         ...admitsGoRefuses.slice(0, 60).map((l) => `  ADMITTED: ${l}`),
@@ -163,3 +164,13 @@ describe('the peer bin against Go itself, over TLS 1.3 and 1.2', () => {
     expect(unexplainedRefusals).toEqual([]);
   }, 300_000);
 });
+
+/** `<id> ...` lines → [class, count], the class read back from the id (`<index>-<class>`). */
+function countByClass(lines: readonly string[]): [string, number][] {
+  const counts = new Map<string, number>();
+  for (const line of lines) {
+    const cls = /^\d+-([^ :]+)/.exec(line)?.[1] ?? line;
+    counts.set(cls, (counts.get(cls) ?? 0) + 1);
+  }
+  return [...counts].sort(([a], [b]) => a.localeCompare(b));
+}

@@ -100,6 +100,7 @@ describe('our client-chain verifier against Go itself', () => {
       [
         `x509 differential (${goVersion}, ${corpus.cases.length} chains, ${corpus.pools.size} pools, verified in ${ms.toFixed(0)} ms):`,
         `  total ${corpus.cases.length}, agree ${agree}, admits Go refuses ${admitsGoRefuses.length}, refusals Go admits ${corpus.cases.length - agree - admitsGoRefuses.length}`,
+        ...countByClass(admitsGoRefuses).map(([cls, n]) => `  admitted, Go refuses, by class: ${cls} ${n}`),
         ...[...refusalsByClass].sort().map(([cls, n]) => `  refused by class: ${cls} ${n}${cls in KNOWN_REFUSALS ? ` (known: ${KNOWN_REFUSALS[cls]})` : ' (NOT documented)'}`),
         ...admitsGoRefuses.slice(0, 40).map((l) => `  ADMITTED: ${l}`),
         ...unexplainedRefusals.slice(0, 40).map((l) => `  REFUSED: ${l}`),
@@ -109,3 +110,13 @@ describe('our client-chain verifier against Go itself', () => {
     expect(unexplainedRefusals).toEqual([]);
   });
 });
+
+/** `<id> ...` lines → [class, count], the class read back from the id (`<index>-<class>`). */
+function countByClass(lines: readonly string[]): [string, number][] {
+  const counts = new Map<string, number>();
+  for (const line of lines) {
+    const cls = /^\d+-([^ :]+)/.exec(line)?.[1] ?? line;
+    counts.set(cls, (counts.get(cls) ?? 0) + 1);
+  }
+  return [...counts].sort(([a], [b]) => a.localeCompare(b));
+}
