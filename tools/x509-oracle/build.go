@@ -270,6 +270,7 @@ type spec struct {
 	pub       *key
 	spki      []byte // overrides pub.spki
 	sigAlg    string
+	genTime   bool // validity as GeneralizedTime even before 2050
 	// extensions
 	ca           bool
 	pathLen      int // used only with hasPathLen
@@ -405,7 +406,12 @@ func (g *gen) issue(parent *cert, s spec) *cert {
 	if s.version > 1 {
 		parts = append(parts, explicit(0, integer(int64(s.version-1))))
 	}
-	parts = append(parts, integer(s.serial), ai, issuer, seq(derTime(s.notBefore), derTime(s.notAfter)), s.subject, spki)
+	validity := seq(derTime(s.notBefore), derTime(s.notAfter))
+	if s.genTime {
+		gt := func(t time.Time) []byte { return tlv(0x18, []byte(t.UTC().Format("20060102150405Z"))) }
+		validity = seq(gt(s.notBefore), gt(s.notAfter))
+	}
+	parts = append(parts, integer(s.serial), ai, issuer, validity, s.subject, spki)
 	if len(exts) > 0 {
 		parts = append(parts, explicit(3, seq(exts...)))
 	}

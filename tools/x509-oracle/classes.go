@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/asn1"
 	"fmt"
+	"time"
 )
 
 // generateAll builds every class of issue #21. Each class loops over a few variants; the seeded
@@ -164,10 +165,7 @@ func (g *gen) generateAll() {
 		n := 20 + (i*7)%41
 		var sent []*cert
 		for d := 0; d < n; d++ {
-			dk := g.key(kP256)
-			if dk == in[0].key {
-				dk = g.key(kP256)
-			}
+			dk := g.decoyKey()
 			var skid []byte
 			if i%2 == 0 { // claims the real issuer's key id too
 				skid = in[0].skid
@@ -546,6 +544,66 @@ func (g *gen) generateAll() {
 		default:
 			simple("pathlen-ok", r.path1, 1, g.pick(tlsKinds), nil, nil)
 			simple("pathlen-ok", r.path0, 0, g.pick(tlsKinds), nil, nil)
+		}
+	}
+
+	// ---- more path building: Go's budget of 100 signature checks, anchors sent as leaves
+	for i := 0; i < 12; i++ {
+		g.begin("decoys-two-levels")
+		root := anyGood()
+		in := g.path(root, 2, nil)
+		lk := g.key(g.pick(tlsKinds))
+		leaf := g.leaf(in[0], lk.kind, func(s *spec) { s.pub = lk })
+		var sent []*cert
+		n := 30 + i*3 // per level: 30..63, so the search needs from about 60 to over 120 checks
+		for level, real := range in {
+			for d := 0; d < n; d++ {
+				parent := root
+				if level == 0 {
+					parent = in[1]
+				}
+				sent = append(sent, g.issue(parent, spec{subject: real.subject, pub: g.decoyKey(), ca: true, skid: real.skid}))
+			}
+		}
+		sent = append(sent, in...)
+		g.add("decoys-two-levels", r.poolOf(root), lk, cat(leaf, sent)...)
+	}
+	for i := 0; i < 4; i++ {
+		g.begin("leaf-is-trust-anchor")
+		g.add("leaf-is-trust-anchor", "p6-odd", r.selfSignedClient.key, r.selfSignedClient)
+		g.begin("leaf-self-signed-untrusted")
+		lk := g.key(g.pick(tlsKinds))
+		self := g.issue(nil, spec{subject: stdName("Case "+g.label, "self-signed client"), pub: lk, noAKID: true})
+		g.add("leaf-self-signed-untrusted", r.poolOf(r.rsa), lk, self)
+	}
+	for i := 0; i < 6; i++ {
+		g.begin("expired-root-copy-sent")
+		root := goodRoots[i%len(goodRoots)]
+		// the same name and key as the trusted root, expired, sent along as if an intermediate
+		copyRoot := g.issue(nil, spec{subject: root.subject, pub: root.key, ca: true, noAKID: true, notBefore: g.now.Add(-900 * day), notAfter: g.now.Add(-400 * day)})
+		in := g.path(root, i%2, nil)
+		parent := root
+		if len(in) > 0 {
+			parent = in[0]
+		}
+		lk := g.key(g.pick(tlsKinds))
+		leaf := g.leaf(parent, lk.kind, func(s *spec) { s.pub = lk })
+		g.add("expired-root-copy-sent", r.poolOf(root), lk, cat(leaf, in, []*cert{copyRoot})...)
+	}
+	for i := 0; i < 8; i++ {
+		simple("generalizedtime-before-2050", anyGood(), i%2, g.pick(tlsKinds), nil, func(s *spec) { s.genTime = true })
+	}
+	if !g.realtime {
+		for i := 0; i < 6; i++ {
+			at := g.now
+			switch i % 3 {
+			case 0:
+				simple("validity-boundary-notbefore-now", anyGood(), i%2, g.pick(tlsKinds), nil, func(s *spec) { s.notBefore = at })
+			case 1:
+				simple("validity-boundary-notafter-now", anyGood(), i%2, g.pick(tlsKinds), nil, func(s *spec) { s.notAfter = at })
+			default:
+				simple("validity-boundary-expired-1s", anyGood(), i%2, g.pick(tlsKinds), nil, func(s *spec) { s.notAfter = at.Add(-time.Second) })
+			}
 		}
 	}
 

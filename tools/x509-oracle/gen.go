@@ -32,6 +32,12 @@ type gen struct {
 	cases  []caseOut
 	label  string // the case being built: names carry it so no two cases share a CA name by accident
 	recent []*cert
+	// realtime: the corpus is checked against a real clock later (-time now), so classes whose
+	// verdict turns on the exact second are left out.
+	realtime bool
+
+	decoyKeys   []*key
+	serialDecoy int
 }
 
 func newGen(seed int64, now time.Time) *gen {
@@ -49,7 +55,16 @@ func newGen(seed int64, now time.Time) *gen {
 			g.keys[k] = append(g.keys[k], newKey(k))
 		}
 	}
+	// Decoys need keys no real CA of any case holds, or a decoy would be a genuine issuer.
+	for i := 0; i < 4; i++ {
+		g.decoyKeys = append(g.decoyKeys, newKey(kP256))
+	}
 	return g
+}
+
+func (g *gen) decoyKey() *key {
+	g.serialDecoy++
+	return g.decoyKeys[g.serialDecoy%len(g.decoyKeys)]
 }
 
 func (g *gen) key(kind string) *key {
@@ -75,6 +90,7 @@ type roots struct {
 	ncDNS, ncDNSEx, ncIP, ncEmail, ncURI, ncDir   *cert
 	v1, noBC, norm, expired, nyv, sha1, ekuServer *cert
 	path0, path1, rotation                        *cert
+	selfSignedClient                              *cert
 }
 
 func (g *gen) root(org, cn, kind string, mod func(*spec)) *cert {
@@ -138,7 +154,9 @@ func (g *gen) makePools() *roots {
 	})
 	r.sha1 = g.root("Pool Odd", "SHA-1 Self-Signed Root", kRSA, func(s *spec) { s.sigAlg = sigSHA1RSA })
 	r.ekuServer = g.root("Pool Odd", "ServerAuth-only Root", kP256, func(s *spec) { s.ekuSet = true; s.eku = append(s.eku, ekuServer) })
-	g.pools["p6-odd"] = [][]string{{r.v1.pem()}, {r.noBC.pem()}, {r.norm.pem()}, {r.expired.pem(), r.nyv.pem()}, {r.sha1.pem()}, {r.ekuServer.pem()}}
+	// A self-signed client certificate (not a CA) listed as a client CA: Go admits it as its own chain.
+	r.selfSignedClient = g.issue(nil, spec{subject: stdName("Pool Odd", "Self-Signed Client"), pub: g.key(kP256), noAKID: true})
+	g.pools["p6-odd"] = [][]string{{r.v1.pem()}, {r.noBC.pem()}, {r.norm.pem()}, {r.expired.pem(), r.nyv.pem()}, {r.sha1.pem()}, {r.ekuServer.pem()}, {r.selfSignedClient.pem()}}
 
 	r.path0 = g.root("Pool Path", "PathLen 0 Root", kP256, func(s *spec) { s.hasPathLen = true })
 	r.path1 = g.root("Pool Path", "PathLen 1 Root", kP256, func(s *spec) { s.hasPathLen = true; s.pathLen = 1 })
@@ -159,7 +177,7 @@ func (r *roots) poolOf(c *cert) string {
 		return "p4-mixed"
 	case r.ncDNS, r.ncDNSEx, r.ncIP, r.ncEmail, r.ncURI, r.ncDir:
 		return "p5-constrained"
-	case r.v1, r.noBC, r.norm, r.expired, r.nyv, r.sha1, r.ekuServer:
+	case r.v1, r.noBC, r.norm, r.expired, r.nyv, r.sha1, r.ekuServer, r.selfSignedClient:
 		return "p6-odd"
 	case r.path0, r.path1, r.rotation:
 		return "p7-path"

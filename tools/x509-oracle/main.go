@@ -38,6 +38,7 @@ func main() {
 			now = t
 		}
 		g := newGen(*seed, now)
+		g.realtime = *at == "now"
 		g.generateAll()
 		if err := g.write(*out); err != nil {
 			fail("generate: %v", err)
