@@ -279,6 +279,61 @@ export function buildCases(): ChainCase[] {
   const ncInter = subCa('ncint', root, { extensions: [ext.basicConstraints(true), ext.caKeyUsage(), ext.nameConstraints([ext.dns('example.com')], [])] });
   add('name constraints on an intermediate', [leafOf(ncInter, { extensions: [ext.eku(OID.clientAuth), ext.san(false, ext.dns('x.example.org'))] }), ncInter.der], `${VERIFY}x509: a root or intermediate certificate is not authorized to sign for this name: DNS name "x.example.org" is not permitted by any constraint`);
 
+  // More extension and field shapes.
+  const leafExt = (...extensions: Uint8Array[]): Uint8Array => leafOf(inter, { extensions: [ext.eku(OID.clientAuth), ...extensions] });
+  add('a negative pathLen on the intermediate', [leaf, subCa('int', root, { extensions: [ext.basicConstraints(true, -5), ext.caKeyUsage()], serial: 20n }).der], 'accept');
+  add('critical AIA, CRL DP and policies', [leafExt(extension('1.3.6.1.5.5.7.1.1', true, seq(seq(oid('1.3.6.1.5.5.7.48.1'), implicit(6, [0x61])))), extension('2.5.29.31', true, seq(seq(tlv(0xa0, tlv(0xa0, implicit(6, [0x61])))))), extension('2.5.29.32', true, seq(seq(oid('2.5.29.32.0'))))), inter.der], 'accept');
+  add('a malformed CRL distribution point', [leafExt(extension('2.5.29.31', false, seq(seq(tlv(0xa0, seq()))))), inter.der], `${PARSE}x509: invalid CRL distribution point`);
+  add('a malformed AIA', [leafExt(extension('1.3.6.1.5.5.7.1.1', false, seq(seq(implicit(6, [0x61]))))), inter.der], `${PARSE}x509: invalid authority info access`);
+  add('a policy without an OID', [leafExt(extension('2.5.29.32', false, seq(seq(int(1))))), inter.der], `${PARSE}x509: invalid certificate policies`);
+  add('a SubjectKeyId that is not an OCTET STRING', [leafExt(extension('2.5.29.14', false, int(1))), inter.der], `${PARSE}x509: invalid subject key identifier`);
+  add('an EKU list with a non-OID', [leafOf(inter, { extensions: [extension('2.5.29.37', false, seq(int(1)))] }), inter.der], `${PARSE}x509: invalid extended key usages`);
+  add('a KeyUsage that is not a BIT STRING', [leafExt(extension('2.5.29.15', true, int(1))), inter.der], `${PARSE}x509: invalid key usage`);
+  add('an empty extensions list', [leafOf(inter, { extensions: [], afterSpki: [explicit(3, seq())] }), inter.der], 'accept');
+  add('a constructed [1] where Go skips only a primitive issuerUniqueID', [leafOf(inter, { extensions: [], afterSpki: [tlv(0xa1, [0x05, 0x00]), explicit(3, seq(ext.eku(OID.serverAuth)))] }), inter.der], 'accept');
+  add('unique IDs on a v3 certificate', [leafOf(inter, { afterSpki: [implicit(1, [0x00, 0xaa]), implicit(2, [0x00, 0xbb])] }), inter.der], 'accept');
+  add('unique IDs on a v2 certificate with extensions after them', [leafOf(inter, { version: 2, afterSpki: [implicit(1, [0x00, 0xaa])], extensions: [ext.eku(OID.serverAuth)] }), inter.der], 'accept');
+  add('an explicit version 0', [leafOf(inter, { versionField: explicit(0, int(0)), extensions: [ext.eku(OID.serverAuth)] }), inter.der], 'accept');
+  add('a version field with trailing bytes', [leafOf(inter, { versionField: explicit(0, concat(int(2), nul())) }), inter.der], `${PARSE}x509: malformed version`);
+  add('a negative version', [leafOf(inter, { versionField: explicit(0, int(-1)) }), inter.der], `${PARSE}x509: malformed version`);
+  add('an IPv6 SAN', [sanLeaf(false, ext.ip(...new Array<number>(16).fill(1))), inter.der], 'accept');
+  add('an 8-bit email SAN', [sanLeaf(false, implicit(1, Uint8Array.from([0x61, 0xff]))), inter.der], `${PARSE}x509: SAN rfc822Name is malformed`);
+  add('a URI SAN with an empty label', [sanLeaf(false, ext.uri('http://a..b/')), inter.der], `${PARSE}x509: cannot parse URI "http://a..b/": invalid domain`);
+  add('an unknown signature algorithm', [leafOf(inter, { algorithm: seq(oid('1.2.3.4.5')), signature: Uint8Array.from([1]) }), inter.der], `${UNKNOWN} (possibly because of "x509: cannot verify signature: algorithm unimplemented" while trying to verify candidate authority certificate "int")`);
+  const p384 = ((): Ca => {
+    const k = key('p384root', 'ec');
+    return { subject: cn('p384root'), key: k, der: caCert(cn('p384root'), k) };
+  })();
+  add('ECDSA-SHA384 signature from a P-256 root', [leafOf(p384, { algorithm: seq(oid('1.2.840.10045.4.3.3')) })], 'accept', [toPem(p384.der)]);
+  add('a bad ECDSA signature', [leafOf(inter, { signature: Uint8Array.from([0x30, 0x06, 0x02, 0x01, 0x01, 0x02, 0x01, 0x01]) }), inter.der], `${UNKNOWN} (possibly because of "x509: ECDSA verification failure" while trying to verify candidate authority certificate "int")`);
+  add('an Ed25519 key of 31 bytes', [leafOf(inter, { spki: seq(seq(oid(OID.ed25519)), bits(new Uint8Array(31))) }), inter.der], `${PARSE}x509: wrong Ed25519 public key size`);
+  add('an Ed25519 key with parameters', [leafOf(inter, { spki: seq(seq(oid(OID.ed25519), nul()), bits(new Uint8Array(32))) }), inter.der], `${PARSE}x509: Ed25519 key encoded with illegal parameters`);
+  add('DSA parameters that are not a SEQUENCE', [leafOf(inter, { spki: seq(seq(oid('1.2.840.10040.4.1'), nul()), bits(int(5))) }), inter.der], `${PARSE}x509: invalid DSA parameters`);
+  add('an unknown key algorithm on the leaf', [leafOf(inter, { spki: seq(seq(oid('1.2.3.4')), bits(Uint8Array.from([1, 2, 3]))) }), inter.der], 'tls: client certificate contains an unsupported public key of type <nil>');
+  add('a compressed EC point', [leafOf(inter, { spki: seq(seq(oid('1.2.840.10045.2.1'), oid('1.2.840.10045.3.1.7')), bits(Uint8Array.from([0x02, ...new Array<number>(32).fill(1)]))) }), inter.der], `${PARSE}x509: failed to unmarshal elliptic curve point`);
+  add('a P-192 key', [leafOf(inter, { spki: seq(seq(oid('1.2.840.10045.2.1'), oid('1.2.840.10045.3.1.1')), bits(Uint8Array.from([0x04, ...new Array<number>(48).fill(1)]))) }), inter.der], `${PARSE}x509: unsupported elliptic curve`);
+  add('an RSA exponent beyond int64', [leafOf(inter, { spki: seq(seq(oid('1.2.840.113549.1.1.1'), nul()), bits(seq(int(0xc5n), int(1n << 70n)))) }), inter.der], `${PARSE}x509: invalid RSA public exponent`);
+  add('an RSA key with trailing bytes inside the BIT STRING', [leafOf(inter, { spki: seq(seq(oid('1.2.840.113549.1.1.1'), nul()), bits(concat(seq(int(0xc5n), int(3)), Uint8Array.from([0xde, 0xad])))) }), inter.der], 'accept');
+  const ncBad = (label: string, ...subtrees: Uint8Array[]): Uint8Array => caCert(cn(label), key(label), { extensions: [ext.basicConstraints(true), ext.nameConstraints(subtrees, [])] });
+  add('a 5-byte IP name constraint', [leafOf({ subject: cn('ncb1'), key: key('ncb1'), der: ncBad('ncb1', ext.ip(1, 2, 3, 4, 5)) }), ncBad('ncb1', ext.ip(1, 2, 3, 4, 5))], `${PARSE}x509: IP constraint contained value of length 5`);
+  add('a non-contiguous IP mask', [ncBad('ncb2', ext.ip(10, 0, 0, 0, 255, 0, 255, 0))], `${PARSE}x509: IP constraint contained invalid mask ff00ff00`);
+  add('a URI constraint that is an IP', [ncBad('ncb3', ext.uri('10.0.0.1'))], `${PARSE}x509: failed to parse URI constraint "10.0.0.1": cannot be IP address`);
+  add('a DNS constraint with an empty label', [ncBad('ncb4', ext.dns('a..b'))], `${PARSE}x509: failed to parse dnsName constraint "a..b"`);
+  add('an email constraint that is not a mailbox', [ncBad('ncb5', ext.email('a..b@x'))], `${PARSE}x509: failed to parse rfc822Name constraint "a..b@x"`);
+  add('an empty name constraints extension', [caCert(cn('ncb6'), key('ncb6'), { extensions: [ext.basicConstraints(true), extension('2.5.29.30', true, seq())] })], `${PARSE}x509: empty name constraints extension`);
+  const ncMail = ncRoot('ncmail', [ext.email('ops@example.com')], [ext.email('.example.org')]);
+  const mailLeaf = (...names: Uint8Array[]): Uint8Array => leafOf(ncMail, { extensions: [ext.eku(OID.clientAuth), ext.san(false, ...names)] });
+  add('name constraints: an exact mailbox', [mailLeaf(ext.email('ops@EXAMPLE.com'))], 'accept', [toPem(ncMail.der)]);
+  add('name constraints: another mailbox', [mailLeaf(ext.email('dev@example.com'))], `${VERIFY}x509: a root or intermediate certificate is not authorized to sign for this name: email address "dev@example.com" is not permitted by any constraint`, [toPem(ncMail.der)]);
+  add('name constraints: an excluded mail domain', [mailLeaf(ext.email('a@x.example.org'))], `${VERIFY}x509: a root or intermediate certificate is not authorized to sign for this name: email address "a@x.example.org" is excluded by constraint ".example.org"`, [toPem(ncMail.der)]);
+  add('name constraints: an unparseable email SAN', [mailLeaf(ext.email('not a mailbox'))], `${VERIFY}x509: cannot parse rfc822Name {"" ""}`, [toPem(ncMail.der)]);
+  add('name constraints: an unparseable DNS SAN', [mailLeaf(ext.dns('a..b'))], `${VERIFY}x509: cannot parse dnsName "a..b"`, [toPem(ncMail.der)]);
+  add('name constraints: a URI without a host', [leafOf(ncUri, { extensions: [ext.eku(OID.clientAuth), ext.san(false, ext.uri('urn:x:y'))] })], `${VERIFY}x509: a root or intermediate certificate is not authorized to sign for this name: URI with empty host ("urn:x:y") cannot be matched against constraints`, [toPem(ncUri.der)]);
+  add('name constraints: a URI host with too many colons', [leafOf(ncUri, { extensions: [ext.eku(OID.clientAuth), ext.san(false, ext.uri('https://a:1:2/'))] })], `${VERIFY}x509: a root or intermediate certificate is not authorized to sign for this name: address a:1:2: too many colons in address`, [toPem(ncUri.der)]);
+  const ncSelf = ncRoot('ncself', [ext.dns('example.com')], []);
+  const ncSelfWithSan = caCert(cn('ncself'), key('ncself'), { extensions: [ext.basicConstraints(true), ext.nameConstraints([ext.dns('example.com')], []), ext.san(false, ext.dns('ca.other.net'))], serial: 99n });
+  add("name constraints apply to the CA's own SAN", [leafOf(ncSelf, { extensions: [ext.eku(OID.clientAuth), ext.san(false, ext.dns('a.example.com'))] })], `${VERIFY}x509: a root or intermediate certificate is not authorized to sign for this name: DNS name "ca.other.net" is not permitted by any constraint`, [toPem(ncSelfWithSan)]);
+
   // Pool building.
   const headerPem = toPem(root.der).replace('-----\n', '-----\nProc-Type: 4,ENCRYPTED\n\n');
   add('a CA block with PEM headers is not an anchor', [leaf, inter.der], UNKNOWN, [headerPem]);

@@ -144,11 +144,16 @@ export function signWith(k: TestKey, algorithm: Uint8Array, tbs: Uint8Array): Ui
     return new Uint8Array(sign('sha256', tbs, { key: k.privateKey, padding: 6, saltLength: salt }));
   }
   if (k.kind === 'ed25519') return new Uint8Array(sign(null, tbs, k.privateKey));
-  const hash = alg.includes(Buffer.from(oid(OID.ecdsaSha1)).toString('hex')) || alg.includes(Buffer.from(oid(OID.rsaSha1)).toString('hex'))
+  const has = (dotted: string): boolean => alg.includes(Buffer.from(oid(dotted)).toString('hex'));
+  const hash = has(OID.ecdsaSha1) || has(OID.rsaSha1)
     ? 'sha1'
-    : alg.includes(Buffer.from(oid(OID.rsaMd5)).toString('hex'))
+    : has(OID.rsaMd5)
       ? 'md5'
-      : 'sha256';
+      : has('1.2.840.10045.4.3.3') || has('1.2.840.113549.1.1.12')
+        ? 'sha384'
+        : has('1.2.840.10045.4.3.4') || has('1.2.840.113549.1.1.13')
+          ? 'sha512'
+          : 'sha256';
   return new Uint8Array(sign(hash, tbs, k.privateKey));
 }
 
@@ -200,6 +205,8 @@ export interface CertSpec {
   readonly afterSpki?: readonly Uint8Array[];
   /** Replaces the signature bytes. */
   readonly signature?: Uint8Array;
+  /** Replaces the version field (for an explicitly encoded v1, or a malformed one). */
+  readonly versionField?: Uint8Array;
 }
 
 const HOUR = 3600_000;
@@ -212,7 +219,7 @@ export function certificate(spec: CertSpec): Uint8Array {
   const version = spec.version ?? 3;
   const validity = (v: Date | Uint8Array | undefined, fallback: Date): Uint8Array => (v instanceof Uint8Array ? v : time(v ?? fallback));
   const tbs = seq(
-    ...(version === 1 ? [] : [explicit(0, int(version - 1))]),
+    ...(spec.versionField !== undefined ? [spec.versionField] : version === 1 ? [] : [explicit(0, int(version - 1))]),
     int(spec.serial ?? 1n),
     algorithm,
     spec.issuer ?? spec.subject,

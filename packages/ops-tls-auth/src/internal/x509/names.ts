@@ -1,5 +1,9 @@
-import { parseIPv4, parseIPv6, type IpNet } from './certificate.ts';
 import { goQuote } from './quote.ts';
+
+export interface IpNet {
+  readonly ip: Uint8Array;
+  readonly mask: Uint8Array;
+}
 
 // Go 1.19's name-constraint matching (crypto/x509/verify.go): domains as reversed labels,
 // RFC 2821 mailboxes, URI hosts and IP ranges. Names are Latin-1 strings of the raw bytes.
@@ -287,4 +291,74 @@ export function ipNetString(n: IpNet): string {
   const masked = n.ip.map((b, i) => b & n.mask[i]!);
   const prefix = canonical ? String(ones) : Array.from(n.mask, (b) => b.toString(16).padStart(2, '0')).join('');
   return goQuote(`${ipString(masked)}/${prefix}`);
+}
+
+/** net.ParseIP succeeds: dotted-quad IPv4 or an IPv6 literal (no zone). */
+export function looksLikeIP(s: string): boolean {
+  return parseIPv4(s) !== undefined || parseIPv6(s) !== undefined;
+}
+
+export function parseIPv4(s: string): Uint8Array | undefined {
+  const parts = s.split('.');
+  if (parts.length !== 4) return undefined;
+  const out = new Uint8Array(4);
+  for (let i = 0; i < 4; i++) {
+    const p = parts[i]!;
+    // net.ParseIP (Go 1.19) refuses leading zeros and values over 255.
+    if (!/^[0-9]{1,3}$/.test(p) || (p.length > 1 && p[0] === '0')) return undefined;
+    const v = Number(p);
+    if (v > 255) return undefined;
+    out[i] = v;
+  }
+  return out;
+}
+
+export function parseIPv6(s: string): Uint8Array | undefined {
+  const out = new Uint8Array(16);
+  let ellipsis = -1;
+  let i = 0;
+  let rest = s;
+  if (rest.length >= 2 && rest.startsWith('::')) {
+    ellipsis = 0;
+    rest = rest.slice(2);
+    if (rest.length === 0) return out;
+  }
+  while (i < 16) {
+    const m = /^[0-9a-fA-F]{1,4}/.exec(rest);
+    if (m === null) return undefined;
+    if (rest.length > m[0].length && rest[m[0].length] === '.') {
+      if (ellipsis < 0 && i !== 12) return undefined;
+      if (i + 4 > 16) return undefined;
+      const v4 = parseIPv4(rest);
+      if (v4 === undefined) return undefined;
+      out.set(v4, i);
+      i += 4;
+      rest = '';
+      break;
+    }
+    const v = parseInt(m[0], 16);
+    out[i] = v >> 8;
+    out[i + 1] = v & 0xff;
+    i += 2;
+    rest = rest.slice(m[0].length);
+    if (rest.length === 0) break;
+    if (rest[0] !== ':' || rest.length === 1) return undefined;
+    rest = rest.slice(1);
+    if (rest[0] === ':') {
+      if (ellipsis >= 0) return undefined;
+      ellipsis = i;
+      rest = rest.slice(1);
+      if (rest.length === 0) break;
+    }
+  }
+  if (rest.length !== 0) return undefined;
+  if (i < 16) {
+    if (ellipsis < 0) return undefined;
+    const n = 16 - i;
+    for (let j = i - 1; j >= ellipsis; j--) out[j + n] = out[j]!;
+    for (let j = ellipsis + n - 1; j >= ellipsis; j--) out[j] = 0;
+  } else if (ellipsis >= 0) {
+    return undefined;
+  }
+  return out;
 }

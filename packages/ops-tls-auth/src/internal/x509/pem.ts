@@ -26,11 +26,6 @@ function getLine(data: string): { line: string; rest: string } {
   return { line: trimRightSpaceTab(data.slice(0, i)), rest: data.slice(j) };
 }
 
-// bytes.TrimSpace: ASCII white space (and Unicode spaces, which a Latin-1 view shows as \x85/\xa0).
-function trimSpace(s: string): string {
-  return s.replace(/^[\t\n\v\f\r \x85\xa0]+|[\t\n\v\f\r \x85\xa0]+$/g, '');
-}
-
 const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 const B64_VALUES = new Int16Array(256).fill(-1);
 for (let i = 0; i < B64.length; i++) B64_VALUES[B64.charCodeAt(i)] = i;
@@ -105,11 +100,9 @@ export function decodePem(data: string): { block: PemBlock; rest: string } | und
         break;
       }
       const { line, rest: next } = getLine(rest);
-      const colon = line.indexOf(':');
-      if (colon < 0) break;
+      // Any line with a colon is a header; only whether there are any matters to the pool.
+      if (!line.includes(':')) break;
       headers++;
-      // Later duplicates overwrite earlier keys in Go's map; any key at all means "has headers".
-      void trimSpace(line.slice(0, colon));
       rest = next;
     }
     if (ranOut) return undefined;

@@ -10,6 +10,7 @@ import { decodePem } from './pem.ts';
 export class CertPool {
   private readonly byName = new Map<string, Certificate[]>();
   private readonly sums = new Set<string>();
+  private readonly order: Certificate[] = [];
   private count = 0;
 
   get length(): number {
@@ -22,10 +23,16 @@ export class CertPool {
     if (this.sums.has(sum)) return;
     this.sums.add(sum);
     this.count++;
+    this.order.push(cert);
     const key = binaryString(cert.rawSubject);
     const list = this.byName.get(key);
     if (list === undefined) this.byName.set(key, [cert]);
     else list.push(cert);
+  }
+
+  /** CertPool.Subjects: the raw subject of every certificate held, in the order added. */
+  subjects(): Uint8Array[] {
+    return this.order.map((c) => c.rawSubject);
   }
 
   /** CertPool.contains: by the SHA-224 of the DER. */

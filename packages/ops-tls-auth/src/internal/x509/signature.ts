@@ -3,9 +3,9 @@ import { goKeyType, type PublicKey, type SignatureAlgorithm } from './algorithms
 import { KEY_USAGE_CERT_SIGN, type Certificate } from './certificate.ts';
 
 // Certificate.CheckSignatureFrom of Go 1.19 with node:crypto doing the arithmetic. Where OpenSSL
-// cannot reproduce Go's arithmetic (RSA moduli over 16384 bits or even, a signature value not
-// below the modulus, an exponent OpenSSL refuses), the check fails: Go might accept such a
-// signature, so this is a documented refusal, never an admission Go would not make.
+// cannot reproduce Go's arithmetic (RSA moduli over 16384 bits, even or under 512 bits, an
+// exponent OpenSSL refuses), the check fails: Go might accept such a signature, so this is a
+// documented refusal, never an admission Go would not make.
 
 export const ERR_UNSUPPORTED = 'x509: cannot verify signature: algorithm unimplemented';
 export const ERR_CONSTRAINT = 'x509: invalid signature: parent certificate cannot sign this kind of certificate';
@@ -91,8 +91,15 @@ function rsaWithinOpenSsl(key: { n: bigint; e: bigint; bits: number }, signature
   if (key.bits > MAX_OPENSSL_RSA_BITS || key.bits < 512 || (key.n & 1n) === 0n) return false;
   if (key.e < 3n || key.e >= key.n) return false;
   if (key.bits > 3072 && key.e >= 1n << 64n) return false;
-  if (signature.length !== (key.bits + 7) >> 3) return false;
-  return unsigned(signature) < key.n;
+  return signature.length === (key.bits + 7) >> 3;
+}
+
+// Go raises the signature value to e modulo n without first requiring it to be below n;
+// OpenSSL refuses such a value. Reducing it first gives OpenSSL the very number Go computes with.
+function reducedSignature(n: bigint, signature: Uint8Array): Uint8Array {
+  const s = unsigned(signature);
+  if (s < n) return signature;
+  return Uint8Array.from(Buffer.from((s % n).toString(16).padStart(signature.length * 2, '0'), 'hex'));
 }
 
 /** Go's checkSignature(algo, signed, signature, publicKey, allowSHA1=false); undefined is success. */
@@ -115,7 +122,7 @@ export function checkSignature(
       const options = algorithm.pss
         ? { key: ko, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: hashLength(algorithm.hash!) }
         : { key: ko, padding: constants.RSA_PKCS1_PADDING };
-      return safeVerify(algorithm.hash!, signed, options, signature) ? undefined : ERR_RSA_VERIFY;
+      return safeVerify(algorithm.hash!, signed, options, reducedSignature(key.n, signature)) ? undefined : ERR_RSA_VERIFY;
     }
     case 'ECDSA': {
       if (algorithm.publicKey !== 'ECDSA') return mismatch(algorithm.publicKey, key);

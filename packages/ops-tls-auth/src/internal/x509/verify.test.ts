@@ -42,6 +42,15 @@ describe('createClientTrustPool', () => {
     ]);
   });
 
+  it('reads the bytes Go reads: a byte-order mark hides the first block, other text does not', () => {
+    // Go 1.19's AppendCertsFromPEM on the same texts, as UTF-8 bytes: 1, 1, 1, 0 certificates.
+    const other = toPem(caCert(cn('pool-other'), key('pool-other')));
+    expect(createClientTrustPool([`\ufeff${toPem(root)}${other}`]).size).toBe(1);
+    expect(createClientTrustPool([`\ufeff\n${toPem(root)}`]).size).toBe(1);
+    expect(createClientTrustPool([`é\n${toPem(root)}`]).size).toBe(1);
+    expect(createClientTrustPool([toPem(root).replace('MII', 'MIé')]).size).toBe(0);
+  });
+
   it('refuses a pool object it did not make', () => {
     expect(() => verifyClientChain([root], { size: 1, skipped: [] }, NOW)).toThrow(TypeError);
   });
