@@ -32,7 +32,8 @@ const REQUIRED_CLASSES = [
   'nc-dns-permitted-satisfied', 'nc-dns-permitted-violated', 'nc-dns-excluded-violated', 'nc-ip-permitted-violated',
   'nc-email-permitted-violated', 'nc-uri-permitted-violated', 'nc-dirname-permitted-satisfied', 'v1-intermediate-with-ca-true',
   'v2-intermediate-with-ca-true', 'v3-root-without-basicconstraints', 'self-issued-under-pathlen0', 'pathlen-violation-root',
-  'ca-file-unparseable', 'message-size-over-64k',
+  'ca-file-unparseable', 'message-size-over-64k', 'decoys-two-levels', 'leaf-is-trust-anchor', 'leaf-self-signed-untrusted',
+  'expired-root-copy-sent', 'generalizedtime-before-2050', 'validity-boundary-notafter-now', 'validity-boundary-notbefore-now',
 ];
 
 let corpus: LoadedCorpus;
@@ -61,9 +62,13 @@ describe('our client-chain verifier against Go itself', () => {
     expect(REQUIRED_CLASSES.filter((c) => !classes.has(c))).toEqual([]);
     expect(verdicts.size).toBe(corpus.cases.length);
     // The oracle itself: the plainly good chains pass Go, the plainly broken ones do not.
-    const byClass = (prefix: string) => corpus.cases.filter((c) => c.class.startsWith(prefix)).map((c) => verdicts.get(c.id)!.admit);
+    // A pattern ending in '-' is a class prefix; otherwise the exact class.
+    const byClass = (pattern: string) =>
+      corpus.cases.filter((c) => (pattern.endsWith('-') ? c.class.startsWith(pattern) : c.class === pattern)).map((c) => verdicts.get(c.id)!.admit);
     expect(byClass('good-')).not.toContain(false);
-    for (const broken of ['sig-md5-', 'expired-', 'bad-string-', 'non-der-', 'message-size-over-64k']) expect(byClass(broken)).not.toContain(true);
+    for (const broken of ['sig-md5-leaf', 'sig-md5-intermediate', 'expired-leaf', 'expired-intermediate', 'expired-root', 'bad-string-', 'non-der-', 'message-size-over-64k']) {
+      expect(byClass(broken), broken).not.toContain(true);
+    }
   });
 
   it('admits no chain Go refuses, and refuses only chains of documented classes that Go admits', () => {
