@@ -13,4 +13,5 @@ export const projects: string[] = [
   'apps/opsctl',
   'tools/consumer-test',
   'tools/docs-test',
+  'tools/x509-oracle',
 ];

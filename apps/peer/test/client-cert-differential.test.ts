@@ -1,0 +1,194 @@
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { connect, createSecureContext, type SecureContext } from 'node:tls';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestPki, peerLauncher, type RunningApp, type TestPki } from '@fabric-ops/test-kit';
+import { buildOracle, generateCorpus, readCorpus, runOracle, toPem, type CorpusCase, type GoVerdict, type LoadedCorpus } from '@fabric-ops/x509-oracle';
+
+// Issue #21, item 3, through real handshakes: a sample of the Go-oracle corpus (every class whose
+// chain a Node TLS client can send) presented to the real peer bin with clientAuthRequired, over
+// TLS 1.3 and TLS 1.2, then `GET /version`. The same rule as the function-level test
+// (tools/x509-oracle/test/differential.test.ts): no admission Go refuses, and refusals of chains Go
+// admits only in documented classes. The corpus is generated with validity relative to the real
+// clock (`-time now`): the peer checks validity against its own clock.
+
+/**
+ * Classes the peer is known to refuse although Go admits them, each with why. Empty: a refusal
+ * here is a difference to fix or to document (README "How it differs from Fabric").
+ */
+const KNOWN_REFUSALS: Readonly<Record<string, string>> = {};
+
+/**
+ * Classes no Node TLS client can send, each with why (Go refuses all of them). A Node line whose
+ * OpenSSL cannot load more than these shrinks the sample, and fails here until listed.
+ */
+const CLIENT_CANNOT_SEND: Readonly<Record<string, string>> = {
+  'leaf-key-dsa': 'a DSA key cannot sign a TLS 1.2/1.3 handshake',
+  'leaf-key-rsapss': 'the corpus carries no private key for an id-RSASSA-PSS leaf',
+  'bad-string-bmp-odd-length-leaf': 'OpenSSL refuses a BMPString of odd length when loading the chain',
+  'bad-string-bmp-odd-length-intermediate': 'OpenSSL refuses a BMPString of odd length when loading the chain',
+  'bad-string-bmp-odd-length-extra': 'OpenSSL refuses a BMPString of odd length when loading the chain',
+  'bad-string-utf8-invalid-leaf': 'OpenSSL refuses invalid UTF-8 in a UTF8String when loading the chain',
+  'bad-string-utf8-invalid-intermediate': 'OpenSSL refuses invalid UTF-8 in a UTF8String when loading the chain',
+  'bad-string-utf8-invalid-extra': 'OpenSSL refuses invalid UTF-8 in a UTF8String when loading the chain',
+  'non-der-tbs-serial-leaf': 'OpenSSL refuses an INTEGER with a superfluous leading zero when loading the chain',
+  'non-der-tbs-serial-intermediate': 'OpenSSL refuses an INTEGER with a superfluous leading zero when loading the chain',
+  'non-der-tbs-serial-extra': 'OpenSSL refuses an INTEGER with a superfluous leading zero when loading the chain',
+};
+
+/** Cases per class sent over each TLS version. */
+const PER_CLASS = 2;
+const VERSIONS = ['TLSv1.3', 'TLSv1.2'] as const;
+type Version = (typeof VERSIONS)[number];
+
+const peers = peerLauncher(fileURLToPath(new URL('../dist/bin.js', import.meta.url)));
+const temp: string[] = [];
+let pki: TestPki;
+let corpus: LoadedCorpus;
+let verdicts: Map<string, GoVerdict>;
+let goVersion: string;
+
+beforeAll(async () => {
+  const built = await buildOracle();
+  goVersion = built.goVersion;
+  temp.push(join(built.bin, '..'));
+  const dir = await generateCorpus(built.bin, { seed: 2121, time: 'now' });
+  temp.push(dir);
+  corpus = readCorpus(dir);
+  verdicts = await runOracle(built.bin, dir);
+  pki = await createTestPki();
+}, 240_000);
+afterAll(async () => {
+  peers.stopAll();
+  await pki?.cleanup();
+  for (const dir of temp) rmSync(dir, { recursive: true, force: true });
+});
+
+interface Sendable {
+  readonly c: CorpusCase;
+  readonly contexts: Readonly<Record<Version, SecureContext>>;
+}
+
+/**
+ * The client's side: every certificate as sent, in order, and the leaf key. A security level of 0
+ * lets the client send SHA-1 and MD5 signed certificates; what the server does with them is the
+ * question. Throws when OpenSSL cannot load the chain or the key (then no Node client can send it).
+ */
+function clientContexts(c: CorpusCase): Record<Version, SecureContext> {
+  const cert = c.chain.map(toPem).join('');
+  const make = (v: Version) => createSecureContext({ cert, key: c.key!, minVersion: v, maxVersion: v, ciphers: 'DEFAULT:@SECLEVEL=0', ca: pki.ca.cert });
+  return { 'TLSv1.3': make('TLSv1.3'), 'TLSv1.2': make('TLSv1.2') };
+}
+
+/** One handshake and `GET /version`; admitted means the server answered 200. */
+function attempt(port: number, s: Sendable, version: Version): Promise<{ admitted: boolean; detail: string }> {
+  return new Promise((resolve) => {
+    let data = '';
+    let error = '';
+    const socket = connect({ host: '127.0.0.1', port, secureContext: s.contexts[version], minVersion: version, maxVersion: version });
+    const timer = setTimeout(() => {
+      error ||= 'no answer within 20 s';
+      socket.destroy();
+    }, 20_000);
+    socket.on('secureConnect', () => socket.end('GET /version HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'));
+    socket.on('data', (chunk: Buffer) => (data += chunk.toString('latin1')));
+    socket.on('error', (e) => (error ||= e.message));
+    socket.on('close', () => {
+      clearTimeout(timer);
+      const status = data.slice(0, data.indexOf('\r\n'));
+      resolve({ admitted: status.startsWith('HTTP/1.1 200'), detail: status || error || 'closed without an answer' });
+    });
+  });
+}
+
+async function inBatches<T>(items: readonly T[], width: number, fn: (item: T) => Promise<void>): Promise<void> {
+  for (let i = 0; i < items.length; i += width) await Promise.all(items.slice(i, i + width).map(fn));
+}
+
+describe('the peer bin against Go itself, over TLS 1.3 and 1.2', () => {
+  it('admits no client chain Go refuses, and refuses only chains of documented classes that Go admits', async () => {
+    // The sample: up to PER_CLASS sendable cases of each class.
+    const sample: Sendable[] = [];
+    const taken = new Map<string, number>();
+    const unsendable = new Map<string, string>();
+    for (const c of corpus.cases) {
+      if ((taken.get(c.class) ?? 0) >= PER_CLASS) continue;
+      if (c.key === undefined) {
+        if (!taken.has(c.class)) unsendable.set(c.class, 'the leaf key cannot sign a TLS handshake');
+        continue;
+      }
+      try {
+        sample.push({ c, contexts: clientContexts(c) });
+        taken.set(c.class, (taken.get(c.class) ?? 0) + 1);
+        unsendable.delete(c.class);
+      } catch (e) {
+        if (!taken.has(c.class)) unsendable.set(c.class, `OpenSSL cannot load it as a client: ${(e as Error).message}`);
+      }
+    }
+    const classes = new Set(corpus.cases.map((c) => c.class));
+    expect(taken.size + unsendable.size).toBe(classes.size);
+    const unlistedUnsendable = [...unsendable.keys()].filter((cls) => !(cls in CLIENT_CANNOT_SEND)).map((cls) => `${cls}: ${unsendable.get(cls)}`);
+
+    const admitsGoRefuses: string[] = [];
+    const unexplainedRefusals: string[] = [];
+    const refusalsByClass = new Map<string, number>();
+    let agree = 0;
+    let runs = 0;
+    const began = performance.now();
+    const byPool = new Map<string, Sendable[]>();
+    for (const s of sample) byPool.set(s.c.pool, [...(byPool.get(s.c.pool) ?? []), s]);
+    for (const [poolId, cases] of [...byPool].sort(([a], [b]) => a.localeCompare(b))) {
+      const files = corpus.pools.get(poolId)!.map((_, i) => join(corpus.dir, 'pools', poolId, `ca-${i}.pem`));
+      let app: RunningApp | undefined;
+      let startError = '';
+      try {
+        app = await peers.start({ tls: { certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientAuthRequired: true, clientRootCAs: files } });
+      } catch (e) {
+        startError = `the peer did not start with pool ${poolId}: ${(e as Error).message.slice(0, 300)}`;
+      }
+      const port = app === undefined ? 0 : Number(app.address.slice(app.address.lastIndexOf(':') + 1));
+      await inBatches(cases, 4, async (s) => {
+        const go = verdicts.get(s.c.id)!;
+        for (const version of VERSIONS) {
+          runs++;
+          const ours = app === undefined ? { admitted: false, detail: startError } : await attempt(port, s, version);
+          if (ours.admitted === go.admit) {
+            agree++;
+          } else if (ours.admitted) {
+            admitsGoRefuses.push(`${s.c.id} ${version}: Go refuses (${go.reason.slice(0, 200)})`);
+          } else {
+            refusalsByClass.set(s.c.class, (refusalsByClass.get(s.c.class) ?? 0) + 1);
+            if (!(s.c.class in KNOWN_REFUSALS)) unexplainedRefusals.push(`${s.c.id} ${version}: we refuse (${ours.detail}), Go admits`);
+          }
+        }
+      });
+      app?.kill();
+    }
+    const seconds = (performance.now() - began) / 1000;
+    console.log(
+      [
+        `x509 TLS differential (${goVersion}, Node ${process.version}; ${sample.length} of ${corpus.cases.length} chains from ${taken.size} classes, ${runs} handshakes in ${seconds.toFixed(1)} s):`,
+        `  total ${runs}, agree ${agree}, admits Go refuses ${admitsGoRefuses.length}, refusals Go admits ${runs - agree - admitsGoRefuses.length}`,
+        ...countByClass(admitsGoRefuses).map(([cls, n]) => `  admitted, Go refuses, by class: ${cls} ${n}`),
+        ...[...refusalsByClass].sort().map(([cls, n]) => `  refused by class: ${cls} ${n}${cls in KNOWN_REFUSALS ? ` (known: ${KNOWN_REFUSALS[cls]})` : ' (NOT documented)'}`),
+        ...[...unsendable].sort().map(([cls, why]) => `  not sent (${cls}): ${why}${cls in CLIENT_CANNOT_SEND ? '' : ' (NOT documented)'}`),
+        ...admitsGoRefuses.slice(0, 60).map((l) => `  ADMITTED: ${l}`),
+        ...unexplainedRefusals.slice(0, 60).map((l) => `  REFUSED: ${l}`),
+      ].join('\n'),
+    );
+    expect(admitsGoRefuses).toEqual([]);
+    expect(unexplainedRefusals).toEqual([]);
+    expect(unlistedUnsendable).toEqual([]);
+  }, 300_000);
+});
+
+/** `<id> ...` lines → [class, count], the class read back from the id (`<index>-<class>`). */
+function countByClass(lines: readonly string[]): [string, number][] {
+  const counts = new Map<string, number>();
+  for (const line of lines) {
+    const cls = /^\d+-([^ :]+)/.exec(line)?.[1] ?? line;
+    counts.set(cls, (counts.get(cls) ?? 0) + 1);
+  }
+  return [...counts].sort(([a], [b]) => a.localeCompare(b));
+}

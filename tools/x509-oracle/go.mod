@@ -1,0 +1,3 @@
+module fabric-ops/tools/x509-oracle
+
+go 1.19
