@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClientTrustPool, verifyClientChain, type ClientTrustPool } from '@fabric-ops/ops-tls-auth';
+import { clientCertificateMessageProblem, createClientTrustPool, verifyClientChain, type ClientTrustPool } from '@fabric-ops/ops-tls-auth';
 import { buildOracle, generateCorpus, readCorpus, runOracle, type GoVerdict, type LoadedCorpus } from '../src/index.ts';
 
 // Issue #21, item 3: every chain of a seeded corpus decided by our verifier and by Go 1.19's
@@ -88,7 +88,15 @@ describe('our client-chain verifier against Go itself', () => {
     for (const c of corpus.cases) {
       const go = verdicts.get(c.id)!;
       const pool = pools.get(c.pool)!;
-      const ours = pool instanceof Error ? { accept: false as const, reason: `trust pool: ${pool.message}` } : verifyClientChain(c.chain, pool, c.time);
+      // The server's decision: crypto/tls's message-size rule (the oracle refuses a list too large
+      // over either protocol, so TLS 1.3's larger encoding decides), then the chain itself.
+      const oversize = clientCertificateMessageProblem(c.chain, 'TLSv1.3');
+      const ours =
+        oversize !== undefined
+          ? { accept: false as const, reason: oversize }
+          : pool instanceof Error
+            ? { accept: false as const, reason: `trust pool: ${pool.message}` }
+            : verifyClientChain(c.chain, pool, c.time);
       if (ours.accept === go.admit) {
         agree++;
         continue;

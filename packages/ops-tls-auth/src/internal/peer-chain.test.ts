@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { connect, createServer, type TLSSocket } from 'node:tls';
 import { createTestPki, type PemPair, type TestCa, type TestPki } from '@fabric-ops/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { captureChainsEarly, certificateMessageLength, createAdmittedChains, oversizeReason } from './peer-chain.ts';
+import { captureChainsEarly, certificateMessageLength, clientCertificateMessageProblem, createAdmittedChains, oversizeReason } from './peer-chain.ts';
 import { nativeChainIsFaithful } from './self-probe.ts';
 
 let pki: TestPki;
@@ -68,6 +68,13 @@ describe('certificateMessageLength', () => {
     expect(certificateMessageLength(list, false)).toBe(3 + 3 + 1000 + 3 + 500);
     expect(certificateMessageLength(list, true)).toBe(1 + 3 + 3 + 1000 + 2 + 3 + 500 + 2);
     expect(oversizeReason(70_000)).toBe('tls: handshake message of length 70000 bytes exceeds maximum of 65536 bytes');
+  });
+
+  it('refuses a list whose message body passes 65,536 bytes on the protocol it is sent over', () => {
+    // 3 + (3 + 65,530) = 65,536 over TLS 1.2: within the limit; TLS 1.3 adds 1 + 2 bytes: over it.
+    const list = [new Uint8Array(65_530)];
+    expect(clientCertificateMessageProblem(list, 'TLSv1.2')).toBeUndefined();
+    expect(clientCertificateMessageProblem(list, 'TLSv1.3')).toBe('tls: handshake message of length 65539 bytes exceeds maximum of 65536 bytes');
   });
 });
 

@@ -65,6 +65,16 @@ export function certificateMessageLength(list: readonly Uint8Array[], tls13: boo
   return length;
 }
 
+/**
+ * crypto/tls's rule before any certificate is parsed: a client Certificate message whose body
+ * is longer than 65,536 bytes fails the handshake. `list` is what the client sent, leaf first;
+ * the answer is Go's error text, or undefined when the message is within the limit.
+ */
+export function clientCertificateMessageProblem(list: readonly Uint8Array[], protocol: 'TLSv1.2' | 'TLSv1.3'): string | undefined {
+  const length = certificateMessageLength(list, protocol === 'TLSv1.3');
+  return length > MAX_HANDSHAKE_MESSAGE_BYTES ? oversizeReason(length) : undefined;
+}
+
 /** Go's error for an oversized handshake message. */
 export function oversizeReason(length: number): string {
   return `tls: handshake message of length ${length} bytes exceeds maximum of ${MAX_HANDSHAKE_MESSAGE_BYTES} bytes`;

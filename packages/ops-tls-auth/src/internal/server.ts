@@ -8,7 +8,7 @@ import { formatRemoteAddress } from '@fabric-ops/ops-http/go';
 import { createHandshakeLog } from './handshake-log.ts';
 import { markVerifiedClient } from './identity.ts';
 import { secureContextOptions, tlsServerOptions } from './options.ts';
-import { captureChainsEarly, certificateMessageLength, createAdmittedChains, MAX_HANDSHAKE_MESSAGE_BYTES, nativePeerChain, oversizeReason } from './peer-chain.ts';
+import { captureChainsEarly, clientCertificateMessageProblem, createAdmittedChains, nativePeerChain } from './peer-chain.ts';
 import { nativeChainIsFaithful } from './self-probe.ts';
 import { createChainJudge } from './verdicts.ts';
 
@@ -224,9 +224,9 @@ export function createTlsServerWith(
       // made with again, so the list admitted for this leaf is judged again.
       presented = admittedChains.forLeaf(presented[0]!) ?? presented;
     } else {
-      const length = certificateMessageLength(presented, socket.getProtocol() === 'TLSv1.3');
-      if (length > MAX_HANDSHAKE_MESSAGE_BYTES) {
-        refuse(socket, key, oversizeReason(length));
+      const oversize = clientCertificateMessageProblem(presented, socket.getProtocol() === 'TLSv1.3' ? 'TLSv1.3' : 'TLSv1.2');
+      if (oversize !== undefined) {
+        refuse(socket, key, oversize);
         return;
       }
     }
