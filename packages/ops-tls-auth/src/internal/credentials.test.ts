@@ -113,6 +113,19 @@ describe('loadTlsCredentials', () => {
     expect(failure(() => loadTlsCredentials(settings({ certFile: broken }))).message).toBe(`operations.tls.cert.file: ${broken}: PEM certificate #1 cannot be parsed`);
   });
 
+  it('skips, with a warning, a client CA certificate that cannot be parsed, as Fabric skips it, and keeps the file text for the Go-rules pool', () => {
+    const mixed = join(pki.dir, 'mixed-ca.pem');
+    const text = `-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n${pki.ca.cert}`;
+    writeFileSync(mixed, text);
+    const loaded = loadTlsCredentials(settings({ clientRootCAs: [mixed] }));
+    expect(loaded.ca).toEqual([pki.ca.cert]);
+    expect(loaded.clientCaFiles).toEqual([text]);
+    expect(loaded.warnings).toContain(`operations.tls.clientRootCAs.files[0]: ${mixed}: PEM certificate #1 cannot be parsed; it is skipped, as Fabric skips it`);
+    const onlyBroken = join(pki.dir, 'only-broken-ca.pem');
+    writeFileSync(onlyBroken, '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n');
+    expect(loadTlsCredentials(settings({ clientRootCAs: [onlyBroken] })).ca).toEqual([]);
+  });
+
   it('refuses a key that does not belong to the certificate', () => {
     expect(failure(() => loadTlsCredentials(settings({ keyFile: pki.clients.good.keyFile })))).toEqual({
       code: 'KEY_MISMATCH',

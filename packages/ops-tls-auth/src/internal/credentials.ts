@@ -9,8 +9,14 @@ export interface TlsCredentials {
   /** The certificate file's PEM blocks (leaf first, then any chain). */
   readonly cert: string;
   readonly key: string;
-  /** One entry per certificate found in the client root CA files. */
+  /** One entry per certificate in the client root CA files that OpenSSL can load (what it names in its certificate request). */
   readonly ca: readonly string[];
+  /**
+   * The text of each client root CA file as read. Whom to admit is decided on these, by Go's
+   * `AppendCertsFromPEM` rules (a certificate Go cannot parse is skipped). When absent (credentials
+   * built by hand), `ca` is used instead.
+   */
+  readonly clientCaFiles?: readonly string[];
   /**
    * Problems with the server certificate that do not stop it from being served (Go serves it
    * too): outside its validity window, or an extended key usage without serverAuth.
@@ -91,6 +97,27 @@ function readOrFail(read: ReadText | undefined, key: string, path: string): stri
   }
 }
 
+/**
+ * The client CA certificates OpenSSL can load, and a warning for each it cannot. Fabric builds
+ * its pool with Go's AppendCertsFromPEM, which skips what it cannot parse without a word; the
+ * file must still hold at least one certificate block.
+ */
+function clientCaCertificatesIn(text: string, key: string, file: string, warnings: string[]): string[] {
+  const path = shownPath(file);
+  const blocks = pemBlocks(text, ['CERTIFICATE']).map((found) => found.block);
+  if (blocks.length === 0) throw new TlsAuthError('NOT_PEM', `${key}: ${path}: no PEM certificate found`);
+  const loadable: string[] = [];
+  blocks.forEach((block, index) => {
+    try {
+      new X509Certificate(block);
+      loadable.push(`${block}\n`);
+    } catch {
+      warnings.push(`${key}: ${path}: PEM certificate #${index + 1} cannot be parsed; it is skipped, as Fabric skips it`);
+    }
+  });
+  return loadable;
+}
+
 function certificatesIn(text: string, key: string, file: string): X509Certificate[] {
   const path = shownPath(file);
   const blocks = pemBlocks(text, ['CERTIFICATE']).map((found) => found.block);
@@ -150,11 +177,14 @@ export function loadTlsCredentials(files: TlsFiles, options: LoadTlsOptions = {}
   if (!chain[0]!.checkPrivateKey(privateKey.object)) {
     throw new TlsAuthError('KEY_MISMATCH', `${labels.keyFile}: ${shownPath(files.keyFile)}: private key does not match the certificate in ${shownPath(files.certFile)}`);
   }
+  const warnings = serverCertificateWarnings(chain[0]!, options.now ?? new Date());
   const ca: string[] = [];
+  const clientCaFiles: string[] = [];
   files.clientRootCAs.forEach((path, index) => {
     const caLabel = clientRootCaLabel(labels, index);
-    for (const certificate of certificatesIn(readOrFail(read, caLabel, path), caLabel, path)) ca.push(certificate.toString());
+    const text = readOrFail(read, caLabel, path);
+    clientCaFiles.push(text);
+    ca.push(...clientCaCertificatesIn(text, caLabel, path, warnings));
   });
-  const warnings = serverCertificateWarnings(chain[0]!, options.now ?? new Date());
-  return { cert: chain.map((c) => c.toString()).join(''), key: privateKey.pem, ca, ...(warnings.length > 0 ? { warnings } : {}) };
+  return { cert: chain.map((c) => c.toString()).join(''), key: privateKey.pem, ca, clientCaFiles, ...(warnings.length > 0 ? { warnings } : {}) };
 }

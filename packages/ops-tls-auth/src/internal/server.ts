@@ -90,7 +90,7 @@ export function createTlsServerWith(
   const handshakeTimeoutMs = options.handshakeTimeoutMs ?? 10_000;
   const clientAuthRequired = options.clientAuthRequired ?? false;
   const logFailure = createHandshakeLog(options.logger, options.maxHandshakeErrorsLoggedPerSecond ?? 10);
-  const judge = createChainJudge(options.credentials.ca, internals.verifierWorkerFile === undefined ? {} : { workerFile: internals.verifierWorkerFile });
+  const judge = createChainJudge(options.credentials.clientCaFiles ?? options.credentials.ca, internals.verifierWorkerFile === undefined ? {} : { workerFile: internals.verifierWorkerFile });
   const admittedChains = createAdmittedChains();
   const server = createServer({ ...options.serverOptions, ...tlsServerOptions(options.credentials, handshakeTimeoutMs) }, onRequest);
 
@@ -252,7 +252,7 @@ export function createTlsServerWith(
     server,
     setCredentials(credentials) {
       server.setSecureContext(secureContextOptions(credentials));
-      judge.setTrust(credentials.ca);
+      judge.setTrust(credentials.clientCaFiles ?? credentials.ca);
     },
     endPendingHandshakes() {
       const count = pending.size;
