@@ -5,7 +5,7 @@ import { connect, createSecureContext, type SecureContext } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestPki, peerLauncher, type RunningApp, type TestPki } from '@fabric-ops/test-kit';
-import { buildOracle, generateCorpus, readCorpus, runOracle, toPem, type CorpusCase, type GoVerdict, type LoadedCorpus } from '@fabric-ops/x509-oracle';
+import { buildOracle, countByClass, generateCorpus, readCorpus, runOracle, toPem, type CorpusCase, type GoVerdict, type LoadedCorpus } from '@fabric-ops/x509-oracle';
 
 // Issue #21, item 3, through real handshakes: a sample of the Go-oracle corpus (every class whose
 // chain a Node TLS client can send) presented to the real peer bin with clientAuthRequired, over
@@ -198,12 +198,3 @@ describe('the peer bin against Go itself, over TLS 1.3 and 1.2', () => {
   }, 300_000);
 });
 
-/** `<id> ...` lines → [class, count], the class read back from the id (`<index>-<class>`). */
-function countByClass(lines: readonly string[]): [string, number][] {
-  const counts = new Map<string, number>();
-  for (const line of lines) {
-    const cls = /^\d+-([^ :]+)/.exec(line)?.[1] ?? line;
-    counts.set(cls, (counts.get(cls) ?? 0) + 1);
-  }
-  return [...counts].sort(([a], [b]) => a.localeCompare(b));
-}

@@ -111,3 +111,13 @@ export function toPem(der: Uint8Array): string {
   const b64 = Buffer.from(der).toString('base64');
   return `-----BEGIN CERTIFICATE-----\n${b64.replace(/.{1,64}/g, '$&\n')}-----END CERTIFICATE-----\n`;
 }
+
+/** `<id> ...` lines → [class, count], the class read back from the id (`<index>-<class>`). */
+export function countByClass(lines: readonly string[]): [string, number][] {
+  const counts = new Map<string, number>();
+  for (const line of lines) {
+    const cls = /^\d+-([^ :]+)/.exec(line)?.[1] ?? line;
+    counts.set(cls, (counts.get(cls) ?? 0) + 1);
+  }
+  return [...counts].sort(([a], [b]) => a.localeCompare(b));
+}

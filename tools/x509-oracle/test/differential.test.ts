@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientCertificateMessageProblem, createClientTrustPool, verifyClientChain, type ClientTrustPool } from '@fabric-ops/ops-tls-auth';
-import { buildOracle, generateCorpus, readCorpus, runOracle, type GoVerdict, type LoadedCorpus } from '../src/index.ts';
+import { buildOracle, countByClass, generateCorpus, readCorpus, runOracle, type GoVerdict, type LoadedCorpus } from '../src/index.ts';
 
 // Issue #21, item 3: every chain of a seeded corpus decided by our verifier and by Go 1.19's
 // crypto/tls + crypto/x509 (the oracle, built from ./*.go with `go build`). We must never admit a
@@ -124,12 +124,3 @@ describe('our client-chain verifier against Go itself', () => {
   });
 });
 
-/** `<id> ...` lines → [class, count], the class read back from the id (`<index>-<class>`). */
-function countByClass(lines: readonly string[]): [string, number][] {
-  const counts = new Map<string, number>();
-  for (const line of lines) {
-    const cls = /^\d+-([^ :]+)/.exec(line)?.[1] ?? line;
-    counts.set(cls, (counts.get(cls) ?? 0) + 1);
-  }
-  return [...counts].sort(([a], [b]) => a.localeCompare(b));
-}

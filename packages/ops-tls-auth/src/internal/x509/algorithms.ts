@@ -211,7 +211,7 @@ function mod(a: bigint, m: bigint): bigint {
 }
 
 /** Bits of a BIT STRING moved to the right, as asn1.BitString.RightAlign does. */
-function rightAlign(bytes: Uint8Array, bitLength: number): Uint8Array {
+export function rightAlign(bytes: Uint8Array, bitLength: number): Uint8Array {
   const shift = 8 - (bitLength % 8);
   if (shift === 8 || bytes.length === 0) return bytes;
   const out = new Uint8Array(bytes.length);

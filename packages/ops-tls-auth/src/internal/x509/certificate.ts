@@ -1,6 +1,7 @@
 import {
   parseAlgorithmIdentifier,
   parsePublicKey,
+  rightAlign,
   publicKeyAlgorithmOf,
   signatureAlgorithmOf,
   type PublicKey,
@@ -603,7 +604,7 @@ function parse(der: Uint8Array): Certificate {
     version: Number(version),
     serial,
     signatureAlgorithm,
-    signature: rightAlignSignature(signature.bytes, signature.bitLength),
+    signature: rightAlign(signature.bytes, signature.bitLength),
     notBefore,
     notAfter,
     commonName: summary.commonName,
@@ -615,17 +616,6 @@ function parse(der: Uint8Array): Certificate {
   };
 }
 
-function rightAlignSignature(bytes: Uint8Array, bitLength: number): Uint8Array {
-  const shift = 8 - (bitLength % 8);
-  if (shift === 8 || bytes.length === 0) return bytes;
-  const out = new Uint8Array(bytes.length);
-  let carry = 0;
-  for (let i = 0; i < bytes.length; i++) {
-    out[i] = (carry << (8 - shift)) | (bytes[i]! >> shift);
-    carry = bytes[i]! & ((1 << shift) - 1);
-  }
-  return out;
-}
 
 /** x509.ParseCertificate: the certificate or Go's error text. */
 export function parseCertificate(der: Uint8Array): Certificate | string {
