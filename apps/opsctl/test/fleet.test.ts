@@ -16,8 +16,11 @@ const ORDERER = fileURLToPath(new URL('../../orderer/dist/bin.js', import.meta.u
 const PEER_COMMIT = 'aaa1111';
 const ORDERER_COMMIT = 'bbb2222';
 const JOB = 'fabric-operations';
-/** Per request: long enough for a loaded two-core machine, short because the hung target costs it on every run. */
-const TIMEOUT = '2s';
+/**
+ * Per request, connect to last byte (opsctl's --timeout bounds the whole request now): long enough
+ * for a loaded two-core machine, short because the hung target costs it on every run.
+ */
+const TIMEOUT = '5s';
 
 interface Row {
   target: string;
