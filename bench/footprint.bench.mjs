@@ -7,13 +7,17 @@
 //   FOOTPRINT_SETTLE_MS  wait before the idle figure (default 2000)
 //   FOOTPRINT_JSON=1     print the figures as one JSON line as well
 //   FOOTPRINT_ONLY       a regular expression: measure only the targets whose name matches (e.g. 'peer')
+//   FOOTPRINT_PEER_ARGS  node options for the peer bin only, e.g. '--max-semi-space-size=2' (the
+//                        raw baselines always run on node's defaults)
+// Every child runs on the node that runs this script (`node bench/run.mjs footprint --lines 22,24`
+// runs it on each line).
 // The forced GC and the heap-space figures come from a measurement-only preload (--expose-gc and
 // two signal handlers); it allocates nothing until signalled, so the RSS figures are what a user sees.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildGoHello } from './lib/go-hello.mjs';
@@ -25,6 +29,7 @@ const REQUESTS = Number(process.env.FOOTPRINT_REQUESTS ?? 100_000);
 const SETTLE_MS = Number(process.env.FOOTPRINT_SETTLE_MS ?? 2_000);
 const CONNECTIONS = 8;
 const PATHS = ['/version', '/logspec', '/healthz', '/metrics'];
+const PEER_ARGS = (process.env.FOOTPRINT_PEER_ARGS ?? '').split(/\s+/).filter((arg) => arg !== '');
 const CHILD_TIMEOUT_MS = 180_000;
 const MiB = 1024 * 1024;
 const CLOCK_TICKS = 100; // USER_HZ on Linux
@@ -204,9 +209,9 @@ try {
   const only = new RegExp(process.env.FOOTPRINT_ONLY ?? '');
   const targets = [
     ['raw node:http hello', ['-e', RAW_HELLO], {}, null],
-    ['peer, TLS off', [PEER_BIN], peerEnv('plain'), null],
+    ['peer, TLS off', [...PEER_ARGS, PEER_BIN], peerEnv('plain'), null],
     ['raw node:https hello', ['-e', RAW_HELLO, JSON.stringify(tlsFiles)], {}, pki],
-    ['peer, TLS on', [PEER_BIN], peerEnv('tls'), pki],
+    ['peer, TLS on', [...PEER_ARGS, PEER_BIN], peerEnv('tls'), pki],
   ];
   const goName = 'Go net/http hello (TLS)';
   if (only.test(goName)) {
@@ -222,6 +227,7 @@ try {
   for (const [name, args, env, tls, go] of targets) if (only.test(name)) results.push(await measure(name, args, env, tls, go));
 
   const f = (bytes) => (bytes / MiB).toFixed(1);
+  console.log(`node ${process.version}${PEER_ARGS.length > 0 ? `, peer with ${PEER_ARGS.join(' ')}` : ''}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the end`);
   console.log(`RSS in MiB (anonymous + file-backed), ${REQUESTS} keep-alive requests over ${CONNECTIONS} connections (${PATHS.join(' ')})`);
   console.log('| target | idle | after load | growth | peak | after GC | server CPU/request | req/s | statuses |');
   console.log('|---|---|---|---|---|---|---|---|---|');
