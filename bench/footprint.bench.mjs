@@ -7,13 +7,17 @@
 //   FOOTPRINT_SETTLE_MS  wait before the idle figure (default 2000)
 //   FOOTPRINT_JSON=1     print the figures as one JSON line as well
 //   FOOTPRINT_ONLY       a regular expression: measure only the targets whose name matches (e.g. 'peer')
+//   FOOTPRINT_PEER_ARGS  node options for the peer bin only, e.g. '--max-semi-space-size=2' (the
+//                        raw baselines always run on node's defaults)
+// Every child runs on the node that runs this script (`node bench/run.mjs footprint --lines 22,24`
+// runs it on each line).
 // The forced GC and the heap-space figures come from a measurement-only preload (--expose-gc and
 // two signal handlers); it allocates nothing until signalled, so the RSS figures are what a user sees.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildGoHello } from './lib/go-hello.mjs';
@@ -25,6 +29,7 @@ const REQUESTS = Number(process.env.FOOTPRINT_REQUESTS ?? 100_000);
 const SETTLE_MS = Number(process.env.FOOTPRINT_SETTLE_MS ?? 2_000);
 const CONNECTIONS = 8;
 const PATHS = ['/version', '/logspec', '/healthz', '/metrics'];
+const PEER_ARGS = (process.env.FOOTPRINT_PEER_ARGS ?? '').split(/\s+/).filter((arg) => arg !== '');
 const CHILD_TIMEOUT_MS = 180_000;
 const MiB = 1024 * 1024;
 const CLOCK_TICKS = 100; // USER_HZ on Linux
@@ -204,9 +209,9 @@ try {
   const only = new RegExp(process.env.FOOTPRINT_ONLY ?? '');
   const targets = [
     ['raw node:http hello', ['-e', RAW_HELLO], {}, null],
-    ['peer, TLS off', [PEER_BIN], peerEnv('plain'), null],
+    ['peer, TLS off', [...PEER_ARGS, PEER_BIN], peerEnv('plain'), null],
     ['raw node:https hello', ['-e', RAW_HELLO, JSON.stringify(tlsFiles)], {}, pki],
-    ['peer, TLS on', [PEER_BIN], peerEnv('tls'), pki],
+    ['peer, TLS on', [...PEER_ARGS, PEER_BIN], peerEnv('tls'), pki],
   ];
   const goName = 'Go net/http hello (TLS)';
   if (only.test(goName)) {
@@ -222,6 +227,7 @@ try {
   for (const [name, args, env, tls, go] of targets) if (only.test(name)) results.push(await measure(name, args, env, tls, go));
 
   const f = (bytes) => (bytes / MiB).toFixed(1);
+  console.log(`node ${process.version}${PEER_ARGS.length > 0 ? `, peer with ${PEER_ARGS.join(' ')}` : ''}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the end`);
   console.log(`RSS in MiB (anonymous + file-backed), ${REQUESTS} keep-alive requests over ${CONNECTIONS} connections (${PATHS.join(' ')})`);
   console.log('| target | idle | after load | growth | peak | after GC | server CPU/request | req/s | statuses |');
   console.log('|---|---|---|---|---|---|---|---|---|');
@@ -233,7 +239,10 @@ try {
   const byName = (name) => results.find((r) => r.name === name);
   for (const [peer, raw] of [[byName('peer, TLS off'), byName('raw node:http hello')], [byName('peer, TLS on'), byName('raw node:https hello')]]) {
     if (peer === undefined || raw === undefined) continue;
-    console.log(`${peer.name}: idle ${(peer.idle.total / raw.idle.total).toFixed(2)}× raw, after load ${(peer.loaded.total / raw.loaded.total).toFixed(2)}× raw; targets: idle ≤ 55 MiB ${peer.idle.total <= 55 * MiB ? 'met' : 'missed'}, growth ≤ 15 MiB ${peer.loaded.total - peer.idle.total <= 15 * MiB ? 'met' : 'missed'}`);
+    // Issue #22's goals, on every Node line: within 8 MiB of raw node on the same line, idle and after the same load.
+    const idleGap = peer.idle.total - raw.idle.total;
+    const loadedGap = peer.loaded.total - raw.loaded.total;
+    console.log(`${peer.name}: idle +${f(idleGap)} MiB over raw, after load +${f(loadedGap)} MiB; goals: idle ≤ raw + 8 MiB ${idleGap <= 8 * MiB ? 'met' : 'missed'}, after load ≤ raw + 8 MiB ${loadedGap <= 8 * MiB ? 'met' : 'missed'}`);
   }
   console.log('\nV8 heap spaces, committed/used MiB (new space is the young generation; old space grows by at least V8\'s 8 MiB step)');
   console.log('| target | new idle | new after load | old idle | old after load | code idle | code after load |');

@@ -11,7 +11,7 @@
 // shutdown are cut away. Shares are of the samples in which the process was busy ("(idle)" left out).
 // Both servers also run with --trace-gc, so each window reports the heap bytes allocated per request
 // and collections per 10k requests: a GC share that differs while allocation per request does not
-// comes from the young generation's size (the bin holds it at 2 MiB for its footprint), not from
+// comes from the young generation's size (V8's default, or BENCH_PROFILE_OURS_ARGS), not from
 // garbage our code makes.
 import { spawn } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

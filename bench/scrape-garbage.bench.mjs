@@ -1,5 +1,6 @@
 // What one /metrics scrape leaves for the garbage collector: bytes allocated and bytes
-// promoted to old space per scrape, with the peer bin's young generation (2 MiB semi-spaces)
+// promoted to old space per scrape, with a small young generation (2 MiB semi-spaces, what
+// `--max-semi-space-size=2` gives; V8's default grows larger and promotes less)
 // and other requests' garbage in between scrapes, so scavenges land at arbitrary points of
 // a scrape as they do in the bin. Reads V8's own accounting (--trace-gc-nvp: `allocated=`,
 // `promoted=` per scavenge) and old space's used bytes after forced full collections.

@@ -1,8 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { requireForStartup } from './heap.ts';
 
@@ -47,5 +47,27 @@ describe('requireForStartup', () => {
       }),
     ).toThrow('bad configuration');
     expect(Object.keys(createRequire(parent).cache).filter((id) => id.startsWith(dir))).toEqual([]);
+  });
+});
+
+/** Every file under `dir` (recursively), tests and test directories left out. */
+function shippedFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return name === 'test' || name === 'node_modules' ? [] : shippedFiles(path);
+    return /\.test\.[cm]?[jt]s$/.test(name) ? [] : [path];
+  });
+}
+
+describe('shipped code', () => {
+  it('never changes a V8 flag at run time (no v8.setFlagsFromString in any src/ or dist/ file)', () => {
+    const root = fileURLToPath(new URL('../../../', import.meta.url));
+    const packageDirs = ['packages', 'apps'].flatMap((group) => readdirSync(join(root, group)).map((name) => join(root, group, name)));
+    const files = packageDirs.flatMap((dir) => [...shippedFiles(join(dir, 'src')), ...shippedFiles(join(dir, 'dist'))]);
+    // The scan saw the bins and this entry (source and, once built, dist).
+    expect(files).toContain(join(root, 'apps', 'peer', 'src', 'bin.ts'));
+    expect(files).toContain(join(root, 'apps', 'ops-server', 'src', 'heap.ts'));
+    expect(files.filter((file) => readFileSync(file, 'utf8').includes('setFlagsFromString'))).toEqual([]);
   });
 });

@@ -1,20 +1,9 @@
 #!/usr/bin/env node
-import { allowYoungGenerationToCap, collectStartupGarbage, deferOptimizingCompiler, holdHeapGrowth } from '@fabric-ops/ops-server/heap';
+import { runOrderer } from './main.ts';
 
-// Before anything else loads: start-up allocation would otherwise grow the heap for good.
-const heapHeld = holdHeapGrowth();
-const optimizingCompiler = deferOptimizingCompiler();
-const { runOrderer } = await import('./main.ts');
-
-// Once listening: start-up's garbage collected (before the young generation may grow), then
-// the young generation allowed its one doubling.
-const onReady = (): void => {
-  collectStartupGarbage();
-  if (heapHeld) allowYoungGenerationToCap();
-  optimizingCompiler.resume();
-};
-
-runOrderer({ onReady }).then(
+// Node's own V8 settings: the bin changes none at run time (see "Memory" in the README for the
+// options an operator may give on the command line or in NODE_OPTIONS, measured per Node line).
+runOrderer().then(
   (code) => {
     process.exitCode = code;
     // Anything still holding the loop open after a graceful stop must not keep the process alive.

@@ -15,7 +15,7 @@ process.on('SIGUSR2', () => {
 
 async function youngGenerationBytes(app: { child: { kill(signal: NodeJS.Signals): unknown }; stderr: string[] }): Promise<number> {
   app.child.kill('SIGUSR2');
-  for (let attempt = 0; attempt < 100; attempt++) {
+  for (let attempt = 0; attempt < 400; attempt++) {
     const line = app.stderr.find((text) => text.startsWith('young-generation-bytes '));
     if (line !== undefined) return Number(line.split(' ')[1]);
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -23,10 +23,14 @@ async function youngGenerationBytes(app: { child: { kill(signal: NodeJS.Signals)
   throw new Error(`no young-generation report; stderr: ${app.stderr.join('\n')}`);
 }
 
+const MiB = 1024 * 1024;
+
 /**
- * The bins' heap settings (@fabric-ops/ops-server/heap), checked on a built bin: the young
- * generation stays at 4 MiB through start-up and load with no flag given, and an operator's own
- * V8 heap option turns the settings off. `configYaml` must listen on 127.0.0.1:0 with metrics on.
+ * The bins' heap is V8's, sized by node's defaults or by the operator's own options, never by
+ * the bin at run time: checked on a built bin under keep-alive load. With no option the young
+ * generation grows past 4 MiB as V8 sizes it (a bin that froze it, as earlier versions did with
+ * `v8.setFlagsFromString`, fails this); `--max-semi-space-size=1` in NODE_OPTIONS holds it.
+ * `configYaml` must listen on 127.0.0.1:0 with metrics on.
  */
 export function heapLimitsContract(name: string, bin: string, configFileName: string, configYaml: string): void {
   const { configDir, emptyDir, start } = useAppHarness(bin, configFileName);
@@ -52,17 +56,15 @@ export function heapLimitsContract(name: string, bin: string, configFileName: st
     return youngGenerationBytes(app);
   }
 
-  describe(`${name} bin heap limits`, () => {
-    it('keeps the young generation at two 2 MiB semi-spaces through start-up and load, with no flag given', async () => {
-      const bytes = await youngGenerationAfterLoad();
-      // V8's default lets it reach 8 MiB during start-up alone and 16 MiB under this load.
-      expect(bytes).toBeGreaterThan(0);
-      expect(bytes).toBeLessThanOrEqual(4 * 1024 * 1024);
-    }, 60_000);
+  describe(`${name} bin heap`, () => {
+    it("leaves the young generation to V8's defaults: it grows under load", async () => {
+      expect(await youngGenerationAfterLoad()).toBeGreaterThan(4 * MiB);
+    }, 120_000);
 
-    it("leaves the heap to the operator's own V8 options", async () => {
-      const bytes = await youngGenerationAfterLoad('--max_semi_space_size=16');
-      expect(bytes).toBeGreaterThan(4 * 1024 * 1024);
-    }, 60_000);
+    it("takes the operator's --max-semi-space-size from NODE_OPTIONS", async () => {
+      const bytes = await youngGenerationAfterLoad('--max-semi-space-size=1');
+      expect(bytes).toBeGreaterThan(0);
+      expect(bytes).toBeLessThanOrEqual(2 * MiB);
+    }, 120_000);
   });
 }

@@ -47,6 +47,22 @@ exports.init = function (startupTime, config, events) {
 };
 `;
 
+// Preloaded into the daemon: Etsy's statsd (0.9.0, its last release) logs through `util.log`,
+// which Node 23 removed (DEP0059), so on Node 23+ it crashes at start. This puts back what
+// Node 22 defined (a timestamped console.log) when it is missing; the daemon's own code is
+// unchanged and runs on the same node as the tests on every line.
+const UTIL_LOG_PRELOAD = `'use strict';
+const util = require('util');
+if (typeof util.log !== 'function') {
+  const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+  const pad = (n) => String(n).padStart(2, '0');
+  util.log = function log(...args) {
+    const d = new Date();
+    console.log('%s - %s', d.getDate() + ' ' + months[d.getMonth()] + ' ' + [d.getHours(), d.getMinutes(), d.getSeconds()].map(pad).join(':'), util.format(...args));
+  };
+}
+`;
+
 function statsdEntryPoint(): string {
   return createRequire(import.meta.url).resolve('statsd/stats.js');
 }
@@ -77,13 +93,16 @@ function tcpReachable(port: number): Promise<boolean> {
 }
 
 /**
- * Etsy's statsd daemon (the npm `statsd` package) on random loopback ports, UDP and
+ * Etsy's statsd daemon (the npm `statsd` package), on the node running the tests (any line, see
+ * UTIL_LOG_PRELOAD), on random loopback ports, UDP and
  * TCP at once, with a file backend recording every flush so tests can read back what
  * arrived.
  */
 export async function startStatsd(options: StartStatsdOptions = {}): Promise<StatsdDaemon> {
   const dir = await mkdtemp(join(tmpdir(), 'fabric-ops-statsd-'));
   const backend = join(dir, 'file-backend.js');
+  const preload = join(dir, 'util-log.cjs');
+  await writeFile(preload, UTIL_LOG_PRELOAD);
   const outFile = join(dir, 'flushes.jsonl');
   await writeFile(backend, FILE_BACKEND);
   const udpPort = await freeUdpPort();
@@ -107,7 +126,7 @@ export async function startStatsd(options: StartStatsdOptions = {}): Promise<Sta
   let child: ChildProcess | undefined;
   let output = '';
   const launch = async (): Promise<void> => {
-    const process_ = spawn(process.execPath, [statsdEntryPoint(), configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const process_ = spawn(process.execPath, ['--require', preload, statsdEntryPoint(), configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
     child = process_;
     process_.stdout!.setEncoding('utf8').on('data', (c: string) => (output += c));
     process_.stderr!.setEncoding('utf8').on('data', (c: string) => (output += c));

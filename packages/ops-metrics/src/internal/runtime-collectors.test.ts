@@ -45,7 +45,13 @@ async function waitForSamples(p: PrometheusProvider): Promise<void> {
   });
 }
 
-async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+// Generous: a busy machine (a parallel suite, a shared CI host) can hold the sampler's timer and
+// its readdir of thousands of descriptors back for seconds. Each test waits only as long as its
+// condition needs; the deadline is for a condition that never comes.
+const WAIT_MS = 50_000;
+const TEST_TIMEOUT_MS = 60_000;
+
+async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = WAIT_MS): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error('condition not met in time');
@@ -67,7 +73,7 @@ describe('runtime series', () => {
     expect([...ours].filter((l) => l.startsWith('# TYPE nodejs_') || l.startsWith('# TYPE process_'))).toHaveLength(
       theirs.filter((l) => l.startsWith('# TYPE') && !dropped.test(l)).length,
     );
-  });
+  }, TEST_TIMEOUT_MS);
 
   it('serves the event-loop series from the very first scrape, before any background sample', async () => {
     const created = createPrometheusProvider({ runtimeSampleIntervalMs: 60_000 });
@@ -91,7 +97,7 @@ describe('runtime series', () => {
     expect(text).toMatch(new RegExp(`^nodejs_version_info\\{version="${process.version}",major="\\d+",minor="\\d+",patch="\\d+"\\} 1$`, 'm'));
     expect(text).toMatch(/^nodejs_heap_space_size_used_bytes\{space="old"\} \d+$/m);
     expect(text).toMatch(/^nodejs_eventloop_lag_p99_seconds \d/m);
-  });
+  }, TEST_TIMEOUT_MS);
 
   it('never touches the file system at scrape time (prom-client calls readdirSync on every scrape)', async () => {
     const fsCalls = spyOnFileSystem();
@@ -109,7 +115,7 @@ describe('runtime series', () => {
     for (let i = 0; i < 20; i++) await scrape(p);
     expect(spies.readdirSync).not.toHaveBeenCalled();
     expect(spies.calls()).toBe(0);
-  });
+  }, TEST_TIMEOUT_MS);
 
   it('counts thousands of open descriptors in the background, not in the scrape', async () => {
     const p = provider();
@@ -127,7 +133,7 @@ describe('runtime series', () => {
     await waitFor(async () => Number(/^process_open_fds (\d+)$/m.exec(await scrape(p))?.[1]) >= before + 3_000);
     expect(spies.readdir).toHaveBeenCalledWith('/proc/self/fd');
     expect(spies.readdirSync).not.toHaveBeenCalled();
-  });
+  }, TEST_TIMEOUT_MS);
 
   it("serves one family per name next to an app registry's prom-client defaults, and can leave the runtime series to it", async () => {
     const registry = new Registry();
