@@ -23,6 +23,10 @@ const KNOWN_REFUSALS: Readonly<Record<string, string>> = {
   // ("tls: invalid certificate") before the chain reaches Go's rules (README, "How it differs").
   'ku-no-bits-leaf': 'OpenSSL fails the handshake for a leaf whose KeyUsage has no bit set (with some key types)',
   'malformed-basicconstraints-pathlen-neg-leaf': 'OpenSSL fails the handshake for a leaf whose basicConstraints carries a negative path length',
+  // Seen on Node 24.21 only, over TLS 1.3, for one 69-certificate chain of this class: the
+  // handshake fails with OpenSSL's "tls: bad signature" before our check runs (a plain Node 24
+  // server admits the same client); not yet explained, so listed rather than hidden.
+  'decoys-two-levels': "on Node 24, one 69-certificate chain fails the TLS 1.3 handshake with OpenSSL's \"bad signature\"",
 };
 
 /**
