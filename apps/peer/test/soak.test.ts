@@ -26,7 +26,11 @@ process.on('SIGUSR2', () => {
   process.stderr.write('live-heap ' + getHeapStatistics().used_heap_size + '\\n');
 });
 `;
-const YOUNG_GENERATION_MAX_BYTES = 32 * 2 ** 20;
+// What RSS may grow by with a flat live heap: V8's young generation (up to 32 MiB committed on
+// Node 22-26 under this load) plus the allocator arenas TLS buffers leave behind. Measured with
+// the live heap flat (+0.1 MiB): RSS +18.5 MiB on Node 22, +32.1 on 24, +43.1 on 26. The leak
+// check is the live heap above; this bound only catches memory growing outside V8's heap.
+const RSS_GROWTH_ALLOWANCE_BYTES = 64 * 2 ** 20;
 
 /** Asks the bin for its live heap after a full collection (the probe above). */
 async function liveHeapBytes(): Promise<number> {
@@ -131,7 +135,7 @@ describe('soak', () => {
     );
     // Nothing kept per request: the live heap after a full collection holds its warm-up level…
     expect(endLive).toBeLessThanOrEqual(warmLive * 1.1);
-    // …and RSS grows by no more than V8 may still grow the young generation.
-    expect(endRss).toBeLessThanOrEqual(warmRss * 1.1 + YOUNG_GENERATION_MAX_BYTES);
+    // …and RSS grows by no more than V8's young generation and the allocator's arenas.
+    expect(endRss).toBeLessThanOrEqual(warmRss * 1.1 + RSS_GROWTH_ALLOWANCE_BYTES);
   }, 120_000);
 });
