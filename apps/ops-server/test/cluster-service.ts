@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { freeTcpPort, send } from '@fabric-ops/test-kit';
+import { pollUntil } from './poll.ts';
 
 const repoRoot = resolve(import.meta.dirname, '../../..');
 const EXAMPLE = join(repoRoot, 'examples', 'cluster-service', 'index.mjs');
@@ -68,16 +69,8 @@ export function useClusterService(env: () => Record<string, string> = () => ({})
       return child;
     },
     output: () => output,
-    async waitFor(probe, timeoutMs, what) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const value = await Promise.resolve()
-          .then(probe)
-          .catch(() => undefined);
-        if (value !== undefined) return value;
-        if (Date.now() > deadline) throw new Error(`${typeof what === 'string' ? what : what()} not seen within ${timeoutMs} ms; output:\n${output}`);
-        await sleep(50);
-      }
+    waitFor(probe, timeoutMs, what) {
+      return pollUntil(probe, timeoutMs, () => `${typeof what === 'string' ? what : what()} not seen within ${timeoutMs} ms; output:\n${output}`);
     },
   };
 

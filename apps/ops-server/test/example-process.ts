@@ -6,6 +6,7 @@ import { once } from 'node:events';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { send } from '@fabric-ops/test-kit';
+import { pollUntil } from './poll.ts';
 
 export const repoRoot: string = resolve(import.meta.dirname, '../../..');
 
@@ -32,16 +33,8 @@ export function useExample(path: string, env: () => Record<string, string>, read
       return child;
     },
     output: () => output,
-    async waitFor(probe, what, timeoutMs = 20_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const value = await Promise.resolve()
-          .then(probe)
-          .catch(() => undefined);
-        if (value !== undefined) return value;
-        if (Date.now() > deadline) throw new Error(`${what} not seen within ${timeoutMs} ms; examples/${path} printed:\n${output}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
+    waitFor(probe, what, timeoutMs = 20_000) {
+      return pollUntil(probe, timeoutMs, () => `${what} not seen within ${timeoutMs} ms; examples/${path} printed:\n${output}`);
     },
   };
 
