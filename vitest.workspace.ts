@@ -1,6 +1,7 @@
 // The list of test projects. vitest 4 no longer reads workspace files by itself:
 // vitest.config.ts passes this list to `test.projects`.
 export const projects: string[] = [
+  'packages/go-x509',
   'packages/ops-http',
   'packages/ops-config',
   'packages/ops-logspec',

@@ -13,6 +13,3 @@ export { clientIdentityOf, clientSubjectOf } from './internal/identity.ts';
 export type { ClientIdentity } from './internal/identity.ts';
 export { validateAllowList } from './internal/allow-list.ts';
 export type { RouteAllowList, SubjectRule } from './internal/allow-list.ts';
-export { createClientTrustPool, verifyClientChain } from './internal/x509/client-chain.ts';
-export { clientCertificateMessageProblem } from './internal/peer-chain.ts';
-export type { ClientChainVerdict, ClientTrustPool } from './internal/x509/client-chain.ts';

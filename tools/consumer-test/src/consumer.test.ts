@@ -40,6 +40,7 @@ const KEY_EXPORTS: Readonly<Record<string, readonly string[]>> = {
   '@fabric-ops/ops-logspec': ['createLogging', 'logspecHandler', 'parseSpec'],
   '@fabric-ops/ops-health': ['createHealthRegistry', 'createHealthEndpoints', 'dockerChecker'],
   '@fabric-ops/ops-metrics': ['createMetricsProvider', 'MetricsError'],
+  '@fabric-ops/go-x509': ['createClientTrustPool', 'verifyClientChain', 'clientCertificateMessageProblem'],
   '@fabric-ops/ops-tls-auth': ['clientSubjectOf'],
   '@fabric-ops/ops-config': ['loadPeerConfig', 'loadOrdererConfig'],
   '@fabric-ops/ops-server': ['createOperationsSystem', 'runUntilSignalled'],

@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clientCertificateMessageProblem, createClientTrustPool, verifyClientChain, type ClientTrustPool } from '@fabric-ops/ops-tls-auth';
+import { clientCertificateMessageProblem, createClientTrustPool, verifyClientChain, type ClientTrustPool } from '@fabric-ops/go-x509';
 import { buildOracle, countByClass, generateCorpus, readCorpus, runOracle, type GoVerdict, type LoadedCorpus } from '../src/index.ts';
 
 // Issue #21, item 3: every chain of a seeded corpus decided by our verifier and by Go 1.19's

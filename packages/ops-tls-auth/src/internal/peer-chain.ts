@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Server as TlsNetServer, TLSSocket } from 'node:tls';
 
-/** Go's `maxHandshake`: a handshake message body longer than this fails the handshake. */
-export const MAX_HANDSHAKE_MESSAGE_BYTES = 65_536;
+import { MAX_HANDSHAKE_MESSAGE_BYTES } from '@fabric-ops/go-x509';
+
 /** Walk guard: a Certificate message within Go's limit cannot hold more certificates than this. */
 const MAX_LISTED = Math.ceil(MAX_HANDSHAKE_MESSAGE_BYTES / 5);
 
@@ -52,32 +52,6 @@ export function captureChainsEarly(server: TlsNetServer): (socket: TLSSocket) =>
     });
   });
   return (socket) => captured.get(socket);
-}
-
-/**
- * The body length of the client's Certificate message carrying `list` (TLS 1.3 adds a request
- * context byte and an empty extensions field per entry). Used where only the certificates, not
- * the message, are at hand.
- */
-export function certificateMessageLength(list: readonly Uint8Array[], tls13: boolean): number {
-  let length = tls13 ? 1 + 3 : 3;
-  for (const der of list) length += 3 + der.length + (tls13 ? 2 : 0);
-  return length;
-}
-
-/**
- * crypto/tls's rule before any certificate is parsed: a client Certificate message whose body
- * is longer than 65,536 bytes fails the handshake. `list` is what the client sent, leaf first;
- * the answer is Go's error text, or undefined when the message is within the limit.
- */
-export function clientCertificateMessageProblem(list: readonly Uint8Array[], protocol: 'TLSv1.2' | 'TLSv1.3'): string | undefined {
-  const length = certificateMessageLength(list, protocol === 'TLSv1.3');
-  return length > MAX_HANDSHAKE_MESSAGE_BYTES ? oversizeReason(length) : undefined;
-}
-
-/** Go's error for an oversized handshake message. */
-export function oversizeReason(length: number): string {
-  return `tls: handshake message of length ${length} bytes exceeds maximum of ${MAX_HANDSHAKE_MESSAGE_BYTES} bytes`;
 }
 
 /**

@@ -8,7 +8,8 @@ import { formatRemoteAddress } from '@fabric-ops/ops-http/go';
 import { createHandshakeLog } from './handshake-log.ts';
 import { markVerifiedClient } from './identity.ts';
 import { secureContextOptions, tlsServerOptions } from './options.ts';
-import { captureChainsEarly, clientCertificateMessageProblem, createAdmittedChains, nativePeerChain } from './peer-chain.ts';
+import { clientCertificateMessageProblem } from '@fabric-ops/go-x509';
+import { captureChainsEarly, createAdmittedChains, nativePeerChain } from './peer-chain.ts';
 import { nativeChainIsFaithful } from './self-probe.ts';
 import { createChainJudge } from './verdicts.ts';
 

@@ -46,6 +46,26 @@ export function defaultWorkerFile(): string {
   return fileURLToPath(new URL(here.endsWith('.cjs') ? './verify-worker.cjs' : './verify-worker.js', here));
 }
 
+/**
+ * The worker runs built JavaScript (dist/), so it must resolve its own imports (go-x509) to
+ * dist/ too: an inherited `--conditions` (a test runner resolving workspace sources, or an
+ * embedder's own) would point them at TypeScript sources that Node cannot run in a worker.
+ */
+function workerExecArgv(): string[] {
+  const kept: string[] = [];
+  const argv = process.execArgv;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--conditions' || arg === '-C') {
+      i++;
+      continue;
+    }
+    if (arg.startsWith('--conditions=') || arg.startsWith('-C=')) continue;
+    kept.push(arg);
+  }
+  return kept;
+}
+
 function chainKey(generation: number, presented: readonly Uint8Array[]): string {
   const hash = createHash('sha256');
   const length = Buffer.alloc(4);
@@ -105,7 +125,7 @@ export function createChainJudge(pemTexts: readonly string[], options: ChainJudg
     if (!existsSync(workerFile)) {
       throw new Error(`the client-certificate verifier ${workerFile} is missing; build @fabric-ops/ops-tls-auth first`);
     }
-    const created = new Worker(workerFile);
+    const created = new Worker(workerFile, { execArgv: workerExecArgv() });
     created.unref();
     created.on('message', (message: FromWorker) => {
       if (message.kind !== 'verdict') return;

@@ -1,7 +1,7 @@
 // Worker-thread entry: runs the client-chain verifier off the event loop that serves HTTP.
 // Built by tsup as its own file (dist/verify-worker.js and .cjs); see verdicts.ts.
 import { parentPort } from 'node:worker_threads';
-import { createClientTrustPool, verifyClientChain, type ClientTrustPool } from './verifier.ts';
+import { createClientTrustPool, verifyClientChain, type ClientTrustPool } from '@fabric-ops/go-x509';
 import type { ToWorker } from './verdicts.ts';
 
 let generation = -1;

@@ -1,7 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { createTestPki, type PemPair, type TestCa, type TestPki } from '@fabric-ops/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClientTrustPool, verifyClientChain } from './verifier.ts';
+import { createClientTrustPool, verifyClientChain } from '../index.ts';
 
 // Go's crypto/x509 verdicts (VerifyOptions{Roots: ClientCAs, Intermediates: what the client
 // sent, KeyUsages: [clientAuth]}) for certificates OpenSSL builds for this run (test-kit), through
