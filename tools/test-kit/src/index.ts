@@ -24,7 +24,7 @@ export { assertPodmanInstalled, startPingCountingProxy, startPodmanService, star
 export type { PingCountingProxy, PodmanService, PodmanServiceOptions, SilentSocket } from './podman.ts';
 export { describeLogspecContract } from './logspec-contract.ts';
 export type { LogspecContract } from './logspec-contract.ts';
-export { startPrometheus } from './prometheus.ts';
+export { prometheusTool, startPrometheus } from './prometheus.ts';
 export type { PrometheusServer, PrometheusTargetTls, PromSample, StartPrometheusOptions } from './prometheus.ts';
 export { startStatsd } from './statsd.ts';
 export type { StartStatsdOptions, StatsdDaemon, StatsdReceived } from './statsd.ts';

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freeTcpPort } from './free-port.ts';
 
@@ -18,6 +19,21 @@ export interface StartPrometheusOptions {
   /** Scrape over HTTPS presenting this client certificate; plain HTTP without it. */
   readonly tls?: PrometheusTargetTls;
   readonly scrapeIntervalSeconds?: number;
+  /** More command-line flags, e.g. `--web.enable-otlp-receiver`. */
+  readonly extraArgs?: readonly string[];
+}
+
+/**
+ * Where the Prometheus 3 tools the tests use are: `$FABRIC_OPS_PROMETHEUS_BIN_DIR`, else Go's
+ * install directory (`$GOBIN`, `$GOPATH/bin`, `~/go/bin`: scripts/test-deps.sh builds
+ * Prometheus 3.16 there with `go install`), else the name alone (PATH).
+ */
+export function prometheusTool(name: 'prometheus' | 'promtool'): string {
+  const dirs = [process.env['FABRIC_OPS_PROMETHEUS_BIN_DIR'], process.env['GOBIN'], process.env['GOPATH'] === undefined ? undefined : join(process.env['GOPATH'], 'bin'), join(homedir(), 'go', 'bin')];
+  for (const dir of dirs) {
+    if (dir !== undefined && dir !== '' && existsSync(join(dir, name))) return join(dir, name);
+  }
+  return name;
 }
 
 export interface PromSample {
@@ -38,7 +54,7 @@ export interface PrometheusServer {
 }
 
 /**
- * Debian's real `prometheus` on a random loopback port, with a generated config that
+ * The real `prometheus` (see prometheusTool) on a random loopback port, with a generated config that
  * scrapes one operations server (`/metrics`) every second, over mutual TLS when asked.
  */
 export async function startPrometheus(options: StartPrometheusOptions): Promise<PrometheusServer> {
@@ -73,8 +89,8 @@ export async function startPrometheus(options: StartPrometheusOptions): Promise<
     const port = await freeTcpPort();
     url = `http://127.0.0.1:${port}`;
     const candidate = spawn(
-      'prometheus',
-      [`--config.file=${configFile}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'],
+      prometheusTool('prometheus'),
+      [`--config.file=${configFile}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn', ...(options.extraArgs ?? [])],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     candidate.stdout!.setEncoding('utf8').on('data', (c: string) => (output += c));
