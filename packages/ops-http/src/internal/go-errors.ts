@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 
 // Go's server answers a request it cannot parse before any handler runs, with a fixed text, no
 // Date and no Content-Length, and closes the connection (net/http server.go, conn.serve).
-function writeGoRequestError(res: ServerResponse, statusLine: string): void {
+export function writeGoRequestError(res: ServerResponse, statusLine: string): void {
   res.sendDate = false;
   // Delimited by the close, as Go's is; Node would otherwise frame it chunked for an HTTP/1.1 client.
   res.useChunkedEncodingByDefault = false;

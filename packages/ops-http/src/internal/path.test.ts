@@ -21,7 +21,7 @@ describe('cleanPath (Go ServeMux semantics)', () => {
 
 describe('parseRequestTarget', () => {
   it('splits path and query without normalising', () => {
-    expect(parseRequestTarget('/x/../version?a=1')).toEqual({ path: '/x/../version', query: 'a=1' });
+    expect(parseRequestTarget('/x/../version?a=1')).toEqual({ path: '/x/../version', escapedPath: '/x/../version', query: 'a=1' });
   });
   it('decodes percent escapes like Go URL.Path', () => {
     expect(parseRequestTarget('/%68ealthz').path).toBe('/healthz');
@@ -33,13 +33,13 @@ describe('parseRequestTarget', () => {
     expect(() => parseRequestTarget('/%zz')).toThrowError(expect.objectContaining({ code: 'BAD_REQUEST_TARGET' }));
   });
   it('ends the authority of an absolute-form target at a ? as Go does (empty path, query after it)', () => {
-    expect(parseRequestTarget('http://h?/logspec')).toEqual({ path: '', query: '/logspec' });
-    expect(parseRequestTarget('http://h')).toEqual({ path: '', query: '' });
-    expect(parseRequestTarget('HTTP://h/x?/logspec')).toEqual({ path: '/x', query: '/logspec' });
+    expect(parseRequestTarget('http://h?/logspec')).toEqual({ path: '', escapedPath: '', query: '/logspec' });
+    expect(parseRequestTarget('http://h')).toEqual({ path: '', escapedPath: '', query: '' });
+    expect(parseRequestTarget('HTTP://h/x?/logspec')).toEqual({ path: '/x', escapedPath: '/x', query: '/logspec' });
   });
   it('keeps # in the path or query, as Go does for request targets', () => {
-    expect(parseRequestTarget('/logspec#x')).toEqual({ path: '/logspec#x', query: '' });
-    expect(parseRequestTarget('/logspec?a#x')).toEqual({ path: '/logspec', query: 'a#x' });
+    expect(parseRequestTarget('/logspec#x')).toEqual({ path: '/logspec#x', escapedPath: '/logspec%23x', query: '' });
+    expect(parseRequestTarget('/logspec?a#x')).toEqual({ path: '/logspec', escapedPath: '/logspec', query: 'a#x' });
   });
   it('rejects a relative target', () => {
     expect(() => parseRequestTarget('logspec')).toThrowError(expect.objectContaining({ code: 'BAD_REQUEST_TARGET' }));

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { createServer, request, type Server } from 'node:http';
+import { Agent, createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -76,24 +76,28 @@ describe('router', () => {
     expect((await send(port, 'GET', '/hello/')).status).toBe(404);
   });
 
-  it('redirects unclean paths with 301 to the cleaned path', async () => {
+  it('redirects unclean paths with 307 to the cleaned path, as Go 1.26 ServeMux does', async () => {
     const port = await serve([hello]);
     const reply = await send(port, 'GET', '//hello');
-    expect(reply.status).toBe(301);
+    expect(reply.status).toBe(307);
     expect(reply.headers.location).toBe('/hello');
     expect(reply.headers['content-type']).toBe('text/html; charset=utf-8');
-    expect(reply.body).toBe('<a href="/hello">Moved Permanently</a>.\n\n');
-    const dotted = await send(port, 'GET', '/x/../hello?q=1');
-    expect(dotted.status).toBe(301);
-    expect(dotted.headers.location).toBe('/hello?q=1');
+    expect(reply.body).toBe('<a href="/hello">Temporary Redirect</a>.\n\n');
+    const dotted = await send(port, 'GET', '/x/../hello?q=1&r=2');
+    expect(dotted.status).toBe(307);
+    expect(dotted.headers.location).toBe('/hello?q=1&r=2');
+    expect(dotted.body).toBe('<a href="/hello?q=1&amp;r=2">Temporary Redirect</a>.\n\n');
   });
 
-  it('sends no redirect body for methods other than GET and HEAD', async () => {
+  it('sends no redirect body for methods other than GET, and only the Content-Type for HEAD', async () => {
     const port = await serve([hello]);
     const reply = await send(port, 'PUT', '//hello');
-    expect(reply.status).toBe(301);
+    expect(reply.status).toBe(307);
     expect(reply.body).toBe('');
     expect(reply.headers['content-type']).toBeUndefined();
+    expect(await exchange(port, 'HEAD /a/../hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')).toMatch(
+      /^HTTP\/1\.1 307 Temporary Redirect\r\nContent-Type: text\/html; charset=utf-8\r\nLocation: \/hello\r\n/,
+    );
   });
 
   it('ignores the query string when routing', async () => {
@@ -214,6 +218,99 @@ describe('router', () => {
     expect((await send(port, 'GET', '/healthz/docker')).body).toBe('one:/healthz/docker');
   });
 });
+
+describe('what a handler returns', () => {
+  it('ignores a value that is not a promise (a JavaScript handler returning res.end()), on every request of a connection', async () => {
+    const returned: unknown[] = [res0(), 42, 'text', null, { then: 'not a function' }];
+    let call = 0;
+    const port = await serve([
+      { path: '/hello', secure: false, handler: (_req, res) => res.end('hi\n') },
+      { path: '/other', secure: false, handler: (_req, res) => { res.end('other\n'); return returned[call++ % returned.length]; } },
+    ]);
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      for (let i = 0; i < 3; i++) {
+        expect(await sendWith(agent, port, '/hello')).toEqual({ status: 200, body: 'hi\n' });
+      }
+      for (let i = 0; i < returned.length; i++) {
+        expect(await sendWith(agent, port, '/other')).toEqual({ status: 200, body: 'other\n' });
+      }
+    } finally {
+      agent.destroy();
+    }
+  });
+
+  it('serves a request pipelined behind a handler that returned a value', async () => {
+    const port = await serve([{ path: '/hello', secure: false, handler: (_req, res) => res.end('hi\n') }]);
+    const text = await exchange(port, 'GET /hello HTTP/1.1\r\nHost: x\r\n\r\nGET /hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    expect(text.split('HTTP/1.1 200 OK')).toHaveLength(3);
+  });
+
+  it('answers 500 and writes one stderr line when a promise rejects and no onHandlerError is given', async () => {
+    const lines: string[] = [];
+    const write = vi.spyOn(process.stderr, 'write').mockImplementation(((chunk: string | Uint8Array) => {
+      lines.push(String(chunk));
+      return true;
+    }) as typeof process.stderr.write);
+    try {
+      const port = await serve([{ path: '/boom', secure: false, handler: () => Promise.reject(new Error('secret detail')) }]);
+      const reply = await send(port, 'GET', '/boom');
+      expect(reply.status).toBe(500);
+      expect(reply.body).toBe('');
+      expect(lines.filter((l) => l.startsWith('ops-http: handler for GET /boom failed: Error: secret detail'))).toHaveLength(1);
+    } finally {
+      write.mockRestore();
+    }
+  });
+
+  it('takes the first outcome of a thenable that calls back twice or throws from then', async () => {
+    const errors: unknown[] = [];
+    const port = await serve(
+      [
+        {
+          path: '/twice',
+          secure: false,
+          handler: (_req, res) => {
+            res.end('ok');
+            return { then: (ok: () => void, bad: (e: unknown) => void) => { ok(); ok(); bad(new Error('late')); } };
+          },
+        },
+        { path: '/throws', secure: false, handler: () => ({ then: () => { throw new Error('then threw'); } }) },
+        { path: '/getter', secure: false, handler: () => ({ get then(): never { throw new Error('getter threw'); } }) },
+      ],
+      { onHandlerError: (e) => errors.push(e) },
+    );
+    expect((await send(port, 'GET', '/twice')).status).toBe(200);
+    expect((await send(port, 'GET', '/throws')).status).toBe(500);
+    expect((await send(port, 'GET', '/getter')).status).toBe(500);
+    expect(errors.map((e) => (e as Error).message)).toEqual(['then threw', 'getter threw']);
+  });
+
+  it('keeps serving when onHandlerError itself throws', async () => {
+    const port = await serve([{ path: '/boom', secure: false, handler: () => { throw new Error('x'); } }], {
+      onHandlerError: () => { throw new Error('logger broke'); },
+    });
+    expect((await send(port, 'GET', '/boom')).status).toBe(500);
+    expect((await send(port, 'GET', '/boom')).status).toBe(500);
+  });
+});
+
+function res0(): unknown {
+  return { end: () => undefined };
+}
+
+function sendWith(agent: Agent, port: number, path: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, agent }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (c: string) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 
 describe('request bodies', () => {
   const echo: Route = {
@@ -427,18 +524,85 @@ describe('request lines and targets Go refuses or routes differently', () => {
     expect(await exchange(port, 'GET /hel%zzlo HTTP/1.1\r\nHost: x\r\n\r\n')).toBe('HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n400 Bad Request');
   });
 
-  it('routes an absolute-form target with ? before the path to / (301 to /?<query>, as Go)', async () => {
+  it('routes an absolute-form target with ? before the path to / (307 to /?<query>, as Go)', async () => {
     const port = await serve([hello]);
     const text = await exchange(port, 'GET http://h?/hello HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n');
-    expect(text).toMatch(/^HTTP\/1\.1 301 Moved Permanently\r\n/);
+    expect(text).toMatch(/^HTTP\/1\.1 307 Temporary Redirect\r\n/);
     expect(text).toContain('Location: /?/hello\r\n');
-    expect(text.endsWith('<a href="/?/hello">Moved Permanently</a>.\n\n')).toBe(true);
+    expect(text.endsWith('<a href="/?/hello">Temporary Redirect</a>.\n\n')).toBe(true);
   });
+
+  // What Go 1.26.8's net/http answers a ServeMux with the same routes (probed by hand), for each target.
+  it.each([
+    ['/hel%6co', 200, undefined],
+    ['/a/../hel%6co', 307, '/hel%256co'],
+    ['/%2E%2E/hello', 404, undefined],
+    ['/a/%2E%2E/hello', 404, undefined],
+    ['/hello%2F', 404, undefined],
+    ['/a/..%2Fhello', 404, undefined],
+    ['/./hello', 307, '/hello'],
+    ['/hello/.', 307, '/hello'],
+    ['/hello/..', 307, '/'],
+    ['/a/../h#x', 307, '/h%2523x'],
+    ['/a/../b?c#d', 307, '/b?c#d'],
+    ['/x/../hello?a=%ZZ', 307, '/hello?a=%ZZ'],
+    ['/a/../x%20y', 307, '/x%2520y'],
+    ['http://h:1/hello', 200, undefined],
+    ['http://[::1]:80/hello', 200, undefined],
+    ['http://user@h/hello', 200, undefined],
+    ['http://h:/hello', 200, undefined],
+    ['HTTP://h/hello', 200, undefined],
+    ['ftp://a:1:2/hello', 200, undefined],
+    ['http://h:1:2/hello', 400, undefined],
+    ['http://::1/hello', 400, undefined],
+    ['http://h:x/hello', 400, undefined],
+    ['http://[1.2.3.4]/hello', 400, undefined],
+    ['http://a%41b/hello', 400, undefined],
+    ['http://u%ZZ@h/hello', 400, undefined],
+  ])('answers GET %s as Go 1.26 ServeMux does: %i', async (target, status, location) => {
+    const port = await serve([hello, { path: '/', secure: false, handler: (_req, res) => res.end('root') }]);
+    const text = await exchange(port, `GET ${target} HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n`);
+    expect(Number(text.slice(9, 12))).toBe(status);
+    if (location !== undefined) expect(text).toContain(`\r\nLocation: ${location}\r\n`);
+  });
+
+  it('matches escaped segments one by one below a subtree pattern', async () => {
+    const port = await serve([{ path: '/tree/', secure: false, handler: (_req, res) => res.end('tree') }]);
+    expect(await exchange(port, 'GET /tr%65e/a%2Fb HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n')).toMatch(/tree$/);
+    expect(await exchange(port, 'GET /tree%2Fa HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n')).toMatch(/^HTTP\/1\.1 404 /);
+    const bare = await exchange(port, 'GET /tree?x=1 HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n');
+    expect(bare).toMatch(/^HTTP\/1\.1 307 Temporary Redirect\r\n/);
+    expect(bare).toContain('\r\nLocation: /tree/?x=1\r\n');
+  });
+
 
   it('keeps # in the path (404), and refuses * for methods other than OPTIONS', async () => {
     const port = await serve([hello]);
     expect((await exchange(port, 'GET /hello#x HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n'))).toMatch(/^HTTP\/1\.1 404 /);
     expect(await exchange(port, 'GET * HTTP/1.1\r\nHost: h\r\n\r\n')).toMatch(/^HTTP\/1\.1 400 Bad Request\r\nConnection: close\r\n/);
+  });
+});
+
+describe('the Host header, as Go checks it before any handler', () => {
+  const goError = (line: string): string => `HTTP/1.1 ${line}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n${line}`;
+
+  it('answers two Host headers with a plain 400, as Go does (Node alone would serve it)', async () => {
+    const port = await serve([hello], {}, true);
+    expect(await exchange(port, 'GET /hello HTTP/1.1\r\nHost: a\r\nhost: b\r\n\r\n')).toBe(goError('400 Bad Request'));
+  });
+
+  it('answers a missing Host on HTTP/1.1 and a malformed one with their reasons, and serves HTTP/1.0 without one', async () => {
+    const port = await serve([hello], {}, true);
+    expect(await exchange(port, 'GET /hello HTTP/1.1\r\n\r\n')).toBe(goError('400 Bad Request: missing required Host header'));
+    expect(await exchange(port, 'GET /hello HTTP/1.1\r\nHost: a"b\r\n\r\n')).toBe(goError('400 Bad Request: malformed Host header'));
+    expect(await exchange(port, 'GET /hello HTTP/1.0\r\n\r\n')).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+  });
+
+  it('still serves 3,001 cookies: Fabric\'s handlers never parse them, so Go 1.26\'s cookie limit never applies', async () => {
+    const port = await serve([hello], {}, true);
+    // Short pairs, so the header block stays under the 16 KiB header limit.
+    const cookies = Array.from({ length: 3001 }, () => 'a=1').join('; ');
+    expect(await exchange(port, `GET /hello HTTP/1.1\r\nHost: h\r\nCookie: ${cookies}\r\nConnection: close\r\n\r\n`)).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
   });
 });
 

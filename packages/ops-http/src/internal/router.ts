@@ -2,15 +2,20 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DEFAULT_BODY_LIMIT, setBodyLimit } from './body.ts';
 import { ConnectionTable, MAX_QUEUED_REQUESTS, type Connection } from './connections.ts';
 import { OpsHttpError, httpStatusFor, isOpsHttpError } from './errors.ts';
-import { writeMalformedRequest, writeUnsupportedVersion } from './go-errors.ts';
+import { writeGoRequestError, writeMalformedRequest, writeUnsupportedVersion } from './go-errors.ts';
 import { goJson, writeEmpty } from './json.ts';
 import { writeNotFound } from './not-found.ts';
-import { cleanPath, parseRequestTarget } from './path.ts';
+import { cleanPath, escapeGoPath, parseRequestTarget } from './path.ts';
 import { attachRequestId } from './response.ts';
 import { takeRequestId } from './request-id.ts';
 
-/** A plain Node request handler; a returned promise is awaited for errors. */
-export type Handler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
+/**
+ * A plain Node request handler. What it returns is ignored, as Express, Fastify and node:http
+ * ignore it (`(req, res) => res.end('hi')` returns the response), except a promise (any
+ * thenable), which is awaited: its rejection answers 500, and a request pipelined behind it
+ * waits until it settles.
+ */
+export type Handler = (req: IncomingMessage, res: ServerResponse) => unknown;
 
 export interface Route {
   /**
@@ -32,7 +37,11 @@ export interface RouterOptions {
   readonly routes?: readonly Route[];
   /** Access check for secure routes; without it, secure routes are open (TLS off). */
   readonly authorize?: Authorize;
-  /** Called with errors a handler threw that have no HTTP meaning of their own (they answer 500). */
+  /**
+   * Called with errors a handler threw (or its promise rejected with) that have no HTTP meaning
+   * of their own; they answer 500 with an empty body. Default: one line on stderr naming the
+   * method and path (the wire never carries the error).
+   */
   readonly onHandlerError?: (error: unknown, req: IncomingMessage) => void;
   /**
    * Longest time from the start of serving a request to the end of its response; past it the
@@ -56,31 +65,100 @@ export interface Router {
 
 const DEFAULT_WRITE_TIMEOUT_MS = 120_000;
 
+/** The default for `onHandlerError`: one line on stderr, never on the wire. */
+function reportHandlerError(error: unknown, req: IncomingMessage): void {
+  const what = error instanceof Error ? (error.stack ?? `${error.name}: ${error.message}`) : String(error);
+  process.stderr.write(`ops-http: handler for ${req.method ?? '?'} ${(req.url ?? '').slice(0, 256)} failed: ${what}\n`);
+}
+
 function validatePattern(path: string): void {
   if (!path.startsWith('/') || cleanPath(path) !== path) {
     throw new OpsHttpError('INVALID_ROUTE', `route pattern must be a clean absolute path, got ${JSON.stringify(path)}`);
   }
 }
 
+/** Go's `htmlEscape` (html.EscapeString's replacements) for the redirect body. */
 function htmlEscape(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+  return text.replace(/[&<>"']/g, (ch) => HTML_ESCAPES[ch]!);
+}
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&#34;', "'": '&#39;' };
+
+/** Go's `hexEscapeNonASCII` for the Location header: bytes >= 0x80 as %XX. */
+function hexEscapeNonAscii(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return /[^\x00-\x7f]/.test(text) ? text.replace(/[^\x00-\x7f]/g, (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`) : text;
 }
 
-/** Go's `http.Redirect` with 301, as ServeMux sends for unclean paths. */
-function movedPermanently(req: IncomingMessage, res: ServerResponse, location: string): void {
-  if (req.method === 'GET' || req.method === 'HEAD') {
-    const body = `<a href="${htmlEscape(location)}">Moved Permanently</a>.\n\n`;
-    res.writeHead(301, ['Location', location, 'Content-Type', 'text/html; charset=utf-8', 'Content-Length', Buffer.byteLength(body)]);
+/**
+ * Go 1.22+'s ServeMux redirect (`RedirectHandler(url, 307)`; Go 1.26's ServeMux sends 307, where
+ * Go 1.18's sent 301): `location` is `url.URL{Path, RawQuery}.String()`, so the cleaned escaped
+ * path is escaped once more (`%` → `%25`), a quirk Fabric's clients see too. GET gets Go's short
+ * HTML body, HEAD its Content-Type only, other methods neither.
+ */
+function temporaryRedirect(req: IncomingMessage, res: ServerResponse, location: string): void {
+  const header = hexEscapeNonAscii(location);
+  if (req.method === 'GET') {
+    const body = `<a href="${htmlEscape(location)}">Temporary Redirect</a>.\n\n`;
+    res.writeHead(307, ['Content-Type', 'text/html; charset=utf-8', 'Location', header, 'Content-Length', Buffer.byteLength(body)]);
     res.end(body);
     return;
   }
-  res.writeHead(301, ['Location', location, 'Content-Length', '0']);
+  if (req.method === 'HEAD') {
+    res.writeHead(307, ['Content-Type', 'text/html; charset=utf-8', 'Location', header]);
+    res.end();
+    return;
+  }
+  res.writeHead(307, ['Location', header, 'Content-Length', '0']);
   res.end();
+}
+
+/** `url.URL{Path: path, RawQuery: query}.String()` for a rooted path. */
+function goUrlString(path: string, query: string): string {
+  return escapeGoPath(path) + (query === '' ? '' : `?${query}`);
+}
+
+/** Go's pattern.go `pathUnescape`: a segment that is not a valid escape is used as it is. */
+function segmentUnescape(segment: string): string {
+  if (!segment.includes('%')) return segment;
+  if (/%(?![0-9a-fA-F]{2})/.test(segment)) return segment;
+  return Buffer.from(segment.replace(/%([0-9a-fA-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1').toString('utf8');
+}
+
+/** The bytes `httpguts.ValidHostHeader` accepts in a Host header. */
+const VALID_HOST_BYTE = ((): Uint8Array => {
+  const set = new Uint8Array(256);
+  for (const ch of "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ!$%&'()*+,-.:;=[]_~") set[ch.charCodeAt(0)] = 1;
+  return set;
+})();
+
+/**
+ * Go's server checks Host before any handler (server.go readRequest): more than one is a plain
+ * 400, none on HTTP/1.1 and a value with a byte outside ValidHostHeader's set are 400s with
+ * their reason. Undefined when the header is as Go wants it.
+ */
+function hostProblem(req: IncomingMessage): string | undefined {
+  const raw = req.rawHeaders;
+  let count = 0;
+  let value = '';
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length === 4 && name.toLowerCase() === 'host') {
+      count++;
+      value = raw[i + 1]!;
+    }
+  }
+  if (count > 1) return '400 Bad Request';
+  if (count === 0) return req.httpVersionMinor >= 1 ? '400 Bad Request: missing required Host header' : undefined;
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code > 255 || VALID_HOST_BYTE[code] !== 1) return '400 Bad Request: malformed Host header';
+  }
+  return undefined;
 }
 
 /**
  * Exact-path routing with the answers Go's ServeMux gives Fabric's clients: 404 with
- * `404 page not found\n`, 301 to the cleaned path, query strings ignored, `OPTIONS *`
+ * `404 page not found\n`, 307 to the cleaned path (Go 1.26), query strings ignored, `OPTIONS *`
  * answered 200. Secure routes pass the `authorize` check before anything else, so a
  * refused request carries no `X-Request-Id`, as in Fabric.
  *
@@ -130,7 +208,25 @@ export function createRouter(options: RouterOptions = {}): Router {
     order.push(route.path);
   };
 
-  const lookup = (path: string): Route | undefined => exact.get(path) ?? subtrees.find((route) => path.startsWith(route.path));
+  /**
+   * Go 1.22+'s ServeMux matches the cleaned escaped path segment by segment, each segment
+   * unescaped on its own: `/log%73pec` is `/logspec`, but `/healthz%2Fx` is the one segment
+   * `healthz/x` and matches neither `/healthz` nor `/healthz/`.
+   */
+  const lookup = (escapedPath: string): Route | undefined => {
+    if (!escapedPath.includes('%')) return exact.get(escapedPath) ?? subtrees.find((route) => escapedPath.startsWith(route.path));
+    const segments = escapedPath.slice(1).split('/').map(segmentUnescape);
+    const slashInside = segments.findIndex((segment) => segment.includes('/'));
+    if (slashInside === -1) {
+      const route = exact.get('/' + segments.join('/'));
+      if (route !== undefined) return route;
+    }
+    return subtrees.find((route) => {
+      const prefix = route.path.slice(1, -1).split('/');
+      if (segments.length <= prefix.length) return false;
+      return prefix.every((segment, i) => segments[i] === segment);
+    });
+  };
 
   const fail = (req: IncomingMessage, res: ServerResponse, error: unknown): void => {
     if (res.headersSent) {
@@ -146,7 +242,11 @@ export function createRouter(options: RouterOptions = {}): Router {
       res.end(body);
       return;
     }
-    options.onHandlerError?.(error, req);
+    try {
+      (options.onHandlerError ?? reportHandlerError)(error, req);
+    } catch {
+      // A logger that throws must not turn one failed request into a crashed process.
+    }
     writeEmpty(res, 500);
   };
 
@@ -158,6 +258,11 @@ export function createRouter(options: RouterOptions = {}): Router {
       else writeUnsupportedVersion(res);
       return;
     }
+    const badHost = hostProblem(req);
+    if (badHost !== undefined) {
+      writeGoRequestError(res, badHost);
+      return;
+    }
     const target = req.url ?? '/';
     if (target === '*') {
       // Go's server answers `OPTIONS *` itself; ServeMux refuses `*` for every other method.
@@ -165,24 +270,27 @@ export function createRouter(options: RouterOptions = {}): Router {
       else writeEmpty(res, 400, { Connection: 'close' });
       return;
     }
-    let path = target;
-    let query = '';
-    // Nearly every target is a plain path: only split and decode the others.
-    if (target.charCodeAt(0) !== 0x2f || target.includes('?') || target.includes('%')) {
-      try {
-        ({ path, query } = parseRequestTarget(target));
-      } catch {
-        // Go's server refuses a target its URL parser rejects before any handler runs.
-        writeMalformedRequest(res);
-        return;
-      }
-    }
-    const clean = cleanPath(path);
-    if (clean !== path) {
-      movedPermanently(req, res, encodeURI(clean) + (query === '' ? '' : `?${query}`));
+    let escapedPath: string;
+    let path: string;
+    let query: string;
+    try {
+      ({ escapedPath, path, query } = parseRequestTarget(target));
+    } catch {
+      // Go's server refuses a target its URL parser rejects before any handler runs.
+      writeMalformedRequest(res);
       return;
     }
+    const clean = cleanPath(escapedPath);
     const route = lookup(clean);
+    if (route === undefined && !clean.endsWith('/') && subtrees.some((r) => r.path === clean + '/')) {
+      // ServeMux's /tree → /tree/ redirect, built from the decoded path.
+      temporaryRedirect(req, res, goUrlString(cleanPath(path) + '/', query));
+      return;
+    }
+    if (clean !== escapedPath) {
+      temporaryRedirect(req, res, goUrlString(clean, query));
+      return;
+    }
     if (route === undefined) {
       writeNotFound(res);
       return;
@@ -196,17 +304,37 @@ export function createRouter(options: RouterOptions = {}): Router {
     }
     attachRequestId(res, takeRequestId(req));
     if (bodyLimit !== undefined) setBodyLimit(req, bodyLimit);
-    let result: void | Promise<void>;
+    let result: unknown;
+    let then: unknown;
     try {
       result = route.handler(req, res);
+      // Only a thenable is waited for; any other value (a JavaScript handler returning
+      // `res.end()`) is ignored. Reading `then` can itself throw (a getter).
+      then = typeof result === 'object' || typeof result === 'function' ? (result as { then?: unknown } | null)?.then : undefined;
     } catch (error) {
       fail(req, res, error);
       return;
     }
-    if (result !== undefined) {
+    if (typeof then === 'function') {
       connection.busy = true;
       connection.req = req;
-      result.then(connection.settled, connection.failed);
+      // A hand-made thenable may call back twice, or both ways: the first call counts.
+      let done = false;
+      const settledOnce = (): void => {
+        if (done) return;
+        done = true;
+        connection.settled();
+      };
+      const failedOnce = (error: unknown): void => {
+        if (done) return;
+        done = true;
+        connection.failed(error);
+      };
+      try {
+        (then as (onFulfilled: () => void, onRejected: (error: unknown) => void) => unknown).call(result, settledOnce, failedOnce);
+      } catch (error) {
+        failedOnce(error);
+      }
     }
   };
 

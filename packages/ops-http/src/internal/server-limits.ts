@@ -36,6 +36,8 @@ export function serverOptionsFor(limits: ServerLimits = DEFAULT_SERVER_LIMITS): 
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     connectionsCheckingInterval: Math.min(1_000, limits.requestTimeoutMs),
     maxHeaderSize: limits.maxHeaderBytes,
+    // The router answers a missing or malformed Host with Go's own 400 text (Node's would be bare).
+    requireHostHeader: false,
     ServerResponse: RoutedResponse,
   };
 }
