@@ -114,6 +114,20 @@ describe('operations system', () => {
     agent.destroy();
   });
 
+  it("serves a JavaScript-style handler that returns res.end()'s value, request after request (it used to crash the process)", async () => {
+    const s = system();
+    // What an embedder writes in plain JavaScript: the arrow returns the response object.
+    s.addRoute({ path: '/hello', secure: false, handler: (_req, res) => res.end('hi\n') });
+    await s.start();
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      for (let i = 0; i < 3; i++) expect((await get(s.address(), '/hello', agent)).body).toBe('hi\n');
+      expect((await get(s.address(), '/version', agent)).status).toBe(200);
+    } finally {
+      agent.destroy();
+    }
+  });
+
   it('lets an in-flight request finish, then refuses new connections', async () => {
     const s = system();
     const { route, release } = gatedRoute('/slow');

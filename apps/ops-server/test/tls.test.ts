@@ -81,6 +81,12 @@ describe('operations system with TLS', () => {
     expect((await send(system.address(), '/version', { tls: { ca: pki.ca.cert } })).status).toBe(200);
   });
 
+  it("serves a handler that returns res.end()'s value over TLS, request after request", async () => {
+    const { system } = await startSystem({ tls: tlsOn() });
+    system.addRoute({ path: '/hello', secure: true, handler: (_req, res) => res.end('hi\n') });
+    for (let i = 0; i < 3; i++) expect(await send(system.address(), '/hello', { tls: good() })).toMatchObject({ status: 200, body: 'hi\n' });
+  });
+
   it('hands the verified subject to handlers', async () => {
     const { system, seen } = await startSystem({ tls: tlsOn() });
     const reply = await send(system.address(), '/secure-probe', { tls: good() });
