@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createRouter, DEFAULT_SERVER_LIMITS, serverOptionsFor, type Route, type ServerLimits } from '@fabric-ops/ops-http';
+import { answerClientErrorAsGo, createRouter, DEFAULT_SERVER_LIMITS, serverOptionsFor, type Route, type ServerLimits } from '@fabric-ops/ops-http';
 import { formatHostPort } from '@fabric-ops/ops-http/go';
 import { OpsServerError } from './errors.ts';
 import { listenError, parseListenAddress, type ListenTarget } from './listen-address.ts';
@@ -179,6 +179,8 @@ export function createSystem(options: OperationsSystemOptions, extensions: Syste
     try {
       for (const part of parts) await part.start?.();
       const httpServer = tls === undefined ? createServer(serverOptionsFor(limits), onRequest) : tls.createServer(serverOptionsFor(limits), onRequest);
+      // Requests Node's parser refuses get Go's bytes (text/plain reason), not Node's bare 400.
+      httpServer.on('clientError', answerClientErrorAsGo);
       // No socket inactivity timer (`httpServer.timeout`): re-armed on every request it cost ~1 µs
       // each, and every phase already has its deadline: the handshake (ops-tls-auth), headers and
       // body (requestTimeout), idle keep-alive (keepAliveTimeout), the response (the router's

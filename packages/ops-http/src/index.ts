@@ -10,3 +10,4 @@ export { requestIdOf } from './internal/request-id.ts';
 export { OpsHttpError, isOpsHttpError } from './internal/errors.ts';
 export type { OpsHttpErrorCode } from './internal/errors.ts';
 export { writeNotFound } from './internal/not-found.ts';
+export { answerClientErrorAsGo } from './internal/go-errors.ts';

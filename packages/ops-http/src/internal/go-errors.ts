@@ -1,3 +1,4 @@
+import type { Duplex } from 'node:stream';
 import type { ServerResponse } from 'node:http';
 
 // Go's server answers a request it cannot parse before any handler runs, with a fixed text, no
@@ -19,4 +20,28 @@ export function writeMalformedRequest(res: ServerResponse): void {
 /** Go's answer to a request whose protocol version is not HTTP/1.x. */
 export function writeUnsupportedVersion(res: ServerResponse): void {
   writeGoRequestError(res, '505 HTTP Version Not Supported: unsupported protocol version');
+}
+
+/**
+ * A `clientError` listener that answers requests Node's parser refuses with the bytes Go's server
+ * writes for requests it cannot read (server.go, conn.serve): `431 Request Header Fields Too
+ * Large` for an oversized header block, `501 Not Implemented` + `Unsupported transfer encoding`
+ * for a transfer coding it does not know, `400 Bad Request` otherwise; each text/plain with the
+ * reason as body, then the connection is closed. A reset or unwritable socket is just destroyed;
+ * a request timeout keeps Node's `408` (Go closes without a word, which clients read as a reset).
+ */
+export function answerClientErrorAsGo(error: Error & { code?: string }, socket: Duplex): void {
+  const pending = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+  if (error.code === 'ECONNRESET' || !socket.writable || pending?.headersSent === true) {
+    socket.destroy();
+    return;
+  }
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    socket.end('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n');
+    return;
+  }
+  const headers = '\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n';
+  if (error.code === 'HPE_HEADER_OVERFLOW') socket.end(`HTTP/1.1 431 Request Header Fields Too Large${headers}431 Request Header Fields Too Large`);
+  else if (error.code === 'HPE_INVALID_TRANSFER_ENCODING') socket.end(`HTTP/1.1 501 Not Implemented${headers}Unsupported transfer encoding`);
+  else socket.end(`HTTP/1.1 400 Bad Request${headers}400 Bad Request`);
 }

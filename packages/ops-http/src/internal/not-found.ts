@@ -11,6 +11,7 @@ const NOT_FOUND_BODY = '404 page not found\n';
 export function writeNotFound(res: ServerResponse): void {
   if (res instanceof RoutedResponse) res.pendingRequestId = undefined;
   else res.removeHeader('X-Request-Id');
-  res.writeHead(404, ['X-Content-Type-Options', 'nosniff', 'Content-Type', 'text/plain; charset=utf-8', 'Content-Length', NOT_FOUND_BODY.length]);
+  // In Go's order: it writes header keys sorted.
+  res.writeHead(404, ['Content-Type', 'text/plain; charset=utf-8', 'X-Content-Type-Options', 'nosniff', 'Content-Length', NOT_FOUND_BODY.length]);
   res.end(NOT_FOUND_BODY);
 }

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { readBody } from './body.ts';
 import { writeJson } from './json.ts';
 import { writeNotFound } from './not-found.ts';
+import { answerClientErrorAsGo } from './go-errors.ts';
 import { createRouter, type Route, type RouterOptions } from './router.ts';
 import { serverOptionsFor, DEFAULT_SERVER_LIMITS } from './server-limits.ts';
 
@@ -645,5 +646,30 @@ describe('a refused body', () => {
       server.closeAllConnections();
       server.close();
     }
+  });
+});
+
+describe("answerClientErrorAsGo: Go's bytes for requests Node's parser refuses", () => {
+  const goText = (status: string, body = status): string => `HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n${body}`;
+
+  async function serveWithGoErrors(): Promise<number> {
+    const echo: Route = { path: '/echo', secure: false, handler: async (req, res) => { res.end(await readBody(req)); } };
+    const router = createRouter({ routes: [hello, echo] });
+    server = createServer(serverOptionsFor(DEFAULT_SERVER_LIMITS), router.handle);
+    server.on('clientError', answerClientErrorAsGo);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    return (server.address() as AddressInfo).port;
+  }
+
+  it('answers an empty Content-Length and a bare LF in a chunked body with Go\'s text/plain 400', async () => {
+    const port = await serveWithGoErrors();
+    expect(await exchange(port, 'PUT /hello HTTP/1.1\r\nHost: x\r\nContent-Length:\r\n\r\n')).toBe(goText('400 Bad Request'));
+    expect(await exchange(port, 'PUT /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\nabc\r\n0\r\n\r\n')).toBe(goText('400 Bad Request'));
+  });
+
+  it('answers an oversized header block with Go\'s 431', async () => {
+    const port = await serveWithGoErrors();
+    expect(await exchange(port, `GET /hello HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`)).toBe(goText('431 Request Header Fields Too Large'));
   });
 });
