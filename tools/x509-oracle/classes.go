@@ -612,6 +612,8 @@ func (g *gen) generateAll() {
 		simple("ca-file-unparseable", r.unparseable, i%3, g.pick(tlsKinds), nil, nil)
 	}
 
+	g.generateGo126(anyGood, r.poolOf)
+
 	// ---- the 64 KiB handshake-message limit
 	for i := 0; i < 10; i++ {
 		g.begin("message-size")

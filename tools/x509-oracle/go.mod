@@ -1,3 +1,3 @@
 module fabric-ops/tools/x509-oracle
 
-go 1.19
+go 1.26.4

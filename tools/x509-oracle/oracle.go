@@ -16,8 +16,13 @@ import (
 	"time"
 )
 
-// maxHandshake is crypto/tls's limit on one handshake message body (common.go, Go 1.19).
-const maxHandshake = 65536
+// maxHandshakeCertificateMsg is crypto/tls's limit on the body of a Certificate handshake
+// message (common.go, Go 1.26; every other handshake message keeps the 65,536-byte maxHandshake).
+const maxHandshakeCertificateMsg = 262144
+
+// maxRSAKeySize is crypto/tls's limit on an RSA key in any certificate the peer sends
+// (checkKeySize, GODEBUG tlsmaxrsasize unset).
+const maxRSAKeySize = 8192
 
 type verdict struct {
 	ID     string `json:"id"`
@@ -88,8 +93,9 @@ func runOracle(corpus string, w io.Writer) error {
 	return out.Flush()
 }
 
-// decide follows crypto/tls (Go 1.19) for a server with ClientAuth RequireAndVerifyClientCert:
-// readHandshake's size limit, processCertsFromClient's parsing of every certificate, Verify with
+// decide follows crypto/tls (Go 1.26) for a server with ClientAuth RequireAndVerifyClientCert:
+// readHandshake's size limit, processCertsFromClient's parsing of every certificate (and its
+// RSA key-size limit), Verify with
 // the client CAs as roots and the rest of the list as intermediates, then the leaf key type.
 func decide(c caseOut, pool *x509.CertPool) (verdict, error) {
 	v := verdict{ID: c.ID, Class: c.Class}
@@ -111,8 +117,8 @@ func decide(c caseOut, pool *x509.CertPool) (verdict, error) {
 		v.Reason = fmt.Sprintf(format, args...)
 		return v, nil
 	}
-	if v.Bytes12 > maxHandshake || v.Bytes13 > maxHandshake {
-		return refuse("tls: handshake message of length %d (TLS 1.3) / %d (TLS 1.2) bytes exceeds maximum of %d bytes", v.Bytes13, v.Bytes12, maxHandshake)
+	if v.Bytes12 > maxHandshakeCertificateMsg || v.Bytes13 > maxHandshakeCertificateMsg {
+		return refuse("tls: handshake message of length %d (TLS 1.3) / %d (TLS 1.2) bytes exceeds maximum of %d bytes", v.Bytes13, v.Bytes12, maxHandshakeCertificateMsg)
 	}
 	if len(ders) == 0 {
 		return refuse("tls: client didn't provide a certificate")
@@ -121,7 +127,12 @@ func decide(c caseOut, pool *x509.CertPool) (verdict, error) {
 	for i, der := range ders {
 		certs[i], err = x509.ParseCertificate(der)
 		if err != nil {
-			return refuse("tls: failed to parse client certificate %d: %v", i, err)
+			return refuse("tls: failed to parse client certificate: %v", err)
+		}
+		if certs[i].PublicKeyAlgorithm == x509.RSA {
+			if n := certs[i].PublicKey.(*rsa.PublicKey).N.BitLen(); n > maxRSAKeySize {
+				return refuse("tls: client sent certificate containing RSA key larger than %d bits", maxRSAKeySize)
+			}
 		}
 	}
 	opts := x509.VerifyOptions{

@@ -26,8 +26,8 @@ import {
   type TestKey,
 } from './x509-fixtures.ts';
 
-// Chains whose verdicts under Go 1.19's crypto/tls + crypto/x509 were read from Go's source and
-// confirmed by running Go itself on these very chains. `expect` is Go's verdict: 'accept' or the
+// Chains whose verdicts under Go 1.26's crypto/tls + crypto/x509 were read from Go's source and
+// confirmed by running Go 1.26.8 itself on these very chains. `expect` is Go's verdict: 'accept' or the
 // exact text crypto/tls reports.
 
 export interface ChainCase {
@@ -171,7 +171,7 @@ export function buildCases(): ChainCase[] {
   add('PrintableString with _', [withName(name(['2.5.4.3', printable('a_b')])), inter.der], `${PARSE}x509: invalid RDNSequence: invalid attribute value: invalid PrintableString`);
   add('IA5String with an 8-bit byte', [withName(name(['1.2.840.113549.1.9.1', str(0x16, Uint8Array.from([0x61, 0xe9]))])), inter.der], `${PARSE}x509: invalid RDNSequence: invalid attribute value: invalid IA5String`);
   add('UTF8String that is not UTF-8', [withName(name(['2.5.4.3', str(0x0c, Uint8Array.from([0xc3, 0x28]))])), inter.der], `${PARSE}x509: invalid RDNSequence: invalid attribute value: invalid UTF-8 string`);
-  add('BMPString', [withName(name(['2.5.4.3', str(0x1e, Uint8Array.from([0, 0x61, 0xd8, 0x00]))])), inter.der], 'accept');
+  add('BMPString with a lone surrogate', [withName(name(['2.5.4.3', str(0x1e, Uint8Array.from([0, 0x61, 0xd8, 0x00]))])), inter.der], `${PARSE}x509: invalid RDNSequence: invalid attribute value: invalid BMPString`);
   add('BMPString of odd length', [withName(name(['2.5.4.3', str(0x1e, Uint8Array.from([0, 0x61, 0]))])), inter.der], `${PARSE}x509: invalid RDNSequence: invalid attribute value: invalid BMPString`);
   add('T61String with 8-bit bytes', [withName(name(['2.5.4.3', str(0x14, Uint8Array.from([0xff, 0x01]))])), inter.der], 'accept');
   add('NumericString with a letter', [withName(name(['2.5.4.5', str(0x12, '12a')])), inter.der], `${PARSE}x509: invalid RDNSequence: invalid attribute value: invalid NumericString`);
@@ -184,10 +184,10 @@ export function buildCases(): ChainCase[] {
   const longForm = concat(Uint8Array.from([0x30, 0x82, 0x00, leafDer[1]!]), leafDer.subarray(2));
   add('a non-minimal outer length', [leafDer[1]! < 0x80 ? longForm : concat(Uint8Array.from([0x30, 0x83, 0x00]), leafDer.subarray(2)), inter.der], `${PARSE}x509: malformed certificate`);
   add('inner and outer algorithms differ', [leafOf(inter, { outerAlgorithm: seq(oid('1.2.840.10045.4.3.3')) }), inter.der], `${PARSE}x509: inner and outer signature algorithm identifiers don't match`);
-  add('a negative serial', [leafOf(inter, { serial: -5n }), inter.der], 'accept');
+  add('a negative serial', [leafOf(inter, { serial: -5n }), inter.der], `${PARSE}x509: negative serial number`);
   add('version 4', [leafOf(inter, { version: 4 }), inter.der], `${PARSE}x509: invalid version`);
-  add('a duplicated extension', [leafOf(inter, { extensions: [ext.eku(OID.clientAuth), ext.eku(OID.clientAuth)] }), inter.der], `${PARSE}x509: certificate contains duplicate extensions`);
-  add('basicConstraints with a bad BOOLEAN', [leafOf(inter, { extensions: [extension('2.5.29.19', true, seq(tlv(0x01, [0x01])))] }), inter.der], `${PARSE}x509: invalid basic constraints b`);
+  add('a duplicated extension', [leafOf(inter, { extensions: [ext.eku(OID.clientAuth), ext.eku(OID.clientAuth)] }), inter.der], `${PARSE}x509: certificate contains duplicate extension with OID "2.5.29.37"`);
+  add('basicConstraints with a bad BOOLEAN', [leafOf(inter, { extensions: [extension('2.5.29.19', true, seq(tlv(0x01, [0x01])))] }), inter.der], `${PARSE}x509: invalid basic constraints`);
   add('critical BOOLEAN encoded as 0x01', [leafOf(inter, { extensions: [seq(oid('2.5.29.37'), tlv(0x01, [0x01]), tlv(0x04, seq(oid(OID.clientAuth))))] }), inter.der], `${PARSE}x509: malformed extension critical field`);
   add('v1 leaf with extensions present', [leafOf(inter, { version: 1, extensions: [ext.eku(OID.serverAuth)] }), inter.der], 'accept');
 
@@ -205,7 +205,7 @@ export function buildCases(): ChainCase[] {
   add('a critical unknown extension on the leaf', [leafOf(inter, { extensions: [ext.eku(OID.clientAuth), extension('1.2.3.4', true, nul())] }), inter.der], `${VERIFY}x509: unhandled critical extension`);
   add('a non-critical unknown extension', [leafOf(inter, { extensions: [ext.eku(OID.clientAuth), extension('1.2.3.4', false, nul())] }), inter.der], 'accept');
   const policyConstrained = subCa('int', root, { extensions: [ext.basicConstraints(true), ext.caKeyUsage(), extension('2.5.29.36', true, seq(implicit(0, [0])))], serial: 13n });
-  add('a critical policyConstraints on the intermediate', [leaf, policyConstrained.der], `${VERIFY}x509: unhandled critical extension`);
+  add('a critical policyConstraints on the intermediate', [leaf, policyConstrained.der], `${VERIFY}x509: no valid chains built: 1 candidate chains with invalid policies`);
 
   // Extended key usage.
   add('a leaf without EKU', [leafOf(inter, { extensions: [] }), inter.der], 'accept');
@@ -219,7 +219,7 @@ export function buildCases(): ChainCase[] {
 
   // Signature and key algorithms.
   const sha1Leaf = leafOf(inter, { algorithm: seq(oid(OID.ecdsaSha1)) });
-  add('an ECDSA-SHA1 signature', [sha1Leaf, inter.der], `${UNKNOWN} (possibly because of "x509: cannot verify signature: insecure algorithm ECDSA-SHA1 (temporarily override with GODEBUG=x509sha1=1)" while trying to verify candidate authority certificate "int")`);
+  add('an ECDSA-SHA1 signature', [sha1Leaf, inter.der], `${UNKNOWN} (possibly because of "x509: cannot verify signature: insecure algorithm ECDSA-SHA1" while trying to verify candidate authority certificate "int")`);
   const rsaRoot = rootCa('rsaroot', { kind: 'rsa' });
   const rsaPool = [toPem(rsaRoot.der)];
   add('RSA PKCS#1 v1.5 SHA-256', [leafOf(rsaRoot)], 'accept', rsaPool);
@@ -234,7 +234,7 @@ export function buildCases(): ChainCase[] {
   const dsaInterCa: Ca = { subject: inter.subject, key: key('dsa', 'dsa'), der: dsaInter.der };
   add('a DSA intermediate', [leafOf({ ...dsaInterCa, key: key('dsa', 'dsa') }, { algorithm: seq(oid(OID.ecdsaSha256)), signature: Uint8Array.from([0x30, 0x06, 0x02, 0x01, 0x01, 0x02, 0x01, 0x01]) }), dsaInter.der], `${UNKNOWN} (possibly because of "x509: cannot verify signature: algorithm unimplemented" while trying to verify candidate authority certificate "int")`);
   const pssKeyInter = subCa('int', root, { key: key('psskey', 'rsa-pss'), serial: 16n });
-  add('an RSA-PSS-keyed intermediate', [leafOf({ subject: inter.subject, key: key('psskey', 'rsa-pss'), der: pssKeyInter.der }, { algorithm: pssAlgorithm(32) }), pssKeyInter.der], `${UNKNOWN} (possibly because of "x509: cannot verify signature: algorithm unimplemented" while trying to verify candidate authority certificate "int")`);
+  add('an RSA-PSS-keyed intermediate', [leafOf({ subject: inter.subject, key: key('psskey', 'rsa-pss'), der: pssKeyInter.der }, { algorithm: pssAlgorithm(32) }), pssKeyInter.der], UNKNOWN);
   add('a DSA-keyed leaf', [leafOf(inter, { key: key('dsaleaf', 'dsa') }), inter.der], 'tls: client certificate contains an unsupported public key of type *dsa.PublicKey');
   add('an RSA-PSS-keyed leaf', [leafOf(inter, { key: key('pssleaf', 'rsa-pss') }), inter.der], 'tls: client certificate contains an unsupported public key of type <nil>');
   const explicitCurve = concat(Uint8Array.from(key('leaf').spki));
@@ -242,14 +242,14 @@ export function buildCases(): ChainCase[] {
   add('explicit EC curve parameters', [leafOf(inter, { spki: ecParamsSpki }), inter.der], `${PARSE}x509: invalid ECDSA parameters`);
   const offCurve = Uint8Array.from(explicitCurve.subarray(explicitCurve.length - 65));
   offCurve[64] = offCurve[64]! ^ 1;
-  add('an EC point off the curve', [leafOf(inter, { spki: seq(seq(oid('1.2.840.10045.2.1'), oid('1.2.840.10045.3.1.7')), bits(offCurve)) }), inter.der], `${PARSE}x509: failed to unmarshal elliptic curve point`);
+  add('an EC point off the curve', [leafOf(inter, { spki: seq(seq(oid('1.2.840.10045.2.1'), oid('1.2.840.10045.3.1.7')), bits(offCurve)) }), inter.der], `${PARSE}P256 point not on curve`);
   add('an RSA key without NULL parameters', [leafOf(inter, { spki: seq(seq(oid('1.2.840.113549.1.1.1')), bits(seq(int(0xc5n), int(3)))) }), inter.der], `${PARSE}x509: RSA key missing NULL parameters`);
   add('an RSA key with a negative modulus', [leafOf(inter, { spki: seq(seq(oid('1.2.840.113549.1.1.1'), nul()), bits(seq(int(-197n), int(3)))) }), inter.der], `${PARSE}x509: RSA modulus is not a positive number`);
 
-  // A same-named DSA certificate reaching alreadyInChain makes Go panic; the connection is dropped.
+  // A same-named DSA certificate: Go 1.19 panicked in alreadyInChain; Go 1.26 compares key bytes.
   const selfIssuedLeaf = certificate({ subject: root.subject, key: key('selfleaf'), issuer: root.subject, issuerKey: root.key, extensions: [ext.eku(OID.clientAuth)] });
   const dsaTwin = certificate({ subject: root.subject, key: key('dsa', 'dsa'), issuer: root.subject, issuerKey: root.key, extensions: [ext.basicConstraints(true)], serial: 17n });
-  add('a same-named DSA certificate (Go panics)', [selfIssuedLeaf, dsaTwin], 'PANIC');
+  add('a same-named DSA certificate (Go 1.19 panicked)', [selfIssuedLeaf, dsaTwin], 'accept');
 
   // Name constraints.
   const ncRoot = (label: string, permitted: Uint8Array[], excluded: Uint8Array[]): Ca => {
@@ -281,8 +281,8 @@ export function buildCases(): ChainCase[] {
 
   // More extension and field shapes.
   const leafExt = (...extensions: Uint8Array[]): Uint8Array => leafOf(inter, { extensions: [ext.eku(OID.clientAuth), ...extensions] });
-  add('a negative pathLen on the intermediate', [leaf, subCa('int', root, { extensions: [ext.basicConstraints(true, -5), ext.caKeyUsage()], serial: 20n }).der], 'accept');
-  add('critical AIA, CRL DP and policies', [leafExt(extension('1.3.6.1.5.5.7.1.1', true, seq(seq(oid('1.3.6.1.5.5.7.48.1'), implicit(6, [0x61])))), extension('2.5.29.31', true, seq(seq(tlv(0xa0, tlv(0xa0, implicit(6, [0x61])))))), extension('2.5.29.32', true, seq(seq(oid('2.5.29.32.0'))))), inter.der], 'accept');
+  add('a negative pathLen on the intermediate', [leaf, subCa('int', root, { extensions: [ext.basicConstraints(true, -5), ext.caKeyUsage()], serial: 20n }).der], `${PARSE}x509: invalid basic constraints`);
+  add('critical AIA, CRL DP and policies', [leafExt(extension('1.3.6.1.5.5.7.1.1', true, seq(seq(oid('1.3.6.1.5.5.7.48.1'), implicit(6, [0x61])))), extension('2.5.29.31', true, seq(seq(tlv(0xa0, tlv(0xa0, implicit(6, [0x61])))))), extension('2.5.29.32', true, seq(seq(oid('2.5.29.32.0'))))), inter.der], `${PARSE}x509: authority info access incorrectly marked critical`);
   add('a malformed CRL distribution point', [leafExt(extension('2.5.29.31', false, seq(seq(tlv(0xa0, seq()))))), inter.der], `${PARSE}x509: invalid CRL distribution point`);
   add('a malformed AIA', [leafExt(extension('1.3.6.1.5.5.7.1.1', false, seq(seq(implicit(6, [0x61]))))), inter.der], `${PARSE}x509: invalid authority info access`);
   add('a policy without an OID', [leafExt(extension('2.5.29.32', false, seq(seq(int(1))))), inter.der], `${PARSE}x509: invalid certificate policies`);
@@ -310,7 +310,7 @@ export function buildCases(): ChainCase[] {
   add('an Ed25519 key with parameters', [leafOf(inter, { spki: seq(seq(oid(OID.ed25519), nul()), bits(new Uint8Array(32))) }), inter.der], `${PARSE}x509: Ed25519 key encoded with illegal parameters`);
   add('DSA parameters that are not a SEQUENCE', [leafOf(inter, { spki: seq(seq(oid('1.2.840.10040.4.1'), nul()), bits(int(5))) }), inter.der], `${PARSE}x509: invalid DSA parameters`);
   add('an unknown key algorithm on the leaf', [leafOf(inter, { spki: seq(seq(oid('1.2.3.4')), bits(Uint8Array.from([1, 2, 3]))) }), inter.der], 'tls: client certificate contains an unsupported public key of type <nil>');
-  add('a compressed EC point', [leafOf(inter, { spki: seq(seq(oid('1.2.840.10045.2.1'), oid('1.2.840.10045.3.1.7')), bits(Uint8Array.from([0x02, ...new Array<number>(32).fill(1)]))) }), inter.der], `${PARSE}x509: failed to unmarshal elliptic curve point`);
+  add('a compressed EC point', [leafOf(inter, { spki: seq(seq(oid('1.2.840.10045.2.1'), oid('1.2.840.10045.3.1.7')), bits(Uint8Array.from([0x02, ...new Array<number>(32).fill(1)]))) }), inter.der], `${PARSE}ecdsa: invalid uncompressed public key`);
   add('a P-192 key', [leafOf(inter, { spki: seq(seq(oid('1.2.840.10045.2.1'), oid('1.2.840.10045.3.1.1')), bits(Uint8Array.from([0x04, ...new Array<number>(48).fill(1)]))) }), inter.der], `${PARSE}x509: unsupported elliptic curve`);
   add('an RSA exponent beyond int64', [leafOf(inter, { spki: seq(seq(oid('1.2.840.113549.1.1.1'), nul()), bits(seq(int(0xc5n), int(1n << 70n)))) }), inter.der], `${PARSE}x509: invalid RSA public exponent`);
   add('an RSA key with trailing bytes inside the BIT STRING', [leafOf(inter, { spki: seq(seq(oid('1.2.840.113549.1.1.1'), nul()), bits(concat(seq(int(0xc5n), int(3)), Uint8Array.from([0xde, 0xad])))) }), inter.der], 'accept');
@@ -325,14 +325,14 @@ export function buildCases(): ChainCase[] {
   const mailLeaf = (...names: Uint8Array[]): Uint8Array => leafOf(ncMail, { extensions: [ext.eku(OID.clientAuth), ext.san(false, ...names)] });
   add('name constraints: an exact mailbox', [mailLeaf(ext.email('ops@EXAMPLE.com'))], 'accept', [toPem(ncMail.der)]);
   add('name constraints: another mailbox', [mailLeaf(ext.email('dev@example.com'))], `${VERIFY}x509: a root or intermediate certificate is not authorized to sign for this name: email address "dev@example.com" is not permitted by any constraint`, [toPem(ncMail.der)]);
-  add('name constraints: an excluded mail domain', [mailLeaf(ext.email('a@x.example.org'))], `${VERIFY}x509: a root or intermediate certificate is not authorized to sign for this name: email address "a@x.example.org" is excluded by constraint ".example.org"`, [toPem(ncMail.der)]);
-  add('name constraints: an unparseable email SAN', [mailLeaf(ext.email('not a mailbox'))], `${VERIFY}x509: cannot parse rfc822Name {"" ""}`, [toPem(ncMail.der)]);
-  add('name constraints: an unparseable DNS SAN', [mailLeaf(ext.dns('a..b'))], `${VERIFY}x509: cannot parse dnsName "a..b"`, [toPem(ncMail.der)]);
+  add('name constraints: an excluded mail domain', [mailLeaf(ext.email('a@x.example.org'))], `${VERIFY}x509: a root or intermediate certificate is not authorized to sign for this name: email address "a@x.example.org" is not permitted by any constraint`, [toPem(ncMail.der)]);
+  add('name constraints: an unparseable email SAN', [mailLeaf(ext.email('not a mailbox'))], `${VERIFY}x509: a root or intermediate certificate is not authorized to sign for this name: cannot parse rfc822Name "not a mailbox"`, [toPem(ncMail.der)]);
+  add('name constraints: an unparseable DNS SAN', [mailLeaf(ext.dns('a..b'))], `${VERIFY}x509: a root or intermediate certificate is not authorized to sign for this name: x509: cannot parse dnsName "a..b"`, [toPem(ncMail.der)]);
   add('name constraints: a URI without a host', [leafOf(ncUri, { extensions: [ext.eku(OID.clientAuth), ext.san(false, ext.uri('urn:x:y'))] })], `${VERIFY}x509: a root or intermediate certificate is not authorized to sign for this name: URI with empty host ("urn:x:y") cannot be matched against constraints`, [toPem(ncUri.der)]);
-  add('name constraints: a URI host with too many colons', [leafOf(ncUri, { extensions: [ext.eku(OID.clientAuth), ext.san(false, ext.uri('https://a:1:2/'))] })], `${VERIFY}x509: a root or intermediate certificate is not authorized to sign for this name: address a:1:2: too many colons in address`, [toPem(ncUri.der)]);
+  add('name constraints: a URI host with too many colons', [leafOf(ncUri, { extensions: [ext.eku(OID.clientAuth), ext.san(false, ext.uri('https://a:1:2/'))] })], `${PARSE}x509: cannot parse URI "https://a:1:2/": parse "https://a:1:2/": invalid port ":1:2" after host`, [toPem(ncUri.der)]);
   const ncSelf = ncRoot('ncself', [ext.dns('example.com')], []);
   const ncSelfWithSan = caCert(cn('ncself'), key('ncself'), { extensions: [ext.basicConstraints(true), ext.nameConstraints([ext.dns('example.com')], []), ext.san(false, ext.dns('ca.other.net'))], serial: 99n });
-  add("name constraints apply to the CA's own SAN", [leafOf(ncSelf, { extensions: [ext.eku(OID.clientAuth), ext.san(false, ext.dns('a.example.com'))] })], `${VERIFY}x509: a root or intermediate certificate is not authorized to sign for this name: DNS name "ca.other.net" is not permitted by any constraint`, [toPem(ncSelfWithSan)]);
+  add("name constraints do not apply to the constraining CA's own SAN", [leafOf(ncSelf, { extensions: [ext.eku(OID.clientAuth), ext.san(false, ext.dns('a.example.com'))] })], 'accept', [toPem(ncSelfWithSan)]);
 
   // Pool building.
   const headerPem = toPem(root.der).replace('-----\n', '-----\nProc-Type: 4,ENCRYPTED\n\n');

@@ -46,7 +46,13 @@ export async function buildOracle(): Promise<{ bin: string; goVersion: string }>
   try {
     goVersion = (await run('go', ['version'], { cwd: sourceDir })).stdout.trim();
   } catch (error) {
-    throw new Error(`x509-oracle: the Go toolchain is missing (\`go version\` failed: ${(error as Error).message}); scripts/test-deps.sh installs Debian's golang-go`);
+    throw new Error(`x509-oracle: the Go toolchain is missing (\`go version\` failed: ${(error as Error).message}); install Go 1.26 or newer`);
+  }
+  // The verdicts must be Go 1.26's (Fabric v2.5.16 and v3.1.5 are built with Go 1.26.4): an older
+  // Go would test against the wrong rules, so it is refused here rather than trusted.
+  const release = /go(\d+)\.(\d+)/.exec(goVersion);
+  if (release === null || Number(release[1]) < 1 || (Number(release[1]) === 1 && Number(release[2]) < 26)) {
+    throw new Error(`x509-oracle: ${goVersion} is older than Go 1.26; the oracle decides as Go 1.26.4 does and needs Go 1.26 or newer`);
   }
   // No network and no module downloads: the programs use the standard library only.
   const env = { ...process.env, GOPROXY: 'off', CGO_ENABLED: '0' };

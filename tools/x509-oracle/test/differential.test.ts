@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientCertificateMessageProblem, createClientTrustPool, verifyClientChain, type ClientTrustPool } from '@fabric-ops/go-x509';
 import { buildOracle, countByClass, generateCorpus, readCorpus, runOracle, type GoVerdict, type LoadedCorpus } from '../src/index.ts';
 
-// Issue #21, item 3: every chain of a seeded corpus decided by our verifier and by Go 1.19's
-// crypto/tls + crypto/x509 (the oracle, built from ./*.go with `go build`). We must never admit a
+// Issues #21 and #32: every chain of a seeded corpus decided by our verifier and by Go 1.26's
+// crypto/tls + crypto/x509 (the oracle, built from ./*.go with `go build`; go.mod: go 1.26.4). We must never admit a
 // chain Go refuses; we may refuse a chain Go admits only when its class is listed below.
 
 /**
@@ -34,6 +34,20 @@ const REQUIRED_CLASSES = [
   'v2-intermediate-with-ca-true', 'v3-root-without-basicconstraints', 'self-issued-under-pathlen0', 'pathlen-violation-root',
   'ca-file-unparseable', 'message-size-over-64k', 'decoys-two-levels', 'leaf-is-trust-anchor', 'leaf-self-signed-untrusted',
   'expired-root-copy-sent', 'generalizedtime-before-2050', 'validity-boundary-notafter-now', 'validity-boundary-notbefore-now',
+  // Issue #32: what Go 1.26 decides differently from Go 1.19, in the leaf, an intermediate, a CA file and an extra.
+  ...['negative-serial', 'negative-pathlen', 'bmpstring-surrogate', 'bmpstring-good', 'policy-oid-arc-2to31'].flatMap((item) =>
+    ['leaf', 'intermediate', 'extra', 'ca-file'].map((where) => `go126-${item}-${where}`),
+  ),
+  ...['leaf', 'intermediate', 'extra'].map((where) => `go126-rsa-over-8192-${where}`),
+  'go126-rsa-8192-leaf', 'go126-rsa-512-intermediate', 'go126-rsa-512-extra', 'go126-rsa-even-exponent-intermediate',
+  'go126-rsa-even-modulus-intermediate', 'go126-nc-ca-san-outside-ancestor', 'go126-nc-ca-san-inside-ancestor',
+  'go126-nc-own-san-outside-intermediate', 'go126-nc-own-san-outside-ca-file', 'go126-nc-excluded-wildcard-covers',
+  'go126-nc-excluded-wildcard-clear', 'go126-nc-uri-ipv6-zone', 'go126-nc-uri-host', 'go126-nc-many-constraints-many-names',
+  ...['require-explicit-none', 'require-explicit-met', 'require-explicit-disjoint', 'inhibit-mapping', 'mapping-valid',
+    'mapping-to-anypolicy', 'mapping-from-anypolicy', 'inhibit-any-explicit', 'inhibit-any-named'].flatMap((p) =>
+    ['critical', 'noncritical'].map((c) => `go126-policy-${p}-${c}`),
+  ),
+  'go126-message-size-over-256k', 'go126-message-size-under-256k',
 ];
 
 let corpus: LoadedCorpus;
@@ -66,7 +80,10 @@ describe('our client-chain verifier against Go itself', () => {
     const byClass = (pattern: string) =>
       corpus.cases.filter((c) => (pattern.endsWith('-') ? c.class.startsWith(pattern) : c.class === pattern)).map((c) => verdicts.get(c.id)!.admit);
     expect(byClass('good-')).not.toContain(false);
-    for (const broken of ['sig-md5-leaf', 'sig-md5-intermediate', 'expired-leaf', 'expired-intermediate', 'expired-root', 'bad-string-', 'non-der-', 'message-size-over-64k']) {
+    for (const admitted of ['message-size-over-64k', 'go126-nc-own-san-outside-intermediate', 'go126-policy-oid-arc-2to31-leaf', 'go126-nc-many-constraints-many-names']) {
+      expect(byClass(admitted), admitted).not.toContain(false);
+    }
+    for (const broken of ['sig-md5-leaf', 'sig-md5-intermediate', 'expired-leaf', 'expired-intermediate', 'expired-root', 'bad-string-', 'non-der-', 'go126-message-size-over-256k', 'go126-rsa-over-8192-extra', 'go126-negative-serial-ca-file']) {
       expect(byClass(broken), broken).not.toContain(true);
     }
   });

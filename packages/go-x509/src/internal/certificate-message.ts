@@ -1,5 +1,8 @@
-/** Go's `maxHandshake`: a handshake message body longer than this fails the handshake. */
-export const MAX_HANDSHAKE_MESSAGE_BYTES = 65_536;
+/**
+ * Go's `maxHandshakeCertificateMsg` (Go 1.25+; 256 KiB): a client Certificate message body longer
+ * than this fails the handshake (every other handshake message keeps the 64 KiB `maxHandshake`).
+ */
+export const MAX_HANDSHAKE_MESSAGE_BYTES = 262_144;
 
 /**
  * The body length of the client's Certificate message carrying `list` (TLS 1.3 adds a request
@@ -14,7 +17,7 @@ export function certificateMessageLength(list: readonly Uint8Array[], tls13: boo
 
 /**
  * crypto/tls's rule before any certificate is parsed: a client Certificate message whose body
- * is longer than 65,536 bytes fails the handshake. `list` is what the client sent, leaf first;
+ * is longer than 262,144 bytes fails the handshake. `list` is what the client sent, leaf first;
  * the answer is Go's error text, or undefined when the message is within the limit.
  */
 export function clientCertificateMessageProblem(list: readonly Uint8Array[], protocol: 'TLSv1.2' | 'TLSv1.3'): string | undefined {

@@ -39,7 +39,7 @@ describe("signature AlgorithmIdentifiers as Go 1.19's getSignatureAlgorithmFromA
 describe('checkSignature refuses what Go refuses before any arithmetic', () => {
   const data = Buffer.from('tbs');
   it.each([
-    ['SHA1-RSA', 'x509: cannot verify signature: insecure algorithm SHA1-RSA (temporarily override with GODEBUG=x509sha1=1)'],
+    ['SHA1-RSA', 'x509: cannot verify signature: insecure algorithm SHA1-RSA'],
     ['MD5-RSA', 'x509: cannot verify signature: insecure algorithm MD5-RSA'],
     ['MD2-RSA', 'x509: cannot verify signature: algorithm unimplemented'],
   ] as const)('%s', (name, error) => {
@@ -47,7 +47,7 @@ describe('checkSignature refuses what Go refuses before any arithmetic', () => {
     expect(checkSignature(algorithm, data, new Uint8Array(1), { kind: 'RSA', n: 3233n, e: 17n, bits: 12 })).toBe(error);
   });
 
-  it('verifies RSA inside the range OpenSSL shares with Go, including a signature value Go reduces modulo n', () => {
+  it('verifies RSA inside the range OpenSSL shares with Go, and refuses a signature value not below n as Go 1.26 does', () => {
     const algorithm = signatureAlgorithmOf(ai(seq(oid('1.2.840.113549.1.1.11'), nul())))!;
     // A modulus well below 2^1024 leaves room for s + n in 128 bytes.
     let privateKey;
@@ -66,17 +66,24 @@ describe('checkSignature refuses what Go refuses before any arithmetic', () => {
     }
     expect(checkSignature(algorithm, signed, signature, key)).toBeUndefined();
     const shifted = Uint8Array.from(Buffer.from((BigInt(`0x${Buffer.from(signature).toString('hex')}`) + n).toString(16).padStart(256, '0'), 'hex'));
-    // Go 1.19 computes (s + n)^e mod n, which is s^e mod n: the signature verifies.
-    expect(checkSignature(algorithm, signed, shifted, key)).toBeUndefined();
+    // Go 1.19 reduced s + n modulo n and accepted it; Go 1.26 (bigmod) refuses a value not below n.
+    expect(checkSignature(algorithm, signed, shifted, key)).toBe('crypto/rsa: verification error');
     expect(checkSignature(algorithm, signed, signature.subarray(1), key)).toBe('crypto/rsa: verification error');
     shifted[127] = shifted[127]! ^ 1;
     expect(checkSignature(algorithm, signed, shifted, key)).toBe('crypto/rsa: verification error');
   });
 
-  it('refuses RSA moduli OpenSSL cannot verify with (over 16384 bits, even)', () => {
+  it('refuses RSA keys crypto/rsa refuses (Go 1.24+) and moduli OpenSSL cannot verify with (over 16384 bits)', () => {
     const algorithm = signatureAlgorithmOf(ai(seq(oid('1.2.840.113549.1.1.11'), nul())))!;
     const big = (1n << 16400n) + 1n;
     expect(checkSignature(algorithm, data, new Uint8Array(2051), { kind: 'RSA', n: big, e: 65537n, bits: 16401 })).toBe('crypto/rsa: verification error');
-    expect(checkSignature(algorithm, data, new Uint8Array(128), { kind: 'RSA', n: 1n << 1023n, e: 65537n, bits: 1024 })).toBe('crypto/rsa: verification error');
+    const n1024 = (1n << 1023n) + 1n;
+    expect(checkSignature(algorithm, data, new Uint8Array(128), { kind: 'RSA', n: 1n << 1023n, e: 65537n, bits: 1024 })).toBe('crypto/rsa: public modulus is even');
+    expect(checkSignature(algorithm, data, new Uint8Array(128), { kind: 'RSA', n: n1024, e: 65536n, bits: 1024 })).toBe('crypto/rsa: public exponent is even');
+    expect(checkSignature(algorithm, data, new Uint8Array(128), { kind: 'RSA', n: n1024, e: 1n, bits: 1024 })).toBe('crypto/rsa: public exponent too small or negative');
+    expect(checkSignature(algorithm, data, new Uint8Array(128), { kind: 'RSA', n: n1024, e: 1n << 31n | 1n, bits: 1024 })).toBe('crypto/rsa: public exponent too large');
+    expect(checkSignature(algorithm, data, new Uint8Array(64), { kind: 'RSA', n: (1n << 511n) + 1n, e: 65537n, bits: 512 })).toBe(
+      'crypto/rsa: 512-bit keys are insecure (see https://go.dev/pkg/crypto/rsa#hdr-Minimum_key_size)',
+    );
   });
 });

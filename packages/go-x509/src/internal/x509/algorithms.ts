@@ -256,8 +256,10 @@ export function parsePublicKey(
       if (curveOid === undefined) return 'x509: invalid ECDSA parameters';
       const curve = CURVES.get(oidString(curveOid));
       if (curve === undefined) return 'x509: unsupported elliptic curve';
+      // ecdsa.ParseUncompressedPublicKey (Go 1.25+): its own error texts, not wrapped by x509.
+      if (data.length < 1 || data[0] !== 4) return 'ecdsa: invalid uncompressed public key';
       const point = unmarshalPoint(curve.params, data);
-      if (point === undefined) return 'x509: failed to unmarshal elliptic curve point';
+      if (typeof point === 'string') return point.replaceAll('Pxxx', curve.name.replace('-', ''));
       return { kind: 'ECDSA', curve: curve.name, x: point.x, y: point.y };
     }
     case 'Ed25519':
@@ -281,16 +283,17 @@ export function parsePublicKey(
   }
 }
 
-// elliptic.Unmarshal: uncompressed form only, coordinates below p, point on the curve.
-function unmarshalPoint(c: CurveParams, data: Uint8Array): { x: bigint; y: bigint } | undefined {
+// nistec's SetBytes on an uncompressed point: the length, coordinates below p, on the curve; the
+// texts name the curve as Pxxx, filled in by the caller.
+function unmarshalPoint(c: CurveParams, data: Uint8Array): { x: bigint; y: bigint } | string {
   const byteLen = (c.bits + 7) >> 3;
-  if (data.length !== 1 + 2 * byteLen || data[0] !== 4) return undefined;
+  if (data.length !== 1 + 2 * byteLen) return 'invalid Pxxx point encoding';
   const x = unsignedValue(data.subarray(1, 1 + byteLen));
   const y = unsignedValue(data.subarray(1 + byteLen));
-  if (x >= c.p || y >= c.p) return undefined;
+  if (x >= c.p || y >= c.p) return 'invalid PxxxElement encoding';
   const lhs = mod(y * y, c.p);
   const rhs = mod(x * x * x - 3n * x + c.b, c.p);
-  return lhs === rhs ? { x, y } : undefined;
+  return lhs === rhs ? { x, y } : 'Pxxx point not on curve';
 }
 
 /** crypto.PublicKey.Equal as alreadyInChain calls it; DSA and unknown keys have no Equal method. */

@@ -30,9 +30,9 @@ export function createClientTrustPool(pemTexts: readonly string[]): ClientTrustP
 }
 
 /**
- * Decides, as a Go 1.19 crypto/tls server with these client CAs does, whether a client that sent
+ * Decides, as a Go 1.26.4 crypto/tls server with these client CAs does (Fabric v2.5.16, v3.1.5), whether a client that sent
  * `presented` (leaf first, then every other certificate exactly as sent) is admitted. Pure and
- * synchronous; its cost is bounded by Go's own limit of 100 signature checks per chain search.
+ * synchronous; its cost is bounded by Go's own limit of 100 candidates per chain search.
  */
 export function verifyClientChain(presented: readonly Uint8Array[], pool: ClientTrustPool, now: Date = new Date()): ClientChainVerdict {
   const certPool = pools.get(pool);

@@ -187,14 +187,15 @@ export function unsignedValue(b: Uint8Array): bigint {
   return v;
 }
 
-// cryptobyte's readBase128Int: at most 5 octets per arc and the value below 2^31; a leading 0x80
-// octet is not refused in this release.
+// cryptobyte's readBase128Int: at most 5 octets per arc, the value below 2^31, and no leading
+// 0x80 octet (X.690 8.19.2: the fewest octets).
 function readBase128(b: Uint8Array, pos: { i: number }): number | undefined {
   let ret = 0;
   for (let n = 0; pos.i < b.length; n++) {
     if (n === 5) return undefined;
     if (ret >= 1 << 24) return undefined;
     const byte = b[pos.i++]!;
+    if (n === 0 && byte === 0x80) return undefined;
     ret = ret * 128 + (byte & 0x7f);
     if ((byte & 0x80) === 0) return ret;
   }

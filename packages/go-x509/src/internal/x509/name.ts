@@ -38,6 +38,7 @@ export function isIA5(bytes: Uint8Array): boolean {
 export function parseAsn1String(tag: number, value: Uint8Array): { value: string } | { error: string } {
   switch (tag) {
     case TAG.T61String:
+      // Read as Latin-1 (one character per byte), so a T61String never fails to parse.
       return { value: binaryString(value) };
     case TAG.PrintableString:
       for (const b of value) if (!isPrintable(b)) return { error: 'invalid PrintableString' };
@@ -52,19 +53,14 @@ export function parseAsn1String(tag: number, value: Uint8Array): { value: string
       if (value.length % 2 !== 0) return { error: 'invalid BMPString' };
       let v = value;
       if (v.length >= 2 && v[v.length - 1] === 0 && v[v.length - 2] === 0) v = v.subarray(0, v.length - 2);
-      // utf16.Decode replaces unpaired surrogates with U+FFFD rather than failing.
+      // UCS-2 read as UTF-16 with surrogates and the permanent noncharacters refused (Go 1.25).
       let text = '';
       for (let i = 0; i < v.length; i += 2) {
         const unit = (v[i]! << 8) | v[i + 1]!;
-        if (unit >= 0xd800 && unit < 0xdc00 && i + 3 < v.length) {
-          const next = (v[i + 2]! << 8) | v[i + 3]!;
-          if (next >= 0xdc00 && next < 0xe000) {
-            text += String.fromCharCode(unit, next);
-            i += 2;
-            continue;
-          }
+        if (unit === 0xfffe || unit === 0xffff || (unit >= 0xfdd0 && unit <= 0xfdef) || (unit >= 0xd800 && unit <= 0xdfff)) {
+          return { error: 'invalid BMPString' };
         }
-        text += unit >= 0xd800 && unit < 0xe000 ? '\ufffd' : String.fromCharCode(unit);
+        text += String.fromCharCode(unit);
       }
       return { value: text };
     }

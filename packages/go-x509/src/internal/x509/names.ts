@@ -5,8 +5,8 @@ export interface IpNet {
   readonly mask: Uint8Array;
 }
 
-// Go 1.19's name-constraint matching (crypto/x509/verify.go): domains as reversed labels,
-// RFC 2821 mailboxes, URI hosts and IP ranges. Names are Latin-1 strings of the raw bytes.
+// The names name constraints work on (crypto/x509/verify.go): domains as reversed labels, RFC
+// 2821 mailboxes, IP addresses. Names are Latin-1 strings of the raw bytes.
 
 /** Go's domainToReverseLabels; undefined is "not ok". An empty domain is ok with no labels. */
 export function domainToReverseLabels(domain: string): string[] | undefined {
@@ -105,87 +105,6 @@ export function parseMailbox(input: string): Mailbox | undefined {
   return { local, domain };
 }
 
-function equalFold(a: string, b: string): boolean {
-  return a.length === b.length && a.toLowerCase() === b.toLowerCase();
-}
-
-class MatchError extends Error {}
-
-function matchDomainConstraint(domain: string, constraint: string): boolean {
-  if (constraint.length === 0) return true;
-  const domainLabels = domainToReverseLabels(domain);
-  if (domainLabels === undefined) throw new MatchError(`x509: internal error: cannot parse domain ${goQuote(domain)}`);
-  let mustHaveSubdomains = false;
-  let c = constraint;
-  if (c[0] === '.') {
-    mustHaveSubdomains = true;
-    c = c.slice(1);
-  }
-  const constraintLabels = domainToReverseLabels(c);
-  if (constraintLabels === undefined) throw new MatchError(`x509: internal error: cannot parse domain ${goQuote(c)}`);
-  if (domainLabels.length < constraintLabels.length || (mustHaveSubdomains && domainLabels.length === constraintLabels.length)) {
-    return false;
-  }
-  return constraintLabels.every((label, i) => asciiEqualFold(label, domainLabels[i]!));
-}
-
-// strings.EqualFold on ASCII-only labels (labels are bytes 33..126).
-function asciiEqualFold(a: string, b: string): boolean {
-  return equalFold(a, b);
-}
-
-function matchEmailConstraint(mailbox: Mailbox, constraint: string): boolean {
-  if (constraint.includes('@')) {
-    const c = parseMailbox(constraint);
-    if (c === undefined) throw new MatchError(`x509: internal error: cannot parse constraint ${goQuote(constraint)}`);
-    return mailbox.local === c.local && equalFold(mailbox.domain, c.domain);
-  }
-  return matchDomainConstraint(mailbox.domain, constraint);
-}
-
-function splitHostPortHost(hostport: string): string {
-  const i = hostport.lastIndexOf(':');
-  if (i < 0) throw new MatchError(`address ${hostport}: missing port in address`);
-  let host: string;
-  if (hostport[0] === '[') {
-    const end = hostport.indexOf(']');
-    if (end < 0) throw new MatchError(`address ${hostport}: missing ']' in address`);
-    if (end + 1 === hostport.length) throw new MatchError(`address ${hostport}: missing port in address`);
-    if (end + 1 !== i) {
-      if (hostport[end + 1] === ':') throw new MatchError(`address ${hostport}: too many colons in address`);
-      throw new MatchError(`address ${hostport}: missing port in address`);
-    }
-    host = hostport.slice(1, end);
-    if (hostport.slice(1).includes('[')) throw new MatchError(`address ${hostport}: unexpected '[' in address`);
-    if (hostport.slice(end + 1).includes(']')) throw new MatchError(`address ${hostport}: unexpected ']' in address`);
-  } else {
-    host = hostport.slice(0, i);
-    if (host.includes(':')) throw new MatchError(`address ${hostport}: too many colons in address`);
-    if (hostport.includes('[')) throw new MatchError(`address ${hostport}: unexpected '[' in address`);
-    if (hostport.includes(']')) throw new MatchError(`address ${hostport}: unexpected ']' in address`);
-  }
-  return host;
-}
-
-function matchURIConstraint(uri: { raw: string; host: string }, constraint: string): boolean {
-  let host = uri.host;
-  if (host.length === 0) throw new MatchError(`URI with empty host (${goQuote(uri.raw)}) cannot be matched against constraints`);
-  if (host.includes(':') && !host.endsWith(']')) host = splitHostPortHost(uri.host);
-  if ((host.startsWith('[') && host.endsWith(']')) || parseIPv4(host) !== undefined || parseIPv6(host) !== undefined) {
-    throw new MatchError(`URI with IP (${goQuote(uri.raw)}) cannot be matched against constraints`);
-  }
-  return matchDomainConstraint(host, constraint);
-}
-
-function matchIPConstraint(ip: Uint8Array, constraint: IpNet): boolean {
-  if (ip.length !== constraint.ip.length) return false;
-  for (let i = 0; i < ip.length; i++) {
-    const mask = constraint.mask[i]!;
-    if ((ip[i]! & mask) !== (constraint.ip[i]! & mask)) return false;
-  }
-  return true;
-}
-
 /** net.IP.String. */
 export function ipString(ip: Uint8Array): string {
   if (ip.length === 4) return ip.join('.');
@@ -222,59 +141,6 @@ export function ipString(ip: Uint8Array): string {
   return out;
 }
 
-export const MAX_CONSTRAINT_COMPARISONS = 250000;
-
-export type ConstraintOutcome = { readonly ok: true } | { readonly ok: false; readonly detail: string; readonly tooMany: boolean };
-
-/**
- * Go's checkNameConstraints for one name: the excluded list first, then the permitted list
- * (an empty permitted list permits everything), counting comparisons against the shared budget.
- */
-export function checkConstraint<P, C>(
-  count: { n: number },
-  nameType: string,
-  name: string,
-  parsed: P,
-  match: (parsed: P, constraint: C) => boolean,
-  permitted: readonly C[],
-  excluded: readonly C[],
-  show: (constraint: C) => string,
-): ConstraintOutcome {
-  count.n += excluded.length;
-  if (count.n > MAX_CONSTRAINT_COMPARISONS) return { ok: false, detail: '', tooMany: true };
-  try {
-    for (const c of excluded) {
-      if (match(parsed, c)) {
-        return { ok: false, detail: `${nameType} ${goQuote(name)} is excluded by constraint ${show(c)}`, tooMany: false };
-      }
-    }
-    count.n += permitted.length;
-    if (count.n > MAX_CONSTRAINT_COMPARISONS) return { ok: false, detail: '', tooMany: true };
-    let ok = true;
-    for (const c of permitted) {
-      ok = match(parsed, c);
-      if (ok) break;
-    }
-    if (!ok) return { ok: false, detail: `${nameType} ${goQuote(name)} is not permitted by any constraint`, tooMany: false };
-    return { ok: true };
-  } catch (e) {
-    if (e instanceof MatchError) return { ok: false, detail: e.message, tooMany: false };
-    throw e;
-  }
-}
-
-export const matchers: {
-  readonly email: (mailbox: Mailbox, constraint: string) => boolean;
-  readonly dns: (domain: string, constraint: string) => boolean;
-  readonly uri: (uri: { raw: string; host: string }, constraint: string) => boolean;
-  readonly ip: (ip: Uint8Array, constraint: IpNet) => boolean;
-} = {
-  email: matchEmailConstraint,
-  dns: matchDomainConstraint,
-  uri: matchURIConstraint,
-  ip: matchIPConstraint,
-};
-
 /** %q of a *net.IPNet constraint is its String(): address/prefix-length, or address/hex-mask. */
 export function ipNetString(n: IpNet): string {
   let ones = 0;
@@ -291,6 +157,25 @@ export function ipNetString(n: IpNet): string {
   const masked = n.ip.map((b, i) => b & n.mask[i]!);
   const prefix = canonical ? String(ones) : Array.from(n.mask, (b) => b.toString(16).padStart(2, '0')).join('');
   return goQuote(`${ipString(masked)}/${prefix}`);
+}
+
+/**
+ * netip.ParseAddr: 4 for an IPv4 address, 6 for an IPv6 one (a zone after '%' allowed, as since
+ * Go 1.22.11 name constraints see it), undefined when it does not parse.
+ */
+export function parseNetipAddr(s: string): 4 | 6 | undefined {
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i];
+    if (c === '.') return parseIPv4(s) === undefined ? undefined : 4;
+    if (c === ':') {
+      const percent = s.indexOf('%');
+      if (percent === -1) return parseIPv6(s) === undefined ? undefined : 6;
+      if (percent === s.length - 1) return undefined;
+      return parseIPv6(s.slice(0, percent)) === undefined ? undefined : 6;
+    }
+    if (c === '%') return undefined;
+  }
+  return undefined;
 }
 
 /** net.ParseIP succeeds: dotted-quad IPv4 or an IPv6 literal (no zone). */

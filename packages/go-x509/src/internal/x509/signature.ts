@@ -2,10 +2,10 @@ import { constants, createPublicKey, verify as cryptoVerify, type KeyObject } fr
 import { goKeyType, type PublicKey, type SignatureAlgorithm } from './algorithms.ts';
 import { KEY_USAGE_CERT_SIGN, type Certificate } from './certificate.ts';
 
-// Certificate.CheckSignatureFrom of Go 1.19 with node:crypto doing the arithmetic. Where OpenSSL
-// cannot reproduce Go's arithmetic (RSA moduli over 16384 bits, even or under 512 bits, an
-// exponent OpenSSL refuses), the check fails: Go might accept such a signature, so this is a
-// documented refusal, never an admission Go would not make.
+// Certificate.CheckSignatureFrom of Go 1.26 with node:crypto doing the arithmetic. crypto/rsa's own
+// key checks come first, as Go runs them; past them OpenSSL computes what Go does, except for RSA
+// moduli over 16,384 bits, where the check fails: a documented refusal, never an admission Go would
+// not make.
 
 export const ERR_UNSUPPORTED = 'x509: cannot verify signature: algorithm unimplemented';
 export const ERR_CONSTRAINT = 'x509: invalid signature: parent certificate cannot sign this kind of certificate';
@@ -72,8 +72,7 @@ function keyObjectOf(key: PublicKey): KeyObject | null {
 }
 
 function insecure(algorithm: SignatureAlgorithm): string {
-  const override = algorithm.name === 'SHA1-RSA' || algorithm.name === 'ECDSA-SHA1' ? ' (temporarily override with GODEBUG=x509sha1=1)' : '';
-  return `x509: cannot verify signature: insecure algorithm ${algorithm.name}${override}`;
+  return `x509: cannot verify signature: insecure algorithm ${algorithm.name}`;
 }
 
 function mismatch(expected: string, key: PublicKey): string {
@@ -86,20 +85,25 @@ function unsigned(bytes: Uint8Array): bigint {
   return v;
 }
 
-// OpenSSL computes exactly what Go does inside this domain; outside it the check is refused.
-function rsaWithinOpenSsl(key: { n: bigint; e: bigint; bits: number }, signature: Uint8Array): boolean {
-  if (key.bits > MAX_OPENSSL_RSA_BITS || key.bits < 512 || (key.n & 1n) === 0n) return false;
-  if (key.e < 3n || key.e >= key.n) return false;
-  if (key.bits > 3072 && key.e >= 1n << 64n) return false;
-  return signature.length === (key.bits + 7) >> 3;
+/**
+ * crypto/rsa's checks on a public key before it verifies anything (Go 1.24+): at least 1,024 bits,
+ * an odd modulus, an odd exponent from 3 to 2^31 - 1. Undefined when the key passes, else Go's text.
+ */
+export function rsaKeyProblem(key: { n: bigint; e: bigint; bits: number }): string | undefined {
+  if (key.bits < 1024) return `crypto/rsa: ${key.bits}-bit keys are insecure (see https://go.dev/pkg/crypto/rsa#hdr-Minimum_key_size)`;
+  if ((key.n & 1n) === 0n) return 'crypto/rsa: public modulus is even';
+  if (key.e < 2n) return 'crypto/rsa: public exponent too small or negative';
+  if ((key.e & 1n) === 0n) return 'crypto/rsa: public exponent is even';
+  if (key.e > 0x7fffffffn) return 'crypto/rsa: public exponent too large';
+  return undefined;
 }
 
-// Go raises the signature value to e modulo n without first requiring it to be below n;
-// OpenSSL refuses such a value. Reducing it first gives OpenSSL the very number Go computes with.
-function reducedSignature(n: bigint, signature: Uint8Array): Uint8Array {
-  const s = unsigned(signature);
-  if (s < n) return signature;
-  return Uint8Array.from(Buffer.from((s % n).toString(16).padStart(signature.length * 2, '0'), 'hex'));
+// Go refuses a signature that is not exactly the modulus's length or not below the modulus;
+// OpenSSL refuses the same. Past 16,384 bits OpenSSL refuses what Go would compute: a refusal Go
+// might not make (only a CA-file key can be that large: crypto/tls refuses a sent one over 8,192).
+function rsaSignatureUsable(key: { n: bigint; bits: number }, signature: Uint8Array): boolean {
+  if (key.bits > MAX_OPENSSL_RSA_BITS) return false;
+  return signature.length === (key.bits + 7) >> 3 && unsigned(signature) < key.n;
 }
 
 /** Go's checkSignature(algo, signed, signature, publicKey, allowSHA1=false); undefined is success. */
@@ -116,13 +120,15 @@ export function checkSignature(
   switch (key.kind) {
     case 'RSA': {
       if (algorithm.publicKey !== 'RSA') return mismatch(algorithm.publicKey, key);
-      if (!rsaWithinOpenSsl(key, signature)) return ERR_RSA_VERIFY;
+      const keyProblem = rsaKeyProblem(key);
+      if (keyProblem !== undefined) return keyProblem;
+      if (!rsaSignatureUsable(key, signature)) return ERR_RSA_VERIFY;
       const ko = keyObjectOf(key);
       if (ko === null) return ERR_RSA_VERIFY;
       const options = algorithm.pss
         ? { key: ko, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: hashLength(algorithm.hash!) }
         : { key: ko, padding: constants.RSA_PKCS1_PADDING };
-      return safeVerify(algorithm.hash!, signed, options, reducedSignature(key.n, signature)) ? undefined : ERR_RSA_VERIFY;
+      return safeVerify(algorithm.hash!, signed, options, signature) ? undefined : ERR_RSA_VERIFY;
     }
     case 'ECDSA': {
       if (algorithm.publicKey !== 'ECDSA') return mismatch(algorithm.publicKey, key);

@@ -1,6 +1,7 @@
+import { parseNetipAddr } from './names.ts';
 import { goQuote } from './quote.ts';
 
-// The parts of Go 1.19's net/url.Parse that decide whether a URI SAN parses, and the host it
+// The parts of Go 1.26's net/url.Parse that decide whether a URI SAN parses, and the host it
 // yields (name constraints match on it). Inputs are Latin-1 strings of the raw bytes (ASCII only,
 // since the SAN is checked as IA5 first).
 
@@ -80,29 +81,39 @@ function validUserinfo(s: string): boolean {
   return /^[A-Za-z0-9\-._:~!$&'()*+,;=%@]*$/.test(s);
 }
 
-function parseHost(host: string): string {
-  if (host.startsWith('[')) {
-    const i = host.lastIndexOf(']');
-    if (i < 0) throw new UrlError("missing ']' in host");
-    const colonPort = host.slice(i + 1);
+function parseHost(scheme: string, host: string): string {
+  const openBracket = host.lastIndexOf('[');
+  if (openBracket > 0) throw new UrlError('invalid IP-literal');
+  if (openBracket === 0) {
+    const closeBracket = host.lastIndexOf(']');
+    if (closeBracket < 0) throw new UrlError("missing ']' in host");
+    const colonPort = host.slice(closeBracket + 1);
     if (!validOptionalPort(colonPort)) throw new UrlError(`invalid port ${goQuote(colonPort)} after host`);
-    const zone = host.slice(0, i).indexOf('%25');
-    if (zone >= 0) {
-      return unescape(host.slice(0, zone), 'host') + unescape(host.slice(zone, i), 'zone') + unescape(host.slice(i), 'host');
-    }
-  } else {
-    const i = host.lastIndexOf(':');
-    if (i !== -1) {
-      const colonPort = host.slice(i);
-      if (!validOptionalPort(colonPort)) throw new UrlError(`invalid port ${goQuote(colonPort)} after host`);
-    }
+    const port = unescape(colonPort, 'host');
+    const hostname = host.slice(1, closeBracket);
+    const zone = hostname.indexOf('%25');
+    const unescaped = zone >= 0 ? unescape(hostname.slice(0, zone), 'host') + unescape(hostname.slice(zone), 'zone') : unescape(hostname, 'host');
+    // Only an IPv6 address (a zone allowed) may stand in brackets (RFC 3986).
+    const family = parseNetipAddr(unescaped);
+    if (family === undefined) throw new UrlError(`invalid host: ParseAddr(${goQuote(unescaped)}): unable to parse IP`);
+    if (family === 4) throw new UrlError('invalid IP-literal');
+    return `[${unescaped}]${port}`;
+  }
+  let colon = host.indexOf(':');
+  if (colon !== -1) {
+    const lastColon = host.lastIndexOf(':');
+    // More than one colon: http and https keep the first (so the port check fails: GODEBUG
+    // urlstrictcolons, on since Go 1.26); any other scheme takes the last as the port separator.
+    if (lastColon !== colon && scheme !== 'http' && scheme !== 'https') colon = lastColon;
+    const colonPort = host.slice(colon);
+    if (!validOptionalPort(colonPort)) throw new UrlError(`invalid port ${goQuote(colonPort)} after host`);
   }
   return unescape(host, 'host');
 }
 
-function parseAuthority(authority: string): string {
+function parseAuthority(scheme: string, authority: string): string {
   const i = authority.lastIndexOf('@');
-  const host = parseHost(i < 0 ? authority : authority.slice(i + 1));
+  const host = parseHost(scheme, i < 0 ? authority : authority.slice(i + 1));
   if (i >= 0) {
     const userinfo = authority.slice(0, i);
     if (!validUserinfo(userinfo)) throw new UrlError('net/url: invalid userinfo');
@@ -139,7 +150,8 @@ function parseWithoutFragment(raw: string): { host: string } {
     if (b < 0x20 || b === 0x7f) throw new UrlError('net/url: invalid control character in URL');
   }
   if (raw === '*') return { host: '' };
-  const { scheme, rest: afterScheme } = getScheme(raw);
+  const { scheme: rawScheme, rest: afterScheme } = getScheme(raw);
+  const scheme = rawScheme.toLowerCase();
   let rest = afterScheme;
   if (rest.endsWith('?') && rest.split('?').length === 2) rest = rest.slice(0, -1);
   else {
@@ -161,14 +173,20 @@ function parseWithoutFragment(raw: string): { host: string } {
       rest = authority.slice(i);
       authority = authority.slice(0, i);
     }
-    host = parseAuthority(authority);
+    host = parseAuthority(scheme, authority);
   }
   unescape(rest, 'path');
   return { host };
 }
 
+/** A URI SAN as name constraints see it: its text and the host url.Parse found in it. */
+export interface ParsedUri {
+  readonly raw: string;
+  readonly host: string;
+}
+
 /** url.Parse: the host, or the text of Go's *url.Error. */
-export function parseUrl(raw: string): { host: string } | { error: string } {
+export function parseUrl(raw: string): ParsedUri | { error: string } {
   const hash = raw.indexOf('#');
   const u = hash < 0 ? raw : raw.slice(0, hash);
   let parsed: { host: string };
@@ -186,5 +204,5 @@ export function parseUrl(raw: string): { host: string } | { error: string } {
       throw e;
     }
   }
-  return parsed;
+  return { raw, host: parsed.host };
 }

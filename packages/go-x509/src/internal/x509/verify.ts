@@ -1,19 +1,24 @@
-import { publicKeysEqual, goKeyType } from './algorithms.ts';
-import { forEachSanChecked, parseCertificate, type Certificate } from './certificate.ts';
-import { binaryString, bytesEqual, formatRfc3339 } from './der.ts';
-import { checkConstraint, domainToReverseLabels, ipNetString, ipString, matchers, parseMailbox, type ConstraintOutcome } from './names.ts';
+import { goKeyType } from './algorithms.ts';
+import { parseCertificate, SAN_OID, type Certificate } from './certificate.ts';
+import { checkChainConstraints } from './constraints.ts';
+import { bytesEqual, formatRfc3339 } from './der.ts';
+import { policiesValid } from './policies.ts';
 import { CertPool } from './pool.ts';
 import { goQuote } from './quote.ts';
 import { checkSignatureFrom } from './signature.ts';
-import { parseUrl } from './uri.ts';
 
-// Certificate.Verify of Go 1.19 with the options crypto/tls gives it for a client certificate
+// Certificate.Verify of Go 1.26 with the options crypto/tls gives it for a client certificate
 // (roots = ClientCAs, intermediates = every other certificate the client sent, KeyUsages =
 // [clientAuth]), and processCertsFromClient around it. The search below follows verify.go's
 // buildChains step for step, including the order candidates are tried in, the shared budget of
-// 100 signature checks, and which error survives when no chain is found.
+// 100 candidates considered (counted before any other work, as since Go 1.26.2: CVE-2026-32280),
+// and which error survives when no chain is found; then every chain found is checked for its
+// policy graph, clientAuth and name constraints, as Verify does.
 
 const MAX_SIGNATURE_CHECKS = 100;
+
+/** crypto/tls's limit on an RSA key in any certificate the client sends (GODEBUG tlsmaxrsasize unset). */
+export const MAX_RSA_KEY_BITS = 8192;
 
 const CertType = { Leaf: 0, Intermediate: 1, Root: 2 } as const;
 type CertType = (typeof CertType)[keyof typeof CertType];
@@ -25,79 +30,10 @@ const ERR = {
   tooManyIntermediates: 'x509: too many intermediates for path length constraint',
   incompatibleUsage: 'x509: certificate specifies an incompatible key usage',
   sigLimit: 'x509: signature check attempts limit reached while verifying certificate chain',
-  // CertificateInvalidError with Reason TooManyConstraints has no text of its own in Go 1.19.
-  tooManyConstraints: 'x509: unknown error',
 } as const;
-
-/** Go panics inside alreadyInChain when a same-named candidate's key type has no Equal method. */
-export class GoPanic extends Error {}
 
 function formatNow(ms: number): string {
   return formatRfc3339({ ms: Math.floor(ms / 1000) * 1000, offsetMinutes: 0 });
-}
-
-function hasNameConstraints(c: Certificate): boolean {
-  return c.extensions.some((e) => e.oid === '2.5.29.30');
-}
-
-function notAuthorizedForName(detail: string): string {
-  return `x509: a root or intermediate certificate is not authorized to sign for this name: ${detail}`;
-}
-
-function checkNameConstraintsOf(c: Certificate, leaf: Certificate): string | undefined {
-  const nc = c.nameConstraints;
-  const count = { n: 0 };
-  const toCheck: Certificate[] = [];
-  if (leaf.sanValue !== undefined) toCheck.push(leaf);
-  if (c.sanValue !== undefined) toCheck.push(c);
-  for (const sanCert of toCheck) {
-    let failure: string | undefined;
-    const parseError = forEachSanChecked(sanCert.sanValue!, (tag, data) => {
-      if (failure !== undefined) return;
-      const name = binaryString(data);
-      let outcome: ConstraintOutcome | undefined;
-      switch (tag) {
-        case 1: {
-          const mailbox = parseMailbox(name);
-          if (mailbox === undefined) {
-            failure = 'x509: cannot parse rfc822Name {"" ""}';
-            return;
-          }
-          outcome = checkConstraint(count, 'email address', name, mailbox, matchers.email, nc?.permittedEmails ?? [], nc?.excludedEmails ?? [], goQuote);
-          break;
-        }
-        case 2:
-          if (domainInvalid(name)) {
-            failure = `x509: cannot parse dnsName ${goQuote(name)}`;
-            return;
-          }
-          outcome = checkConstraint(count, 'DNS name', name, name, matchers.dns, nc?.permittedDNS ?? [], nc?.excludedDNS ?? [], goQuote);
-          break;
-        case 6: {
-          const parsed = parseUrl(name);
-          if ('error' in parsed) {
-            failure = `x509: internal error: URI SAN ${goQuote(name)} failed to parse`;
-            return;
-          }
-          outcome = checkConstraint(count, 'URI', name, { raw: name, host: parsed.host }, matchers.uri, nc?.permittedURIs ?? [], nc?.excludedURIs ?? [], goQuote);
-          break;
-        }
-        case 7:
-          outcome = checkConstraint(count, 'IP address', ipString(data), data, matchers.ip, nc?.permittedIPs ?? [], nc?.excludedIPs ?? [], ipNetString);
-          break;
-        default:
-          return;
-      }
-      if (!outcome.ok) failure = outcome.tooMany ? ERR.tooManyConstraints : notAuthorizedForName(outcome.detail);
-    });
-    if (parseError !== undefined) return parseError;
-    if (failure !== undefined) return failure;
-  }
-  return undefined;
-}
-
-function domainInvalid(name: string): boolean {
-  return domainToReverseLabels(name) === undefined;
 }
 
 function isValid(c: Certificate, certType: CertType, currentChain: readonly Certificate[], nowMs: number): string | undefined {
@@ -112,29 +48,25 @@ function isValid(c: Certificate, certType: CertType, currentChain: readonly Cert
   if (nowMs > c.notAfter.ms) {
     return `x509: certificate has expired or is not yet valid: current time ${formatNow(nowMs)} is after ${formatRfc3339(c.notAfter)}`;
   }
-  if (certType !== CertType.Leaf && hasNameConstraints(c)) {
-    const failure = checkNameConstraintsOf(c, currentChain[0]!);
-    if (failure !== undefined) return failure;
-  }
   if (certType === CertType.Intermediate && (!c.basicConstraintsValid || !c.isCA)) return ERR.notAuthorizedToSign;
   if (c.basicConstraintsValid && c.maxPathLen >= 0 && currentChain.length - 1 > c.maxPathLen) return ERR.tooManyIntermediates;
   return undefined;
 }
 
+function sanExtensionOf(c: Certificate): Uint8Array | undefined {
+  return c.extensions.find((e) => e.oid === SAN_OID)?.value;
+}
+
+// Same subject, same SubjectPublicKeyInfo bytes and the same SAN extension (or none on both).
 function alreadyInChain(candidate: Certificate, chain: readonly Certificate[]): boolean {
+  const candidateSan = sanExtensionOf(candidate);
   for (const cert of chain) {
     if (!bytesEqual(candidate.rawSubject, cert.rawSubject)) continue;
-    const key = candidate.publicKey;
-    if (key === undefined) throw new GoPanic('interface conversion: interface is nil, not x509.pubKeyEqual');
-    if (key.kind === 'DSA') {
-      throw new GoPanic('interface conversion: *dsa.PublicKey is not x509.pubKeyEqual: missing method Equal');
-    }
-    if (cert.publicKey === undefined || !publicKeysEqual(key, cert.publicKey)) continue;
-    const a = candidate.sanValue;
-    const b = cert.sanValue;
-    if (a === undefined && b === undefined) return true;
-    if (a === undefined || b === undefined) return false;
-    if (bytesEqual(a, b)) return true;
+    if (!bytesEqual(candidate.rawSubjectPublicKeyInfo, cert.rawSubjectPublicKeyInfo)) continue;
+    const certSan = sanExtensionOf(cert);
+    if (candidateSan === undefined && certSan === undefined) return true;
+    if (candidateSan === undefined || certSan === undefined) return false;
+    if (bytesEqual(candidateSan, certSan)) return true;
   }
   return false;
 }
@@ -166,23 +98,29 @@ function buildChains(
   let err: string | undefined;
   const chains: Certificate[][] = [];
 
+  const hint = (error: string, candidate: Certificate): void => {
+    if (hintErr === undefined) {
+      hintErr = error;
+      hintCert = candidate;
+    }
+  };
   const consider = (certType: CertType, candidate: Certificate): void => {
-    if (alreadyInChain(candidate, currentChain)) return;
     search.sigChecks++;
     if (search.sigChecks > MAX_SIGNATURE_CHECKS) {
       err = ERR.sigLimit;
       return;
     }
+    if (candidate.publicKey === undefined || alreadyInChain(candidate, currentChain)) return;
     const sigErr = checkSignatureFrom(c, candidate);
     if (sigErr !== undefined) {
-      if (hintErr === undefined) {
-        hintErr = sigErr;
-        hintCert = candidate;
-      }
+      hint(sigErr, candidate);
       return;
     }
     err = isValid(candidate, certType, currentChain, search.nowMs);
-    if (err !== undefined) return;
+    if (err !== undefined) {
+      hint(err, candidate);
+      return;
+    }
     if (certType === CertType.Root) {
       chains.push([...currentChain, candidate]);
     } else {
@@ -192,8 +130,15 @@ function buildChains(
     }
   };
 
-  for (const root of search.roots.findPotentialParents(c)) consider(CertType.Root, root);
-  for (const intermediate of search.intermediates.findPotentialParents(c)) consider(CertType.Intermediate, intermediate);
+  search: for (const [certType, pool] of [
+    [CertType.Root, search.roots],
+    [CertType.Intermediate, search.intermediates],
+  ] as const) {
+    for (const candidate of pool.findPotentialParents(c)) {
+      consider(certType, candidate);
+      if (err === ERR.sigLimit) break search;
+    }
+  }
 
   if (chains.length > 0) err = undefined;
   if (chains.length === 0 && err === undefined) err = unknownAuthority(hintErr, hintCert);
@@ -222,15 +167,41 @@ export function verifyLeaf(leaf: Certificate, roots: CertPool, intermediates: Ce
     if (result.err !== undefined) return result.err;
     candidates = result.chains;
   }
-  if (!candidates.some(chainAllowsClientAuth)) return ERR.incompatibleUsage;
-  return undefined;
+  let invalidPolicies = 0;
+  let incompatibleUsage = 0;
+  let constraintsHint: string | undefined;
+  for (const chain of candidates) {
+    if (!policiesValid(chain)) {
+      invalidPolicies++;
+      continue;
+    }
+    if (!chainAllowsClientAuth(chain)) {
+      incompatibleUsage++;
+      continue;
+    }
+    const problem = checkChainConstraints(chain);
+    if (problem !== undefined) {
+      constraintsHint ??= `x509: a root or intermediate certificate is not authorized to sign for this name: ${problem}`;
+      continue;
+    }
+    return undefined;
+  }
+  if (constraintsHint !== undefined) return constraintsHint;
+  const details: string[] = [];
+  if (incompatibleUsage > 0) {
+    if (invalidPolicies === 0) return ERR.incompatibleUsage;
+    details.push(`${incompatibleUsage} candidate chains with incompatible key usage`);
+  }
+  if (invalidPolicies > 0) details.push(`${invalidPolicies} candidate chains with invalid policies`);
+  return details.length === 0 ? 'x509: no valid chains built' : `x509: no valid chains built: ${details.join(', ')}`;
 }
 
 export type ClientChainVerdict = { readonly accept: true } | { readonly accept: false; readonly reason: string };
 
 /**
  * crypto/tls processCertsFromClient with ClientAuth = RequireAndVerifyClientCert: every sent
- * certificate must parse, the leaf must verify, and its key must be RSA, ECDSA or Ed25519.
+ * certificate must parse and carry no RSA key over 8,192 bits (checked as each is parsed, before
+ * any signature), the leaf must verify, and its key must be RSA, ECDSA or Ed25519.
  */
 export function verifyPresented(presented: readonly Uint8Array[], roots: CertPool, nowMs: number): ClientChainVerdict {
   if (presented.length === 0) return { accept: false, reason: "tls: client didn't provide a certificate" };
@@ -238,18 +209,15 @@ export function verifyPresented(presented: readonly Uint8Array[], roots: CertPoo
   for (const der of presented) {
     const cert = parseCertificate(der);
     if (typeof cert === 'string') return { accept: false, reason: `tls: failed to parse client certificate: ${cert}` };
+    if (cert.publicKey?.kind === 'RSA' && cert.publicKey.bits > MAX_RSA_KEY_BITS) {
+      return { accept: false, reason: `tls: client sent certificate containing RSA key larger than ${MAX_RSA_KEY_BITS} bits` };
+    }
     certs.push(cert);
   }
   const intermediates = new CertPool();
   for (const cert of certs.slice(1)) intermediates.add(cert);
   const leaf = certs[0]!;
-  let err: string | undefined;
-  try {
-    err = verifyLeaf(leaf, roots, intermediates, nowMs);
-  } catch (e) {
-    if (e instanceof GoPanic) return { accept: false, reason: `http: panic serving the handshake (Go aborts the connection): ${e.message}` };
-    throw e;
-  }
+  const err = verifyLeaf(leaf, roots, intermediates, nowMs);
   if (err !== undefined) return { accept: false, reason: `tls: failed to verify client certificate: ${err}` };
   const kind = leaf.publicKey?.kind;
   if (kind !== 'RSA' && kind !== 'ECDSA' && kind !== 'Ed25519') {
