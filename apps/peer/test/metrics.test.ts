@@ -6,6 +6,7 @@ import {
   createTestPki,
   send,
   spawnApp,
+  prometheusTool,
   startPrometheus,
   startStatsd,
   type PrometheusServer,
@@ -63,7 +64,7 @@ async function waitForLine(app: RunningApp, pattern: RegExp, from = 0, timeoutMs
 
 function promtool(input: string): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('promtool', ['check', 'metrics'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(prometheusTool('promtool'), ['check', 'metrics'], { stdio: ['pipe', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (output += c));
     child.stderr.setEncoding('utf8').on('data', (c: string) => (output += c));
