@@ -123,7 +123,7 @@ describe('deploy/prometheus', () => {
 
     const port = await freeTcpPort();
     const child = spawn(
-      'prometheus',
+      prometheusTool('prometheus'),
       [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`],
       { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] },
     );
