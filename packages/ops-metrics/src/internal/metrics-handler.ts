@@ -7,6 +7,8 @@ import { ScrapeCancel, type CancelToken } from './scrape-cancel.ts';
 import type { Counter, Gauge } from './types.ts';
 
 const gzipAsync = promisify(zlib.gzip);
+/** Longest protobuf-conversion stretch before yielding to the event loop (the renderer's own slice). */
+const PROTOBUF_SLICE_MS = 5;
 type Compress = (body: Buffer) => Promise<Buffer>;
 interface ZstdZlib {
   zstdCompress(body: Buffer, options: { params: Record<number, number> }, callback: (error: Error | null, result: Buffer) => void): void;
@@ -91,7 +93,7 @@ export function createMetricsHandler(options: MetricsHandlerOptions): (req: Inco
       // A collector that never settles must not hold the answer past the time limit.
       rendering.catch(() => {});
       let body = await Promise.race([rendering, cancel.rejection()]);
-      if (format.kind === 'protobuf') body = textToDelimitedProtobuf(body.toString('utf8'));
+      if (format.kind === 'protobuf') body = await textToDelimitedProtobuf(body.toString('utf8'), PROTOBUF_SLICE_MS, () => cancel.throwIfAborted());
       const headers: Record<string, string | number> = { 'Content-Type': contentTypeFor(format, escaping) };
       const encoding = negotiateEncoding(headerLines(req, 'accept-encoding'), offered);
       if (encoding !== 'identity') {

@@ -76,7 +76,7 @@ describe('delimited protobuf (io.prometheus.client.MetricFamily)', () => {
     histogram.with('path', '/x').observe(0.5);
     histogram.with('path', '/x').observe(5);
     const text = (await renderBody(provider, TEXT_FORMAT)).toString();
-    const families = delimited(textToDelimitedProtobuf(text));
+    const families = delimited(await textToDelimitedProtobuf(text));
     const byName = new Map(families.map((f) => [str(one(f, 1)), f]));
     expect([...byName.keys()].filter((n) => !n.startsWith('promhttp_'))).toEqual(['fabric_version', 'latency_seconds', 'ops_requests']);
 
@@ -108,7 +108,7 @@ describe('delimited protobuf (io.prometheus.client.MetricFamily)', () => {
     ]);
   });
 
-  it('reads an untyped sample, a summary and special values', () => {
+  it('reads an untyped sample, a summary and special values', async () => {
     const text = [
       '# TYPE plain untyped',
       'plain NaN',
@@ -120,7 +120,7 @@ describe('delimited protobuf (io.prometheus.client.MetricFamily)', () => {
       'rpc_seconds_count{op="get"} 40',
       '',
     ].join('\n');
-    const [plain, summary] = delimited(textToDelimitedProtobuf(text));
+    const [plain, summary] = delimited(await textToDelimitedProtobuf(text));
     expect(one(plain!, 3)!.value).toBe(3); // UNTYPED
     expect(one(one(one(plain!, 4)!.value as Buffer, 5)!.value as Buffer, 1)!.value).toBeNaN();
     expect(one(summary!, 3)!.value).toBe(2); // SUMMARY
@@ -133,5 +133,31 @@ describe('delimited protobuf (io.prometheus.client.MetricFamily)', () => {
       [0.5, 0.25],
       [0.99, Infinity],
     ]);
+  });
+});
+
+describe('protobuf conversion of a large exposition', () => {
+  it('gives the event loop back between slices and stops at a cancelled checkpoint', async () => {
+    const lines = ['# HELP big_total h', '# TYPE big_total counter'];
+    for (let i = 0; i < 20_000; i++) lines.push(`big_total{i="${i}"} ${i}`);
+    const text = `${lines.join('\n')}\n`;
+    let turns = 0;
+    let ticking = true;
+    const tick = () => {
+      turns++;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    // A slice of 0 ms: a pause every 256 samples parsed or series written.
+    const body = await textToDelimitedProtobuf(text, 0);
+    ticking = false;
+    expect(turns).toBeGreaterThanOrEqual(Math.floor((2 * 20_000) / 256) - 1);
+    expect(all(delimited(body)[0]!, 4)).toHaveLength(20_000);
+
+    let checks = 0;
+    const cancelled = textToDelimitedProtobuf(text, 0, () => {
+      if (++checks === 3) throw new Error('client went away');
+    });
+    await expect(cancelled).rejects.toThrow('client went away');
   });
 });

@@ -70,13 +70,44 @@ class ProtoWriter {
     this.length += value.length;
   }
 
+  /** A string field written in place (no intermediate buffer). */
   string(field: number, value: string): void {
-    this.bytes(field, Buffer.from(value, 'utf8'));
+    const bytes = Buffer.byteLength(value, 'utf8');
+    this.tag(field, BYTES);
+    this.varint(bytes);
+    this.ensure(bytes);
+    this.length += this.buffer.write(value, this.length, 'utf8');
+  }
+
+  /** An embedded message field holding what `inner` has written. */
+  message(field: number, inner: ProtoWriter): void {
+    this.bytes(field, inner.take());
   }
 
   take(): Buffer {
     return this.buffer.subarray(0, this.length);
   }
+
+  reset(): this {
+    this.length = 0;
+    return this;
+  }
+}
+
+function varintLength(value: number): number {
+  let length = 1;
+  for (let rest = value; rest >= 0x80; rest = Math.floor(rest / 0x80)) length++;
+  return length;
+}
+
+/** A LabelPair message written straight into `out`, its length computed instead of buffered. */
+function writeLabelPair(out: ProtoWriter, name: string, value: string): void {
+  const nameBytes = Buffer.byteLength(name, 'utf8');
+  const valueBytes = Buffer.byteLength(value, 'utf8');
+  out.tag(1, BYTES);
+  out.varint(2 + varintLength(nameBytes) + nameBytes + varintLength(valueBytes) + valueBytes);
+  out.string(1, name);
+  out.string(2, value);
 }
 
 interface Sample {
@@ -130,7 +161,7 @@ function parseLabels(text: string, start: number): [[string, string][], number] 
 
 const SUFFIXES: Record<string, readonly string[]> = { histogram: ['_bucket', '_sum', '_count'], summary: ['_sum', '_count', ''] };
 
-function parseText(text: string): ParsedFamily[] {
+async function parseText(text: string, maybePause: () => Promise<void> | undefined): Promise<ParsedFamily[]> {
   const families: ParsedFamily[] = [];
   let current: ParsedFamily | undefined;
   const familyNamed = (name: string): ParsedFamily => {
@@ -142,6 +173,8 @@ function parseText(text: string): ParsedFamily[] {
   };
   for (const line of text.split('\n')) {
     if (line === '') continue;
+    const pause = maybePause();
+    if (pause !== undefined) await pause;
     if (line.startsWith('# HELP ')) {
       const space = line.indexOf(' ', 7);
       const name = space < 0 ? line.slice(7) : line.slice(7, space);
@@ -192,27 +225,31 @@ function writeCount(out: ProtoWriter, intField: number, floatField: number, valu
   else out.double(floatField, value);
 }
 
-function encodeMetric(type: string, parts: MetricParts): Buffer {
-  const metric = new ProtoWriter();
-  for (const [name, value] of parts.labels) {
-    const pair = new ProtoWriter();
-    pair.string(1, name);
-    pair.string(2, value);
-    metric.bytes(1, pair.take());
-  }
-  const body = new ProtoWriter();
+/** Scratch writers reused for every metric of a conversion (one conversion runs at a time per scratch). */
+interface Scratch {
+  readonly metric: ProtoWriter;
+  readonly body: ProtoWriter;
+  readonly entry: ProtoWriter;
+  readonly family: ProtoWriter;
+}
+
+function encodeMetric(type: string, parts: MetricParts, scratch: Scratch): ProtoWriter {
+  const metric = scratch.metric.reset();
+  for (const [name, value] of parts.labels) writeLabelPair(metric, name, value);
+  const body = scratch.body.reset();
+  const entry = scratch.entry;
   switch (type) {
     case 'histogram': {
       writeCount(body, 1, 4, parts.count ?? 0);
       body.double(2, parts.sum ?? 0);
       for (const [bound, count] of parts.points) {
         if (bound === Infinity) continue;
-        const bucket = new ProtoWriter();
-        writeCount(bucket, 1, 4, count);
-        bucket.double(2, bound);
-        body.bytes(3, bucket.take());
+        entry.reset();
+        writeCount(entry, 1, 4, count);
+        entry.double(2, bound);
+        body.message(3, entry);
       }
-      metric.bytes(7, body.take());
+      metric.message(7, body);
       break;
     }
     case 'summary': {
@@ -220,31 +257,51 @@ function encodeMetric(type: string, parts: MetricParts): Buffer {
       body.uint(1, Math.max(0, Math.round(parts.count ?? 0)));
       body.double(2, parts.sum ?? 0);
       for (const [quantile, value] of parts.points) {
-        const entry = new ProtoWriter();
+        entry.reset();
         entry.double(1, quantile);
         entry.double(2, value);
-        body.bytes(3, entry.take());
+        body.message(3, entry);
       }
-      metric.bytes(4, body.take());
+      metric.message(4, body);
       break;
     }
     default:
       body.double(1, parts.value ?? 0);
-      metric.bytes(type === 'counter' ? 3 : type === 'gauge' ? 2 : 5, body.take());
+      metric.message(type === 'counter' ? 3 : type === 'gauge' ? 2 : 5, body);
   }
-  return metric.take();
+  return metric;
 }
 
-/** The delimited protobuf for a text exposition (format 0.0.4, as rendered by this package). */
-export function textToDelimitedProtobuf(text: string): Buffer {
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * The delimited protobuf for a text exposition (format 0.0.4, as rendered by this package).
+ * Gives the event loop back every `sliceMs` (checked every 256 series), so a large registry's
+ * protobuf scrape never stalls other requests; `checkpoint` runs at each pause (a cancelled
+ * scrape throws there).
+ */
+export async function textToDelimitedProtobuf(text: string, sliceMs = 5, checkpoint: () => void = () => {}): Promise<Buffer> {
   const out = new ProtoWriter();
-  for (const family of parseText(text)) {
+  const scratch: Scratch = { metric: new ProtoWriter(), body: new ProtoWriter(), entry: new ProtoWriter(), family: new ProtoWriter() };
+  let sliceStart = performance.now();
+  let count = 0;
+  // Undefined (no promise, no await) until 256 steps have passed and the slice is used up.
+  const maybePause = (): Promise<void> | undefined => {
+    if (++count < 256) return undefined;
+    count = 0;
+    if (performance.now() - sliceStart < sliceMs) return undefined;
+    return yieldToEventLoop().then(() => {
+      checkpoint();
+      sliceStart = performance.now();
+    });
+  };
+  for (const family of await parseText(text, maybePause)) {
     const type = family.type in METRIC_TYPES ? family.type : 'untyped';
     const byLabels = new Map<string, MetricParts>();
     for (const sample of family.samples) {
       const pointLabel = type === 'histogram' && sample.suffix === '_bucket' ? 'le' : type === 'summary' && sample.suffix === '' ? 'quantile' : undefined;
       const labels = pointLabel === undefined ? sample.labels : sample.labels.filter(([name]) => name !== pointLabel);
-      const key = JSON.stringify(labels);
+      const key = labels.length === 0 ? '' : JSON.stringify(labels);
       let parts = byLabels.get(key);
       if (parts === undefined) byLabels.set(key, (parts = { labels, points: [] }));
       if (pointLabel !== undefined) {
@@ -255,14 +312,17 @@ export function textToDelimitedProtobuf(text: string): Buffer {
       else parts.value = sample.value;
     }
     if (byLabels.size === 0) continue;
-    const message = new ProtoWriter();
+    const message = scratch.family.reset();
     message.string(1, family.name);
     message.string(2, family.help);
     message.uint(3, METRIC_TYPES[type]!);
-    for (const parts of byLabels.values()) message.bytes(4, encodeMetric(type, parts));
-    const bytes = message.take();
-    out.varint(bytes.length);
-    out.raw(bytes);
+    for (const parts of byLabels.values()) {
+      message.message(4, encodeMetric(type, parts, scratch));
+      const pause = maybePause();
+      if (pause !== undefined) await pause;
+    }
+    out.varint(message.length);
+    out.raw(message.take());
   }
   return Buffer.from(out.take());
 }
