@@ -121,6 +121,39 @@ async function scrapeBench() {
   }
 }
 
+const PROTOBUF_ACCEPT = 'application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited';
+
+/** CPU per scrape of each encoding and format Fabric v2.5 / v3.1 negotiate, against identity text in the same run. */
+async function wireBench() {
+  console.log('\n/metrics per negotiated answer (HTTP), median of 5: cpu per scrape, bytes, longest stall; ratio = cpu / identity text cpu');
+  const answers = [
+    ['text, identity', {}],
+    ['text, gzip', { 'Accept-Encoding': 'gzip' }],
+    ...(typeof (await import('node:zlib')).zstdCompress === 'function' ? [['text, zstd', { 'Accept-Encoding': 'zstd' }]] : []),
+    ['protobuf, identity', { Accept: PROTOBUF_ACCEPT }],
+    ['protobuf, gzip', { Accept: PROTOBUF_ACCEPT, 'Accept-Encoding': 'gzip' }],
+  ];
+  for (const series of [1_000, 10_000, 100_000]) {
+    const provider = createMetricsProvider({ provider: 'prometheus', runtimeMetrics: false, maxSeriesPerMetric: 1_000_000 });
+    fill(ours(provider), series);
+    const server = createServer((req, res) => void provider.handler(req, res));
+    await new Promise((r) => server.listen(0, '127.0.0.1', r));
+    const port = server.address().port;
+    let base;
+    for (const [label, headers] of answers) {
+      await get(port, headers); // warm-up
+      const runs = [];
+      for (let i = 0; i < 5; i++) runs.push(await withStallProbe(() => get(port, headers)));
+      const cpu = runs.map((r) => r.cpuMs).sort((a, b) => a - b)[2];
+      base ??= cpu;
+      console.log(
+        `${String(series).padEnd(8)} ${label.padEnd(20)} ${fmt(cpu).padStart(8)} ms cpu ${kb(runs[0].result.bytes).padStart(10)} ${fmt(Math.max(...runs.map((r) => r.longest))).padStart(7)} ms stall  ${fmt(cpu / base, 2)}x`,
+      );
+    }
+    server.close();
+  }
+}
+
 async function histogramBench() {
   console.log('\nhistograms: 11 buckets + +Inf + sum + count = 14 lines per series (HTTP, text 0.0.4), median of 5');
   console.log('series   | ours: time   bytes      stall  | prom-client metrics(): time  stall | time ratio');
@@ -187,5 +220,6 @@ function hotPathBench() {
 
 console.log(`machine: ${availableParallelism()} CPUs, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} (stalls include time other processes took the CPU)`);
 await scrapeBench();
+await wireBench();
 await histogramBench();
 hotPathBench();

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { prometheusTool } from '@fabric-ops/test-kit';
 import { readFileSd } from '../src/targets.ts';
 
 const PROMETHEUS_DIR = fileURLToPath(new URL('../../../deploy/prometheus', import.meta.url));
@@ -38,7 +39,7 @@ describe('deploy/prometheus/file_sd', () => {
       writeFileSync(join(dir, 'tls', file), '');
       writeFileSync(join(dir, 'tls', 'org2', file), '');
     }
-    const { stdout, stderr } = await promisify(execFile)('promtool', ['check', 'config', 'prometheus-file-sd.yml'], { cwd: dir, timeout: 60_000 });
+    const { stdout, stderr } = await promisify(execFile)(prometheusTool('promtool'), ['check', 'config', 'prometheus-file-sd.yml'], { cwd: dir, timeout: 60_000 });
     expect(`${stdout}${stderr}`).toContain('SUCCESS: prometheus-file-sd.yml is valid prometheus config file syntax');
   });
 });

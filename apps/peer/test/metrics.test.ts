@@ -1,11 +1,15 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import * as zlib from 'node:zlib';
+import { gunzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import {
   configDir,
   createTestPki,
   send,
   spawnApp,
+  prometheusTool,
   startPrometheus,
   startStatsd,
   type PrometheusServer,
@@ -14,6 +18,22 @@ import {
   type TestPki,
 } from '@fabric-ops/test-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+
+const PROMETHEUS_PROTO_ACCEPT = 'application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;escaping=underscores';
+
+/** GET /metrics over plain HTTP with the body as bytes (compressed and protobuf bodies). */
+function getBytes(address: string, headers: Record<string, string> = {}): Promise<{ headers: IncomingHttpHeaders; body: Buffer }> {
+  const url = new URL(`http://${address}/metrics`);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: url.hostname, port: url.port, path: '/metrics', headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -63,7 +83,7 @@ async function waitForLine(app: RunningApp, pattern: RegExp, from = 0, timeoutMs
 
 function promtool(input: string): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('promtool', ['check', 'metrics'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(prometheusTool('promtool'), ['check', 'metrics'], { stdio: ['pipe', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (output += c));
     child.stderr.setEncoding('utf8').on('data', (c: string) => (output += c));
@@ -114,6 +134,41 @@ describe('peer with provider prometheus', () => {
     expect(om.body).not.toContain('# EOF');
     const zipped = await send(app.address, '/metrics', { headers: { 'Accept-Encoding': 'gzip' } });
     expect(zipped.headers['content-encoding']).toBe('gzip');
+  });
+
+  it("answers as Fabric v2.5.16 / v3.1.5 (client_golang 1.20.5): escaping= echoed, delimited protobuf, identity / gzip / zstd", async () => {
+    const app = await startPeer({ metrics: '  provider: prometheus' });
+    const prometheus3 =
+      'application/openmetrics-text;version=1.0.0;escaping=allow-utf-8;q=0.5,application/openmetrics-text;version=0.0.1;q=0.4,text/plain;version=1.0.0;escaping=allow-utf-8;q=0.3,text/plain;version=0.0.4;q=0.2,*/*;q=0.1';
+    const asked = await getBytes(app.address, { Accept: prometheus3, 'Accept-Encoding': 'gzip' });
+    expect(asked.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8; escaping=allow-utf-8');
+    expect(asked.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(asked.body).toString()).toContain('fabric_version{');
+    expect((await getBytes(app.address, { Accept: 'text/plain;escaping=dots' })).headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8; escaping=dots');
+    expect((await getBytes(app.address, { Accept: 'text/plain;escaping=bogus' })).headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8; escaping=underscores');
+
+    const proto = await getBytes(app.address, { Accept: PROMETHEUS_PROTO_ACCEPT });
+    expect(proto.headers['content-type']).toBe('application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited; escaping=underscores');
+    expect(proto.body.includes(Buffer.from('fabric_version'))).toBe(true);
+    expect(proto.body.includes(Buffer.from('# TYPE'))).toBe(false);
+
+    const identity = await getBytes(app.address, { 'Accept-Encoding': '*' });
+    expect(identity.headers['content-encoding']).toBeUndefined();
+    expect(identity.body.toString()).toContain('fabric_version{');
+    expect((await getBytes(app.address, { 'Accept-Encoding': 'gzip, zstd' })).headers['content-encoding']).toBe('gzip');
+    const zstd = await getBytes(app.address, { 'Accept-Encoding': 'zstd' });
+    // The peer runs on the test's node: zstd from Node 22 on, never on Node 20 (no zstd in node:zlib).
+    if (Number(process.versions.node.split('.')[0]) >= 22) {
+      expect(zstd.headers['content-encoding']).toBe('zstd');
+      const { zstdDecompressSync } = zlib as unknown as { zstdDecompressSync(b: Buffer): Buffer };
+      expect(zstdDecompressSync(zstd.body).toString()).toContain('fabric_version{');
+    } else {
+      expect(zstd.headers['content-encoding']).toBeUndefined();
+    }
+    if (process.platform === 'linux') {
+      expect(identity.body.toString()).toMatch(/^process_network_receive_bytes_total \d+$/m);
+      expect(identity.body.toString()).toMatch(/^process_network_transmit_bytes_total \d+$/m);
+    }
   });
 
   it('serves /metrics for any method, as promhttp does', async () => {
@@ -176,6 +231,30 @@ describe('a real Prometheus scraping the peer', () => {
     const version = await prometheus.waitFor('fabric_version', (samples) => samples.length > 0, 30_000);
     expect(version[0]?.metric['version']).toBe(VERSION);
     expect(version[0]?.value[1]).toBe('1');
+    if (process.platform === 'linux') await prometheus.waitFor('process_network_receive_bytes_total', (samples) => Number(samples[0]?.value[1]) > 0, 30_000);
+  }, 120_000);
+});
+
+describe('Prometheus 3.16 scraping the peer in the delimited protobuf', () => {
+  let prometheus: PrometheusServer | undefined;
+  afterAll(async () => {
+    await prometheus?.stop();
+  });
+
+  it('stores what the peer serves, histograms included, when the job asks only for PrometheusProto', async () => {
+    const app = await startPeer({ metrics: '  provider: prometheus' });
+    // What Prometheus sends for PrometheusProto gets the protobuf (checked here), so a successful
+    // scrape below is one Prometheus parsed from our protobuf.
+    expect((await getBytes(app.address, { Accept: PROMETHEUS_PROTO_ACCEPT })).headers['content-type']).toMatch(/^application\/vnd\.google\.protobuf; /);
+    prometheus = await startPrometheus({ target: app.address, scrapeProtocols: ['PrometheusProto'] });
+    const up = await prometheus.waitFor('up{job="operations"}', (samples) => samples.some((s) => s.value[1] === '1'), 60_000);
+    expect(up[0]?.metric['instance']).toBe(app.address);
+    const version = await prometheus.waitFor('fabric_version', (samples) => samples.length > 0, 30_000);
+    expect(version[0]?.metric['version']).toBe(VERSION);
+    // +Inf is not in the protobuf's bucket list (as client_golang sends it); Prometheus makes it from the count.
+    const inf = await prometheus.waitFor('nodejs_gc_duration_seconds_bucket{le="+Inf"}', (samples) => samples.length > 0, 30_000);
+    const count = await prometheus.query('nodejs_gc_duration_seconds_count');
+    expect(inf.map((s) => [s.metric['kind'], s.value[1]]).sort()).toEqual(count.map((s) => [s.metric['kind'], s.value[1]]).sort());
   }, 120_000);
 });
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments, stringify } from 'yaml';
-import { createTestPki, freeTcpPort, runAppToExit, send, type RunningApp, type TestPki } from '@fabric-ops/test-kit';
+import { createTestPki, freeTcpPort, prometheusTool, runAppToExit, send, type RunningApp, type TestPki } from '@fabric-ops/test-kit';
 import { OPSCTL_BIN, peerLauncher, repoRoot } from './peer.ts';
 
 const run = promisify(execFile);
@@ -25,7 +25,7 @@ function tempDir(prefix: string): string {
 
 async function promtool(args: readonly string[], cwd: string): Promise<{ code: number; output: string }> {
   try {
-    const { stdout, stderr } = await run('promtool', args, { cwd, timeout: 60_000 });
+    const { stdout, stderr } = await run(prometheusTool('promtool'), args, { cwd, timeout: 60_000 });
     return { code: 0, output: stdout + stderr };
   } catch (error) {
     const failed = error as { code?: number; stdout?: string; stderr?: string };
@@ -123,7 +123,7 @@ describe('deploy/prometheus', () => {
 
     const port = await freeTcpPort();
     const child = spawn(
-      'prometheus',
+      prometheusTool('prometheus'),
       [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`],
       { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] },
     );

@@ -19,6 +19,11 @@ export interface StartPrometheusOptions {
   /** Scrape over HTTPS presenting this client certificate; plain HTTP without it. */
   readonly tls?: PrometheusTargetTls;
   readonly scrapeIntervalSeconds?: number;
+  /**
+   * The job's `scrape_protocols`, e.g. `['PrometheusProto']`. Default: Prometheus's own
+   * (3.x: OpenMetrics first, then the text formats; UTF-8 names allowed).
+   */
+  readonly scrapeProtocols?: readonly string[];
   /** More command-line flags, e.g. `--web.enable-otlp-receiver`. */
   readonly extraArgs?: readonly string[];
 }
@@ -69,6 +74,7 @@ export async function startPrometheus(options: StartPrometheusOptions): Promise<
     '    metrics_path: /metrics',
     `    scheme: ${options.tls ? 'https' : 'http'}`,
   ];
+  if (options.scrapeProtocols !== undefined) lines.push(`    scrape_protocols: [${options.scrapeProtocols.join(', ')}]`);
   if (options.tls) {
     lines.push(
       '    tls_config:',

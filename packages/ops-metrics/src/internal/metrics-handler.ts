@@ -1,11 +1,26 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { promisify } from 'node:util';
-import { gzip } from 'node:zlib';
-import { acceptsGzip, contentTypeFor, negotiateFormat, type ExpositionFormat } from './negotiate.ts';
+import * as zlib from 'node:zlib';
+import { contentTypeFor, negotiateEncoding, negotiateFormat, OFFERED_ENCODINGS, TEXT_FORMAT, type ContentEncoding, type ExpositionFormat } from './negotiate.ts';
+import { textToDelimitedProtobuf } from './protobuf.ts';
 import { ScrapeCancel, type CancelToken } from './scrape-cancel.ts';
 import type { Counter, Gauge } from './types.ts';
 
-const gzipAsync = promisify(gzip);
+const gzipAsync = promisify(zlib.gzip);
+/** Longest protobuf-conversion stretch before yielding to the event loop (the renderer's own slice). */
+const PROTOBUF_SLICE_MS = 5;
+type Compress = (body: Buffer) => Promise<Buffer>;
+interface ZstdZlib {
+  zstdCompress(body: Buffer, options: { params: Record<number, number> }, callback: (error: Error | null, result: Buffer) => void): void;
+  constants: { ZSTD_c_compressionLevel: number };
+}
+/** Level 1, the counterpart of client_golang's zstd.SpeedFastest; only where node:zlib has zstd (OFFERED_ENCODINGS says). */
+const zstdAsync: Compress = (body) =>
+  new Promise((resolve, reject) => {
+    const withZstd = zlib as unknown as ZstdZlib;
+    withZstd.zstdCompress(body, { params: { [withZstd.constants.ZSTD_c_compressionLevel]: 1 } }, (error, result) => (error ? reject(error) : resolve(result)));
+  });
+const COMPRESSORS: Record<Exclude<ContentEncoding, 'identity'>, Compress> = { gzip: (body) => gzipAsync(body), zstd: zstdAsync };
 
 export const DEFAULT_MAX_IN_FLIGHT = 4;
 export const DEFAULT_SCRAPE_TIMEOUT_MS = 10_000;
@@ -18,6 +33,8 @@ export interface MetricsHandlerOptions {
   readonly maxInFlight?: number;
   readonly timeoutMs?: number;
   readonly openMetrics?: boolean;
+  /** Content encodings offered, in promhttp's order. Default: identity, gzip and (where node:zlib has it) zstd. */
+  readonly encodings?: readonly ContentEncoding[];
   /** Self-instrumentation: requests by status code, and scrapes in progress. */
   readonly requests?: Counter;
   readonly inFlight?: Gauge;
@@ -33,7 +50,8 @@ function plain(res: ServerResponse, status: number, text: string): void {
 /**
  * The `/metrics` handler. It reads nothing but the request's headers, so it works under
  * any mount path and behind any framework. Like promhttp it answers every method (HEAD gets headers
- * only); it negotiates text 0.0.4 / OpenMetrics and gzip, refuses scrapes beyond
+ * only); it negotiates the format (text 0.0.4, delimited protobuf, opt-in OpenMetrics) and the
+ * `escaping=` term as expfmt.Negotiate does, identity / gzip / zstd as promhttp does, refuses scrapes beyond
  * `maxInFlight` with 503, and answers 503 when serialising outlasts `timeoutMs`.
  */
 export function createMetricsHandler(options: MetricsHandlerOptions): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
@@ -42,6 +60,7 @@ export function createMetricsHandler(options: MetricsHandlerOptions): (req: Inco
   // Off by default, as in Fabric's promhttp: a Prometheus server prefers OpenMetrics, which would
   // store counters as `<name>_total` and silently break dashboards built on Fabric's names.
   const openMetrics = options.openMetrics ?? false;
+  const offered = (options.encodings ?? OFFERED_ENCODINGS).filter((encoding) => OFFERED_ENCODINGS.includes(encoding));
   let inFlight = 0;
   // One child per status code (200, 500, 503), resolved once instead of per scrape.
   const byStatus = new Map<number, Counter>();
@@ -68,16 +87,19 @@ export function createMetricsHandler(options: MetricsHandlerOptions): (req: Inco
     };
     res.once('close', onClose);
     try {
-      const format = negotiateFormat(headerOf(req, 'accept'), openMetrics);
-      const rendering = options.render(format, cancel);
+      // Go reads the first Accept line only (Header.Get) and every Accept-Encoding line.
+      const { format, escaping } = negotiateFormat(headerLines(req, 'accept')[0], openMetrics);
+      const rendering = options.render(format.kind === 'protobuf' ? TEXT_FORMAT : format, cancel);
       // A collector that never settles must not hold the answer past the time limit.
       rendering.catch(() => {});
       let body = await Promise.race([rendering, cancel.rejection()]);
-      const headers: Record<string, string | number> = { 'Content-Type': contentTypeFor(format) };
-      if (acceptsGzip(headerOf(req, 'accept-encoding'))) {
-        body = await gzipAsync(body);
+      if (format.kind === 'protobuf') body = await textToDelimitedProtobuf(body.toString('utf8'), PROTOBUF_SLICE_MS, () => cancel.throwIfAborted());
+      const headers: Record<string, string | number> = { 'Content-Type': contentTypeFor(format, escaping) };
+      const encoding = negotiateEncoding(headerLines(req, 'accept-encoding'), offered);
+      if (encoding !== 'identity') {
+        body = await COMPRESSORS[encoding](body);
         cancel.throwIfAborted();
-        headers['Content-Encoding'] = 'gzip';
+        headers['Content-Encoding'] = encoding;
       }
       // The same digits node would print for the number, made without V8's number-string cache
       // (which lives in old space, so each new body length would be promoted there).
@@ -103,7 +125,13 @@ export function createMetricsHandler(options: MetricsHandlerOptions): (req: Inco
   };
 }
 
-function headerOf(req: IncomingMessage, name: string): string | undefined {
+const NO_LINES: readonly string[] = [];
+
+/** Each line of a request header, as Go's http.Header keeps them. */
+function headerLines(req: IncomingMessage, name: string): readonly string[] {
+  const distinct = req.headersDistinct as Record<string, string[] | undefined> | undefined;
+  if (distinct !== undefined) return distinct[name] ?? NO_LINES;
+  // A framework's request object without headersDistinct: Node joined repeated lines with ', '.
   const value = req.headers[name];
-  return Array.isArray(value) ? value.join(',') : value;
+  return value === undefined ? NO_LINES : Array.isArray(value) ? value : [value];
 }

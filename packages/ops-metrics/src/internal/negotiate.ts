@@ -1,78 +1,248 @@
-/** Which exposition format a scrape gets. */
+import * as zlib from 'node:zlib';
+
+/** Which exposition format a body is rendered in. */
 export type ExpositionFormat = { readonly kind: 'text' } | { readonly kind: 'openmetrics'; readonly version: '1.0.0' | '0.0.1' };
 
-export const TEXT_FORMAT: ExpositionFormat = { kind: 'text' };
+/** What a scrape is answered in: a rendered format, or the delimited protobuf made from the text rendering. */
+export type WireFormat = ExpositionFormat | { readonly kind: 'protobuf' };
 
-/** Fabric HEAD's Content-Type for the text format (client_golang 1.20 adds the escaping term). */
+/**
+ * prometheus/common's name escaping schemes (`escaping=` in Accept and Content-Type). Every
+ * name ops-metrics serves is a legacy name (`[a-zA-Z_:][a-zA-Z0-9_:]*`), which client_golang's
+ * EscapeMetricFamily leaves as it is under every scheme, so the scheme changes the
+ * Content-Type only, never the body.
+ */
+export type EscapingScheme = 'allow-utf-8' | 'underscores' | 'dots' | 'values';
+
+/** prometheus/common 0.62's NameEscapingScheme: what a scrape that names no scheme gets. */
+export const DEFAULT_ESCAPING: EscapingScheme = 'underscores';
+
+export const TEXT_FORMAT: ExpositionFormat = { kind: 'text' };
+export const PROTOBUF_FORMAT: WireFormat = { kind: 'protobuf' };
+
+/** The text format's Content-Type as Fabric v2.5 / v3.1 send it by default. */
 export const TEXT_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8; escaping=underscores';
 
-export function contentTypeFor(format: ExpositionFormat): string {
-  return format.kind === 'text'
-    ? TEXT_CONTENT_TYPE
-    : `application/openmetrics-text; version=${format.version}; charset=utf-8; escaping=underscores`;
+export interface NegotiatedFormat {
+  readonly format: WireFormat;
+  readonly escaping: EscapingScheme;
 }
 
-interface MediaRange {
+/** expfmt's Format strings (FmtText, FmtProtoDelim, FmtOpenMetrics_*) with the `; escaping=` term. */
+export function contentTypeFor(format: WireFormat, escaping: EscapingScheme = DEFAULT_ESCAPING): string {
+  switch (format.kind) {
+    case 'text':
+      return `text/plain; version=0.0.4; charset=utf-8; escaping=${escaping}`;
+    case 'protobuf':
+      return `application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited; escaping=${escaping}`;
+    case 'openmetrics':
+      return `application/openmetrics-text; version=${format.version}; charset=utf-8; escaping=${escaping}`;
+  }
+}
+
+/** One clause of an Accept header as munnerz/goautoneg (prometheus/common's) parses it. */
+interface AcceptClause {
   readonly type: string;
-  readonly params: ReadonlyMap<string, string>;
+  readonly subType: string;
   readonly q: number;
-  readonly order: number;
+  readonly params: ReadonlyMap<string, string>;
 }
 
-function parseQ(text: string | undefined): number {
-  if (text === undefined) return 1;
-  const q = Number(text);
-  return Number.isFinite(q) && q >= 0 && q <= 1 ? q : 0;
+const NO_PARAMS: ReadonlyMap<string, string> = new Map();
+const trimSpaces = (text: string): string => text.replace(/^ +| +$/g, '');
+const DECIMAL_FLOAT = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+const SPECIAL_FLOAT = /^([+-]?)(inf|infinity|nan)$/i;
+
+/** `strconv.ParseFloat(text, 32)` with its error dropped, as goautoneg reads `q`: 0 on a syntax error. */
+function parseGoFloat32(text: string): number {
+  if (DECIMAL_FLOAT.test(text)) return Math.fround(Number(text));
+  const special = SPECIAL_FLOAT.exec(text);
+  if (special === null) return 0;
+  if (special[2]!.toLowerCase() === 'nan') return NaN;
+  return special[1] === '-' ? -Infinity : Infinity;
 }
 
-function parseList(header: string): MediaRange[] {
-  const ranges: MediaRange[] = [];
-  header.split(',').forEach((part, order) => {
-    const [rawType, ...rawParams] = part.split(';');
-    const type = (rawType ?? '').trim().toLowerCase();
-    if (type === '') return;
-    const params = new Map<string, string>();
-    for (const raw of rawParams) {
-      const eq = raw.indexOf('=');
-      if (eq < 0) continue;
-      params.set(raw.slice(0, eq).trim().toLowerCase(), raw.slice(eq + 1).trim().replace(/^"|"$/g, ''));
-    }
-    ranges.push({ type, params, q: parseQ(params.get('q')), order });
-  });
-  // Highest q first; for equal q, the header's own order (stable sort).
-  return ranges.sort((a, b) => b.q - a.q || a.order - b.order);
+/** `strings.Index`-based split at the first `separator`, as goautoneg's nextSplitElement. */
+function splitFirst(text: string, separator: string): [string, string] {
+  const at = text.indexOf(separator);
+  return at < 0 ? [text, ''] : [text.slice(0, at), text.slice(at + 1)];
+}
+
+/** goautoneg's ordering; not a strict weak order, so the sort below must be Go's. */
+function ranksBefore(a: AcceptClause, b: AcceptClause): boolean {
+  return a.q > b.q || (a.type !== '*' && b.type === '*') || (a.subType !== '*' && b.subType === '*');
 }
 
 /**
- * Picks the format from an Accept header: OpenMetrics only when a range naming it
- * outranks text; wildcards, protobuf and anything unknown fall back to text 0.0.4
- * (what a Prometheus server always understands).
+ * goautoneg.ParseAccept: clauses split at every `,` and `;` (no quoting), case kept, only
+ * spaces trimmed, a clause without a `/` skipped unless it is `*`, sorted by Go's `sort.Sort`
+ * (an insertion sort for the 12 clauses and fewer any real header has).
  */
-export function negotiateFormat(accept: string | undefined, allowOpenMetrics: boolean): ExpositionFormat {
-  if (accept === undefined || accept === '') return TEXT_FORMAT;
-  for (const range of parseList(accept)) {
-    if (range.q <= 0) continue;
-    if (range.type === 'application/openmetrics-text') {
-      if (!allowOpenMetrics) continue;
-      const version = range.params.get('version');
-      if (version === undefined || version === '1.0.0') return { kind: 'openmetrics', version: '1.0.0' };
-      if (version === '0.0.1') return { kind: 'openmetrics', version: '0.0.1' };
-      continue;
+export function parseAccept(header: string): AcceptClause[] {
+  const clauses: AcceptClause[] = [];
+  let remaining = header;
+  while (remaining.length > 0) {
+    let part: string;
+    [part, remaining] = splitFirst(remaining, ',');
+    part = trimSpaces(part);
+    const [mediaRange, paramText] = splitFirst(part, ';');
+    const [rawType, afterSlash] = splitFirst(mediaRange, '/');
+    const type = trimSpaces(rawType);
+    let subType: string;
+    if (afterSlash.length === 0) {
+      if (type !== '*') continue;
+      subType = '*';
+    } else {
+      const [rawSubType, extra] = splitFirst(afterSlash, '/');
+      if (extra.length > 0) continue;
+      subType = trimSpaces(rawSubType);
     }
-    if (range.type === 'text/plain' || range.type === 'text/*' || range.type === '*/*') return TEXT_FORMAT;
+    let q = 1;
+    let params = NO_PARAMS;
+    if (paramText.length > 0) {
+      const parsed = new Map<string, string>();
+      let rest = paramText;
+      while (rest.length > 0) {
+        let param: string;
+        [param, rest] = splitFirst(rest, ';');
+        const [key, afterEq] = splitFirst(param, '=');
+        if (afterEq.length === 0) continue;
+        const [value, extra] = splitFirst(afterEq, '=');
+        if (extra.length !== 0) continue;
+        const token = trimSpaces(key);
+        if (token === 'q') q = parseGoFloat32(value);
+        else parsed.set(token, trimSpaces(value));
+      }
+      params = parsed;
+    }
+    clauses.push({ type, subType, q, params });
   }
-  return TEXT_FORMAT;
+  for (let i = 1; i < clauses.length; i++) {
+    for (let j = i; j > 0 && ranksBefore(clauses[j]!, clauses[j - 1]!); j--) {
+      const swap = clauses[j]!;
+      clauses[j] = clauses[j - 1]!;
+      clauses[j - 1] = swap;
+    }
+  }
+  return clauses;
 }
 
-/** True when Accept-Encoding allows gzip (explicitly, or through `*`, with q > 0). */
-export function acceptsGzip(acceptEncoding: string | undefined): boolean {
-  if (acceptEncoding === undefined || acceptEncoding === '') return false;
-  let gzip: number | undefined;
-  let star: number | undefined;
-  for (const range of parseList(acceptEncoding)) {
-    if (range.type === 'gzip' || range.type === 'x-gzip') gzip = Math.max(gzip ?? 0, range.q);
-    else if (range.type === '*') star = range.q;
+function isEscapingScheme(value: string): value is EscapingScheme {
+  return value === 'allow-utf-8' || value === 'underscores' || value === 'dots' || value === 'values';
+}
+
+/**
+ * expfmt.Negotiate (prometheus/common 0.62, what Fabric v2.5.16 / v3.1.5's promhttp calls), or
+ * NegotiateIncludingOpenMetrics when `allowOpenMetrics`: the first clause in goautoneg's order
+ * that names text 0.0.4 (or text/plain without a version), the delimited protobuf or an
+ * OpenMetrics version decides, whatever its q (q=0 included, as in Go); none gives text 0.0.4.
+ * The escaping is the last known `escaping=` value among the clauses looked at up to and
+ * including that one; unknown values are ignored. The protobuf's `text` and `compact-text`
+ * encodings (Go's debugging formats) get text 0.0.4.
+ */
+export function negotiateFormat(accept: string | undefined, allowOpenMetrics: boolean): NegotiatedFormat {
+  let escaping = DEFAULT_ESCAPING;
+  if (accept === undefined || accept === '') return { format: TEXT_FORMAT, escaping };
+  for (const clause of parseAccept(accept)) {
+    const requested = clause.params.get('escaping');
+    if (requested !== undefined && isEscapingScheme(requested)) escaping = requested;
+    const version = clause.params.get('version') ?? '';
+    const mediaType = `${clause.type}/${clause.subType}`;
+    if (mediaType === 'application/vnd.google.protobuf' && clause.params.get('proto') === 'io.prometheus.client.MetricFamily') {
+      const encoding = clause.params.get('encoding');
+      if (encoding === 'delimited') return { format: PROTOBUF_FORMAT, escaping };
+      if (encoding === 'text' || encoding === 'compact-text') return { format: TEXT_FORMAT, escaping };
+    }
+    if (mediaType === 'text/plain' && (version === '0.0.4' || version === '')) return { format: TEXT_FORMAT, escaping };
+    if (allowOpenMetrics && mediaType === 'application/openmetrics-text' && (version === '1.0.0' || version === '0.0.1' || version === '')) {
+      return { format: { kind: 'openmetrics', version: version === '1.0.0' ? '1.0.0' : '0.0.1' }, escaping };
+    }
   }
-  if (gzip !== undefined) return gzip > 0;
-  return star !== undefined && star > 0;
+  return { format: TEXT_FORMAT, escaping };
+}
+
+export type ContentEncoding = 'identity' | 'gzip' | 'zstd';
+
+/** zstd in node:zlib: Node 22.15+, 23.8+ (so 22, 24 and 26 of the supported lines; never 20). */
+export const ZSTD_AVAILABLE: boolean = typeof (zlib as { zstdCompress?: unknown }).zstdCompress === 'function';
+
+/** promhttp's offers, in its order (ties go to the earlier); without zstd where Node has none. */
+export const OFFERED_ENCODINGS: readonly ContentEncoding[] = ZSTD_AVAILABLE ? ['identity', 'gzip', 'zstd'] : ['identity', 'gzip'];
+
+// gddo's header package: a token is any CHAR but CTLs and separators (`/` is allowed in values).
+const TOKEN_OR_SLASH = /^[!#$%&'*+\-.^_`|~0-9A-Za-z/]*/;
+const LEADING_SPACE = /^[ \t\r\n]*/;
+const skipSpace = (text: string): string => text.slice(LEADING_SPACE.exec(text)![0].length);
+
+/** gddo's expectQuality: `0` or `1`, then optionally `.` and digits (so `1.5` is 1.5); -1 when malformed. */
+function expectQuality(text: string): [number, string] {
+  let q: number;
+  if (text.startsWith('0')) q = 0;
+  else if (text.startsWith('1')) q = 1;
+  else return [-1, ''];
+  let rest = text.slice(1);
+  if (!rest.startsWith('.')) return [q, rest];
+  rest = rest.slice(1);
+  let digits = 0;
+  let numerator = 0;
+  let denominator = 1;
+  while (digits < rest.length && rest.charCodeAt(digits) >= 0x30 && rest.charCodeAt(digits) <= 0x39) {
+    numerator = numerator * 10 + (rest.charCodeAt(digits) - 0x30);
+    denominator *= 10;
+    digits++;
+  }
+  return [q + numerator / denominator, rest.slice(digits)];
+}
+
+interface EncodingSpec {
+  readonly value: string;
+  readonly q: number;
+}
+
+/**
+ * gddo's header.ParseAccept over each Accept-Encoding line: values are case-sensitive tokens,
+ * the only parameter is `q`, and a malformed element ends the parsing of its line (elements
+ * before it count).
+ */
+export function parseAcceptEncoding(lines: readonly string[]): EncodingSpec[] {
+  const specs: EncodingSpec[] = [];
+  for (let line of lines) {
+    for (;;) {
+      const value = TOKEN_OR_SLASH.exec(line)![0];
+      if (value === '') break;
+      line = skipSpace(line.slice(value.length));
+      let q = 1;
+      if (line.startsWith(';')) {
+        line = skipSpace(line.slice(1));
+        if (!line.startsWith('q=')) break;
+        [q, line] = expectQuality(line.slice(2));
+        if (q < 0) break;
+      }
+      specs.push({ value, q });
+      line = skipSpace(line);
+      if (!line.startsWith(',')) break;
+      line = skipSpace(line.slice(1));
+    }
+  }
+  return specs;
+}
+
+/**
+ * client_golang 1.20.5's choice (gddo's NegotiateContentEncoding): the offer with the highest q
+ * among the specs naming it or `*`, ties to the earlier offer; no header gives identity, and so
+ * does a best q of 0 (promhttp falls back to identity when nothing is acceptable).
+ */
+export function negotiateEncoding(lines: readonly string[], offers: readonly ContentEncoding[] = OFFERED_ENCODINGS): ContentEncoding {
+  const specs = parseAcceptEncoding(lines);
+  let best: ContentEncoding = 'identity';
+  let bestQ = -1;
+  for (const offer of offers) {
+    for (const spec of specs) {
+      if (spec.q > bestQ && (spec.value === '*' || spec.value === offer)) {
+        bestQ = spec.q;
+        best = offer;
+      }
+    }
+  }
+  return bestQ === 0 ? 'identity' : best;
 }

@@ -1,9 +1,10 @@
 import { request, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import * as zlib from 'node:zlib';
 import { gunzipSync } from 'node:zlib';
 import { collectDefaultMetrics, Counter as PromCounter, Gauge as PromGauge, Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TEXT_FORMAT } from './negotiate.ts';
+import { TEXT_CONTENT_TYPE, TEXT_FORMAT, ZSTD_AVAILABLE } from './negotiate.ts';
 import { createPrometheusProvider, renderBody } from './prometheus.ts';
 
 const OPENMETRICS = { kind: 'openmetrics', version: '1.0.0' } as const;
@@ -228,6 +229,53 @@ describe('/metrics handler', () => {
 
     const after = await get(port);
     expect(after.body.toString()).toMatch(/promhttp_metric_handler_requests_total\{code="200"\} [1-9]/);
+  });
+
+  it('answers escaping=, the delimited protobuf and identity / gzip / zstd as promhttp 1.20.5 does', async () => {
+    const provider = createPrometheusProvider({ runtimeMetrics: false });
+    provider.newGauge({ name: 'fabric_version', help: 'The active version of Fabric.', labelNames: ['version'] }).with('version', '1.2.3').set(1);
+    const port = await serve(provider.handler);
+    // The scrape counter moves with every request; everything else must be byte for byte the same.
+    const own = (body: Buffer | string) => String(body).split('\n').filter((line) => !line.includes('promhttp_')).join('\n');
+    const plain = own((await get(port)).body);
+
+    // Prometheus 3's default Accept: text 0.0.4 (OpenMetrics stays off) with the escaping it asked for.
+    const prometheus3 = await get(port, {
+      Accept: 'application/openmetrics-text;version=1.0.0;escaping=allow-utf-8;q=0.5,application/openmetrics-text;version=0.0.1;q=0.4,text/plain;version=1.0.0;escaping=allow-utf-8;q=0.3,text/plain;version=0.0.4;q=0.2,*/*;q=0.1',
+      'Accept-Encoding': 'gzip',
+    });
+    expect(prometheus3.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8; escaping=allow-utf-8');
+    expect(own(gunzipSync(prometheus3.body))).toBe(plain);
+    // Every name served is a legacy name, which no scheme changes: the body is the same under each.
+    for (const escaping of ['dots', 'values', 'underscores']) {
+      const reply = await get(port, { Accept: `text/plain;escaping=${escaping}` });
+      expect(reply.headers['content-type']).toBe(`text/plain; version=0.0.4; charset=utf-8; escaping=${escaping}`);
+      expect(own(reply.body)).toBe(plain);
+    }
+    expect((await get(port, { Accept: 'text/plain;escaping=nonsense' })).headers['content-type']).toBe(TEXT_CONTENT_TYPE);
+
+    const proto = await get(port, { Accept: 'application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;escaping=allow-utf-8' });
+    expect(proto.headers['content-type']).toBe('application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited; escaping=allow-utf-8');
+    expect(proto.body.includes(Buffer.from('fabric_version'))).toBe(true);
+    expect(proto.body.includes(Buffer.from('# HELP'))).toBe(false);
+
+    const identity = await get(port, { 'Accept-Encoding': '*' });
+    expect(identity.headers['content-encoding']).toBeUndefined();
+    expect(own(identity.body)).toBe(plain);
+    const gzipped = await get(port, { 'Accept-Encoding': 'gzip, zstd' });
+    expect(gzipped.headers['content-encoding']).toBe('gzip');
+    expect(own(gunzipSync(gzipped.body))).toBe(plain);
+
+    const zstd = await get(port, { 'Accept-Encoding': 'zstd' });
+    if (ZSTD_AVAILABLE) {
+      expect(zstd.headers['content-encoding']).toBe('zstd');
+      const { zstdDecompressSync } = zlib as unknown as { zstdDecompressSync(b: Buffer): Buffer };
+      expect(own(zstdDecompressSync(zstd.body))).toBe(plain);
+    } else {
+      // Node 20 has no zstd: never offered, so the client gets identity.
+      expect(zstd.headers['content-encoding']).toBeUndefined();
+      expect(own(zstd.body)).toBe(plain);
+    }
   });
 
   it('serves under any mount path and reads nothing but the headers (a body parser may have consumed the body)', async () => {

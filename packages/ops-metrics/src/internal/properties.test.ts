@@ -3,7 +3,7 @@ import { Gauge as PromGauge, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 
 import { compileStatsdFormat, formatStatsdBucket } from './naming.ts';
-import { acceptsGzip, negotiateFormat, TEXT_FORMAT } from './negotiate.ts';
+import { negotiateEncoding, negotiateFormat, TEXT_FORMAT } from './negotiate.ts';
 import { createPrometheusProvider, renderBody } from './prometheus.ts';
 
 describe('properties', () => {
@@ -22,8 +22,12 @@ describe('properties', () => {
   it('header negotiation never throws and always picks a known format', () => {
     fc.assert(
       fc.property(fc.string(), fc.boolean(), (header, openMetrics) => {
-        const format = negotiateFormat(header, openMetrics);
-        return (format.kind === 'text' || (openMetrics && format.kind === 'openmetrics')) && typeof acceptsGzip(header) === 'boolean';
+        const { format, escaping } = negotiateFormat(header, openMetrics);
+        return (
+          (format.kind === 'text' || format.kind === 'protobuf' || (openMetrics && format.kind === 'openmetrics')) &&
+          ['allow-utf-8', 'underscores', 'dots', 'values'].includes(escaping) &&
+          ['identity', 'gzip', 'zstd'].includes(negotiateEncoding([header]))
+        );
       }),
     );
   });

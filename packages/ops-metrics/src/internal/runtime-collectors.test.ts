@@ -2,7 +2,10 @@ import fs from 'node:fs';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { TEXT_FORMAT } from './negotiate.ts';
+import { connect, createServer, type AddressInfo } from 'node:net';
+import { getHeapStatistics } from 'node:v8';
 import { createPrometheusProvider, renderBody, type PrometheusProvider } from './prometheus.ts';
+import { ipExtOctets } from './runtime-collectors.ts';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -41,7 +44,7 @@ async function waitForSamples(p: PrometheusProvider): Promise<void> {
     for (let i = 0; i < 10_000; i++) garbage.push({ i });
     garbage = garbage.length > 100_000 ? [] : garbage;
     const text = await scrape(p);
-    return ['process_open_fds ', 'process_max_fds ', 'nodejs_eventloop_lag_p99_seconds ', 'nodejs_gc_duration_seconds_count'].every((s) => text.includes(s));
+    return ['process_open_fds ', 'process_max_fds ', 'process_network_receive_bytes_total ', 'nodejs_eventloop_lag_p99_seconds ', 'nodejs_gc_duration_seconds_count'].every((s) => text.includes(s));
   });
 }
 
@@ -70,8 +73,11 @@ describe('runtime series', () => {
     const dropped = /^# (HELP|TYPE) nodejs_active_(handles|requests)(_total)? |^# (HELP|TYPE) nodejs_active_resources_total /;
     const missing = theirs.filter((line) => !dropped.test(line) && !ours.has(line));
     expect(missing).toEqual([]);
+    // Beyond prom-client: client_golang 1.20's network pair and the heap limit (Go's memory limit's counterpart).
+    const added = ['# TYPE nodejs_heap_size_limit_bytes gauge', '# TYPE process_network_receive_bytes_total counter', '# TYPE process_network_transmit_bytes_total counter'];
+    for (const line of added) expect(ours).toContain(line);
     expect([...ours].filter((l) => l.startsWith('# TYPE nodejs_') || l.startsWith('# TYPE process_'))).toHaveLength(
-      theirs.filter((l) => l.startsWith('# TYPE') && !dropped.test(l)).length,
+      theirs.filter((l) => l.startsWith('# TYPE') && !dropped.test(l)).length + added.length,
     );
   }, TEST_TIMEOUT_MS);
 
@@ -98,6 +104,34 @@ describe('runtime series', () => {
     expect(text).toMatch(/^nodejs_heap_space_size_used_bytes\{space="old"\} \d+$/m);
     expect(text).toMatch(/^nodejs_eventloop_lag_p99_seconds \d/m);
   }, TEST_TIMEOUT_MS);
+
+  it.runIf(process.platform === 'linux')("serves client_golang's process_network_* pair from IpExt of /proc/self/net/netstat, sampled in the background", async () => {
+    const p = provider();
+    const value = async (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(await scrape(p))?.[1]);
+    await waitFor(async () => (await value('process_network_receive_bytes_total')) > 0);
+    const before = await value('process_network_receive_bytes_total');
+    const sentBefore = await value('process_network_transmit_bytes_total');
+    // 4 MiB over loopback: the namespace's IP counters move by at least that much, each way.
+    const server = createServer((socket) => socket.resume().on('end', () => socket.end()));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const client = connect((server.address() as AddressInfo).port, '127.0.0.1');
+    client.end(Buffer.alloc(4 * 1024 * 1024));
+    await new Promise((resolve) => client.resume().once('close', resolve));
+    // Both at once: the counters are the namespace's, so other traffic may move one of them first.
+    await waitFor(
+      async () =>
+        (await value('process_network_receive_bytes_total')) >= before + 4 * 1024 * 1024 &&
+        (await value('process_network_transmit_bytes_total')) >= sentBefore + 4 * 1024 * 1024,
+    );
+    expect(await value('nodejs_heap_size_limit_bytes')).toBe(getHeapStatistics().heap_size_limit);
+  }, TEST_TIMEOUT_MS);
+
+  it('reads IpExt InOctets and OutOctets by their column names', () => {
+    const netstat = 'TcpExt: SyncookiesSent\nTcpExt: 0\nIpExt: InNoRoutes InOctets OutOctets\nIpExt: 0 8910089590 8027029795\n';
+    expect(ipExtOctets(netstat)).toEqual({ received: 8910089590, sent: 8027029795 });
+    expect(ipExtOctets('IpExt: InOctets\n')).toBeUndefined();
+  });
 
   it('never touches the file system at scrape time (prom-client calls readdirSync on every scrape)', async () => {
     const fsCalls = spyOnFileSystem();
@@ -130,7 +164,9 @@ describe('runtime series', () => {
     await scrape(p);
     expect(spies.calls()).toBe(scrapeCallsBefore);
     // The unref'd timer samples asynchronously (fs.promises.readdir), and the next scrape shows it.
-    await waitFor(async () => Number(/^process_open_fds (\d+)$/m.exec(await scrape(p))?.[1]) >= before + 3_000);
+    // A few descriptors of slack: `before` may have counted one a sample still in flight held
+    // open (a /proc read of the previous test's sampler, or this one's /proc/self/limits).
+    await waitFor(async () => Number(/^process_open_fds (\d+)$/m.exec(await scrape(p))?.[1]) >= before + 3_000 - 8);
     expect(spies.readdir).toHaveBeenCalledWith('/proc/self/fd');
     expect(spies.readdirSync).not.toHaveBeenCalled();
   }, TEST_TIMEOUT_MS);

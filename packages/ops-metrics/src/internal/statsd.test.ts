@@ -1,4 +1,5 @@
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
+import { readdirSync, readlinkSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createStatsdProvider, type StatsdProvider } from './statsd.ts';
@@ -128,6 +129,50 @@ describe('StatsD provider', () => {
     counter.with('n', 'after').add(1);
     await waitFor(() => second.lines.includes('ticks.after:1.000000|c'));
     await waitFor(() => second.lines.some((l) => /^metrics\.statsd\.lines_dropped:\d+\.000000\|c$/.test(l)));
+  });
+
+  it.runIf(process.platform === 'linux')('closes a TCP connection the daemon reset before dialling again, and carries on over the next', async () => {
+    // The sockets this process holds open (Linux): a failed connection left open would add one per reset.
+    const isSocket = (fd: string) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`).startsWith('socket:');
+      } catch {
+        return false; // closed between the listing and the look
+      }
+    };
+    const openSockets = () => readdirSync('/proc/self/fd').filter(isSocket).length;
+    const RESETS = 3;
+    const socketsAtAccept: number[] = [];
+    const kept: string[] = [];
+    let accepted = 0;
+    const server = createServer((socket) => {
+      accepted++;
+      socketsAtAccept.push(openSockets());
+      const resetThis = accepted <= RESETS;
+      let rest = '';
+      socket.on('error', () => {});
+      socket.on('data', (data) => {
+        // A daemon that fails mid-stream: the connection is reset (RST) on its first bytes.
+        if (resetThis) return void socket.resetAndDestroy();
+        const parts = (rest + data.toString()).split('\n');
+        rest = parts.pop()!;
+        kept.push(...parts.filter(Boolean));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise<void>((done) => server.close(() => done())));
+    const baseline = openSockets();
+    const { created, warnings } = provider('tcp', (server.address() as AddressInfo).port, { initialBackoffMs: 20, maxBackoffMs: 40 });
+    await created.start();
+    const counter = created.newCounter({ name: 'resets', help: 'h' });
+    const ticker = setInterval(() => counter.add(1), 50);
+    cleanups.push(() => clearInterval(ticker));
+    await waitFor(() => kept.some((line) => line.startsWith('resets:')));
+    expect(accepted).toBe(RESETS + 1);
+    // At each new connection this process holds the listener, the new connection's two ends and
+    // nothing of the connections reset before it.
+    for (const count of socketsAtAccept) expect(count).toBeLessThanOrEqual(baseline + 2);
+    expect(warnings.filter((w) => w.includes('lost')).length).toBeGreaterThanOrEqual(1);
   });
 
   it('bounds what waits in the socket for a TCP daemon that accepts and never reads, and counts the drops', async () => {
