@@ -42,7 +42,9 @@ afterEach(async () => {
   rmSync(startedLog, { force: true });
 });
 const make = (options: Parameters<typeof createChainJudge>[1] = {}, texts = ['ca-1']): ChainJudge => {
-  const judge = createChainJudge(texts, { workerFile, workers: 2, ...options });
+  // A generous small-chain budget: on a loaded machine even a trivial check can take a while,
+  // and a check moved to the other thread would change the numbering these tests read.
+  const judge = createChainJudge(texts, { workerFile, workers: 2, expressBudgetMs: 5_000, ...options });
   judges.push(judge);
   return judge;
 };
@@ -56,7 +58,7 @@ const started = (): string[] => {
 const list = (kind: number, tag: number, extraBytes = 0): Uint8Array[] => [new Uint8Array([kind, tag, 2]), new Uint8Array(Math.max(1, extraBytes))];
 const small = (tag: number): Uint8Array[] => list(1, tag);
 /** Over the small-chain size, in certificates each no larger than an ordinary one. */
-const largeOfSmallCertificates = (kind: number, tag: number): Uint8Array[] => [new Uint8Array([kind, tag]), ...Array.from({ length: 5 }, () => new Uint8Array(Math.ceil(EXPRESS_MAX_BYTES / 5) + 1))];
+const largeOfSmallCertificates = (kind: number, tag: number, count = 5): Uint8Array[] => [new Uint8Array([kind, tag]), ...Array.from({ length: count }, () => new Uint8Array(Math.ceil(EXPRESS_MAX_BYTES / 5) + 1))];
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('createChainJudge: cache and trust', () => {
@@ -125,8 +127,9 @@ describe('createChainJudge: scheduling under attack', () => {
     const abandoned = judge.judge(small(5), { signal: closed.signal });
     closed.abort();
     expect(await abandoned).toEqual({ accept: false, reason: 'tls: connection closed' });
-    expect(await judge.judge(small(6))).toMatchObject({ reason: 'check 1 with ca-1' }); // after the stuck ones were abandoned
-    expect(started().sort()).toEqual(['1:6', '255:1', '255:2']);
+    expect(await judge.judge(small(6))).toMatchObject({ reason: expect.stringMatching(/^check \d with ca-1$/) }); // after the stuck ones were abandoned
+    expect(started()).toContain('1:6');
+    expect(started()).not.toContain('1:5');
   });
 
   it('never starts a check past the deadline of every connection waiting for it', async () => {
@@ -134,8 +137,9 @@ describe('createChainJudge: scheduling under attack', () => {
     void judge.judge(list(0xff, 1));
     void judge.judge(list(0xff, 2));
     expect(await judge.judge(small(5), { deadline: Date.now() + 100 })).toMatchObject({ accept: false });
-    expect(await judge.judge(small(6))).toMatchObject({ reason: 'check 1 with ca-1' });
-    expect(started().sort()).toEqual(['1:6', '255:1', '255:2']);
+    expect(await judge.judge(small(6))).toMatchObject({ reason: expect.stringMatching(/^check \d with ca-1$/) });
+    expect(started()).toContain('1:6');
+    expect(started()).not.toContain('1:5');
   });
 
   it('abandons a check running past its budget, replacing its thread, and keeps answering', async () => {
@@ -168,11 +172,17 @@ describe('createChainJudge: scheduling under attack', () => {
     const judge = make({ maxQueued: 2, maxCheckMs: 400 });
     void judge.judge(list(0xff, 1));
     void judge.judge(list(0xff, 2)); // both threads busy
-    const first = judge.judge(largeOfSmallCertificates(0xff, 3));
+    const largest = judge.judge(largeOfSmallCertificates(0xff, 3, 10));
     void judge.judge(largeOfSmallCertificates(0xff, 4));
     const cheap = judge.judge(small(5));
-    expect(await first).toEqual({ accept: false, reason: BUSY_REASON });
-    expect(await cheap).toMatchObject({ reason: 'check 1 with ca-1' });
+    expect(await largest).toEqual({ accept: false, reason: BUSY_REASON });
+    expect(await cheap).toMatchObject({ reason: expect.stringMatching(/^check \d with ca-1$/) });
+  });
+
+  it('moves a check too slow for the small-chain thread to the others, where it is still answered', async () => {
+    const judge = make({ expressBudgetMs: 100 });
+    expect(await judge.judge(list(0xfe, 1))).toMatchObject({ reason: expect.stringMatching(/^check 1 with ca-1$/) });
+    expect(started()).toEqual(['254:1', '254:1']); // begun on the small-chain thread, finished on the other
   });
 
   it('refuses with a clear reason when the worker script is missing', async () => {

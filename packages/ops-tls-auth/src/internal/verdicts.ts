@@ -301,7 +301,8 @@ export function createChainJudge(pemTexts: readonly string[], options: ChainJudg
     if (job.startedAt === 0) job.startedAt = now;
     let latest = 0;
     for (const waiter of job.waiters) latest = Math.max(latest, waiter.deadline);
-    const budget = Math.min(slot.express ? expressBudgetMs : maxCheckMs - (now - job.startedAt), latest - now);
+    const remaining = maxCheckMs - (now - job.startedAt);
+    const budget = Math.min(slot.express ? Math.min(expressBudgetMs, remaining) : remaining, latest - now);
     slot.timer = setTimeout(() => onOverrun(slot), Math.max(0, budget));
     slot.timer.unref();
   };
