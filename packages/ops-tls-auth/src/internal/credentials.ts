@@ -17,6 +17,8 @@ export interface TlsCredentials {
    * built by hand), `ca` is used instead.
    */
   readonly clientCaFiles?: readonly string[];
+  /** How an error line names each of `clientCaFiles` (its setting and path), in the same order. */
+  readonly clientCaFileNames?: readonly string[];
   /**
    * Problems with the server certificate that do not stop it from being served (Go serves it
    * too): outside its validity window, or an extended key usage without serverAuth.
@@ -180,11 +182,13 @@ export function loadTlsCredentials(files: TlsFiles, options: LoadTlsOptions = {}
   const warnings = serverCertificateWarnings(chain[0]!, options.now ?? new Date());
   const ca: string[] = [];
   const clientCaFiles: string[] = [];
+  const clientCaFileNames: string[] = [];
   files.clientRootCAs.forEach((path, index) => {
     const caLabel = clientRootCaLabel(labels, index);
     const text = readOrFail(read, caLabel, path);
     clientCaFiles.push(text);
+    clientCaFileNames.push(`${caLabel}: ${shownPath(path)}`);
     ca.push(...clientCaCertificatesIn(text, caLabel, path, warnings));
   });
-  return { cert: chain.map((c) => c.toString()).join(''), key: privateKey.pem, ca, clientCaFiles, ...(warnings.length > 0 ? { warnings } : {}) };
+  return { cert: chain.map((c) => c.toString()).join(''), key: privateKey.pem, ca, clientCaFiles, clientCaFileNames, ...(warnings.length > 0 ? { warnings } : {}) };
 }

@@ -9,9 +9,9 @@ import { createHandshakeLog } from './handshake-log.ts';
 import { markVerifiedClient } from './identity.ts';
 import { secureContextOptions, tlsServerOptions } from './options.ts';
 import { clientCertificateMessageProblem } from '@fabric-ops/go-x509';
-import { captureChainsEarly, createAdmittedChains, nativePeerChain } from './peer-chain.ts';
+import { captureChainsEarly, createAdmittedChains, nativePeerChain, type CapturedChain } from './peer-chain.ts';
 import { nativeChainIsFaithful } from './self-probe.ts';
-import { createChainJudge } from './verdicts.ts';
+import { createChainJudge, type ChainJudge } from './verdicts.ts';
 
 export interface TlsServerOptions {
   readonly credentials: TlsCredentials;
@@ -52,6 +52,21 @@ const TLS_RECORD_HEADER_BYTES = 5;
 interface PendingConnection {
   readonly socket: Socket;
   readonly timer: NodeJS.Timeout;
+  /** When the handshake deadline ends it (ms since the epoch). */
+  readonly deadline: number;
+}
+
+/** What the pieces of one server share. */
+interface ServerState {
+  readonly server: HttpsServer;
+  readonly handshakeTimeoutMs: number;
+  readonly logFailure: (remote: string, reason: string) => void;
+  /** Connections whose handshake (verdict included) has not finished, by `connectionKey`. */
+  readonly pending: Map<string, PendingConnection>;
+  /** Sockets this module closed; the TLS layer's own error report for them would repeat the reason. */
+  readonly endedHere: WeakSet<Socket>;
+  /** The address seen at accept (a closed connection has none any more). */
+  readonly remotes: WeakMap<Socket, string>;
 }
 
 function connectionKey(socket: Socket): string {
@@ -88,29 +103,76 @@ export function createTlsServerWith(
   onRequest: RequestListener<typeof IncomingMessage, typeof ServerResponse> | undefined,
   internals: TlsServerInternals,
 ): TlsServer {
-  const handshakeTimeoutMs = options.handshakeTimeoutMs ?? 10_000;
-  const clientAuthRequired = options.clientAuthRequired ?? false;
-  const logFailure = createHandshakeLog(options.logger, options.maxHandshakeErrorsLoggedPerSecond ?? 10);
-  const judge = createChainJudge(options.credentials.clientCaFiles ?? options.credentials.ca, internals.verifierWorkerFile === undefined ? {} : { workerFile: internals.verifierWorkerFile });
-  const admittedChains = createAdmittedChains();
-  const server = createServer({ ...options.serverOptions, ...tlsServerOptions(options.credentials, handshakeTimeoutMs) }, onRequest);
-
-  const pending = new Map<string, PendingConnection>();
-  // Sockets this module closed; the TLS layer's own error report for them would repeat the reason.
-  const endedHere = new WeakSet<Socket>();
-  const remotes = new WeakMap<Socket, string>();
-
-  /** Ends the deadline. The key is unique among open connections (one local address, one remote address and port each). */
-  const settle = (key: string, socket?: Socket): void => {
-    const entry = pending.get(key);
-    if (entry === undefined || (socket !== undefined && entry.socket !== socket)) return;
-    clearTimeout(entry.timer);
-    pending.delete(key);
+  const state: ServerState = {
+    server: createServer({ ...options.serverOptions, ...tlsServerOptions(options.credentials, options.handshakeTimeoutMs ?? 10_000) }, onRequest),
+    handshakeTimeoutMs: options.handshakeTimeoutMs ?? 10_000,
+    logFailure: createHandshakeLog(options.logger, options.maxHandshakeErrorsLoggedPerSecond ?? 10),
+    pending: new Map(),
+    endedHere: new WeakSet(),
+    remotes: new WeakMap(),
   };
+  const { server, pending, endedHere } = state;
+  let caFileNames = options.credentials.clientCaFileNames;
+  const judge = createChainJudge(options.credentials.clientCaFiles ?? options.credentials.ca, {
+    ...(internals.verifierWorkerFile === undefined ? {} : { workerFile: internals.verifierWorkerFile }),
+    onTrustError: (message, fileIndex) => {
+      const file = fileIndex === undefined ? undefined : caFileNames?.[fileIndex];
+      options.logger?.warn(
+        { reason: message, ...(file === undefined ? {} : { file }) },
+        `the client root CA files cannot be used (${file ?? 'one of them'}: ${message}); every client certificate is refused until they are fixed and reloaded`,
+      );
+    },
+  });
 
-  // The TLS layer wraps each TCP socket in its `connection` listener. Taking that listener over
-  // lets the first bytes be looked at before OpenSSL consumes them (plain HTTP gets an answer)
-  // and lets the deadline cover a client that sends nothing at all.
+  interceptConnections(state);
+  logTlsClientErrors(state);
+  const readCaptured = captureChainsEarly(server);
+  void nativeChainIsFaithful().then((faithful) => {
+    if (!faithful) {
+      options.logger?.warn(
+        { reason: 'client certificate list incomplete' },
+        'this Node.js does not hand the server every certificate a client sends; clients whose chain needs certificates beyond the leaf may be refused',
+      );
+    }
+  });
+  gateSecureConnections(state, judge, readCaptured, options.clientAuthRequired ?? false);
+  server.on('close', () => void judge.close());
+
+  return {
+    server,
+    setCredentials(credentials) {
+      server.setSecureContext(secureContextOptions(credentials));
+      caFileNames = credentials.clientCaFileNames;
+      judge.setTrust(credentials.clientCaFiles ?? credentials.ca);
+    },
+    endPendingHandshakes() {
+      const count = pending.size;
+      for (const { socket, timer } of pending.values()) {
+        clearTimeout(timer);
+        endedHere.add(socket);
+        socket.destroy();
+      }
+      pending.clear();
+      return count;
+    },
+  };
+}
+
+/** Ends the deadline. The key is unique among open connections (one local address, one remote address and port each). */
+function settle(state: ServerState, key: string, socket?: Socket): void {
+  const entry = state.pending.get(key);
+  if (entry === undefined || (socket !== undefined && entry.socket !== socket)) return;
+  clearTimeout(entry.timer);
+  state.pending.delete(key);
+}
+
+/**
+ * The TLS layer wraps each TCP socket in its `connection` listener. Taking that listener over
+ * lets the first bytes be looked at before OpenSSL consumes them (plain HTTP gets an answer)
+ * and lets the deadline cover a client that sends nothing at all.
+ */
+function interceptConnections(state: ServerState): void {
+  const { server, pending, endedHere, remotes, logFailure } = state;
   const wrapForTls = server.listeners('connection') as ((socket: Socket) => void)[];
   server.removeAllListeners('connection');
   server.on('connection', (socket: Socket) => {
@@ -123,15 +185,15 @@ export function createTlsServerWith(
       endedHere.add(socket);
       logFailure(remote, `read tcp ${formatRemoteAddress(socket.localAddress, socket.localPort)}->${remote}: i/o timeout`);
       socket.destroy();
-    }, handshakeTimeoutMs);
+    }, state.handshakeTimeoutMs);
     timer.unref();
-    pending.set(key, { socket, timer });
-    socket.once('close', () => settle(key, socket));
+    pending.set(key, { socket, timer, deadline: Date.now() + state.handshakeTimeoutMs });
+    socket.once('close', () => settle(state, key, socket));
 
     const head: Buffer[] = [];
     let received = 0;
     const onEnd = (): void => {
-      settle(key, socket);
+      settle(state, key, socket);
       endedHere.add(socket);
       logFailure(remote, 'EOF');
       socket.destroy();
@@ -157,45 +219,52 @@ export function createTlsServerWith(
     socket.on('data', onData);
     socket.once('end', onEnd);
   });
+}
 
-  // A connection that closed has no address any more; the one seen at accept is kept.
-  const remoteOf = (tlsSocket: TLSSocket): string => {
-    const parent = (tlsSocket as unknown as { _parent?: Socket })._parent;
-    return (parent !== undefined ? remotes.get(parent) : undefined) ?? formatRemoteAddress(tlsSocket.remoteAddress, tlsSocket.remotePort);
-  };
-  server.on('tlsClientError', (error: Error, tlsSocket: TLSSocket) => {
-    const parent = (tlsSocket as unknown as { _parent?: Socket })._parent;
-    if (parent !== undefined && endedHere.has(parent)) return;
-    logFailure(remoteOf(tlsSocket), errorReason(error));
+function parentOf(tlsSocket: TLSSocket): Socket | undefined {
+  return (tlsSocket as unknown as { _parent?: Socket })._parent;
+}
+
+function remoteOf(state: ServerState, tlsSocket: TLSSocket): string {
+  const parent = parentOf(tlsSocket);
+  return (parent !== undefined ? state.remotes.get(parent) : undefined) ?? formatRemoteAddress(tlsSocket.remoteAddress, tlsSocket.remotePort);
+}
+
+function logTlsClientErrors(state: ServerState): void {
+  state.server.on('tlsClientError', (error: Error, tlsSocket: TLSSocket) => {
+    const parent = parentOf(tlsSocket);
+    if (parent !== undefined && state.endedHere.has(parent)) return;
+    state.logFailure(remoteOf(state, tlsSocket), errorReason(error));
   });
+}
 
-  // The HTTP layer's own `secureConnection` listeners get a socket only once its client is
-  // admitted: a refused connection, or one still waiting for its verdict, never has a byte of
-  // a request read from it.
-  const readCaptured = captureChainsEarly(server);
-  void nativeChainIsFaithful().then((faithful) => {
-    if (!faithful) {
-      options.logger?.warn(
-        { reason: 'client certificate list incomplete' },
-        'this Node.js does not hand the server every certificate a client sends; clients whose chain needs certificates beyond the leaf may be refused',
-      );
-    }
-  });
-  const httpListeners = server.listeners('secureConnection') as ((socket: TLSSocket) => void)[];
-  server.removeAllListeners('secureConnection');
-
+/**
+ * Every `secureConnection` listener (the HTTP layer's, and any an embedder adds later) gets a
+ * socket only once its client is admitted: the server's `emit` holds the event back until the
+ * verdict. A refused connection, or one still waiting for its verdict, is never seen by them
+ * and never has a byte of a request read from it.
+ */
+function gateSecureConnections(
+  state: ServerState,
+  judge: ChainJudge,
+  readCaptured: (socket: TLSSocket) => CapturedChain | undefined,
+  clientAuthRequired: boolean,
+): void {
+  const { server, pending, logFailure } = state;
+  const admittedChains = createAdmittedChains();
+  type Emit = (this: HttpsServer, event: string | symbol, ...args: unknown[]) => boolean;
+  const emit = server.emit as Emit;
   const refuse = (socket: TLSSocket, key: string, reason: string): void => {
-    settle(key);
-    logFailure(remoteOf(socket), reason);
+    settle(state, key);
+    logFailure(remoteOf(state, socket), reason);
     socket.destroy();
   };
   const admit = (socket: TLSSocket, key: string, endOnError: () => void): void => {
-    settle(key);
+    settle(state, key);
     socket.off('error', endOnError);
-    for (const listener of httpListeners) listener.call(server, socket);
+    emit.call(server, 'secureConnection', socket);
   };
-
-  server.on('secureConnection', (socket: TLSSocket) => {
+  const decide = (socket: TLSSocket): void => {
     const key = connectionKey(socket);
     const entry = pending.get(key);
     // Go servers never renegotiate; refusing it also keeps the verified identity of a connection fixed.
@@ -206,13 +275,9 @@ export function createTlsServerWith(
       socket.destroy();
     };
     socket.on('error', endOnError);
-    let presented: readonly Uint8Array[] | undefined;
-    try {
-      const captured = readCaptured(socket) ?? { list: nativePeerChain(socket) };
-      if ('malformed' in captured) throw new Error('malformed');
-      presented = captured.list;
-    } catch {
-      refuse(socket, key, 'tls: failed to parse client certificate: x509: malformed certificate');
+    const presented = presentedList(socket, readCaptured, admittedChains);
+    if (typeof presented === 'string') {
+      refuse(socket, key, presented);
       return;
     }
     if (presented === undefined) {
@@ -220,50 +285,54 @@ export function createTlsServerWith(
       else admit(socket, key, endOnError);
       return;
     }
-    if (socket.isSessionReused() && presented.length === 1) {
-      // A resumed session carries the leaf alone; Go checks the certificates the session was
-      // made with again, so the list admitted for this leaf is judged again.
-      presented = admittedChains.forLeaf(presented[0]!) ?? presented;
-    } else {
-      const oversize = clientCertificateMessageProblem(presented, socket.getProtocol() === 'TLSv1.3' ? 'TLSv1.3' : 'TLSv1.2');
-      if (oversize !== undefined) {
-        refuse(socket, key, oversize);
-        return;
-      }
-    }
-    const list = presented;
-    // The handshake deadline keeps running while the verdict is computed.
-    judge.judge(list).then(
+    // The check is dropped, or stopped, when the connection closes (the handshake deadline closes it too).
+    const closed = new AbortController();
+    socket.once('close', () => closed.abort());
+    const deadline = entry?.deadline ?? Date.now() + state.handshakeTimeoutMs;
+    judge.judge(presented, { source: socket.remoteAddress ?? '', deadline, signal: closed.signal }).then(
       (verdict) => {
         if (socket.destroyed || (entry !== undefined && pending.get(key) !== entry)) return;
         if (!verdict.accept) {
           refuse(socket, key, verdict.reason);
           return;
         }
-        admittedChains.remember(list);
+        admittedChains.remember(presented);
         markVerifiedClient(socket);
         admit(socket, key, endOnError);
       },
       () => refuse(socket, key, 'tls: client certificate check failed'),
     );
-  });
-  server.on('close', () => void judge.close());
-
-  return {
-    server,
-    setCredentials(credentials) {
-      server.setSecureContext(secureContextOptions(credentials));
-      judge.setTrust(credentials.clientCaFiles ?? credentials.ca);
-    },
-    endPendingHandshakes() {
-      const count = pending.size;
-      for (const { socket, timer } of pending.values()) {
-        clearTimeout(timer);
-        endedHere.add(socket);
-        socket.destroy();
-      }
-      pending.clear();
-      return count;
-    },
   };
+  const gatedEmit: Emit = function (event, ...args) {
+    if (event !== 'secureConnection') return emit.call(this, event, ...args);
+    decide(args[0] as TLSSocket);
+    return true;
+  };
+  server.emit = gatedEmit as HttpsServer['emit'];
+}
+
+/**
+ * The list to judge, leaf first: what the client sent, or on a resumed session the list the
+ * session was admitted with (Go checks the session's certificates again); undefined when the
+ * client sent none; a string when the list is refused outright (the reason).
+ */
+function presentedList(
+  socket: TLSSocket,
+  readCaptured: (socket: TLSSocket) => CapturedChain | undefined,
+  admittedChains: ReturnType<typeof createAdmittedChains>,
+): readonly Uint8Array[] | undefined | string {
+  let presented: readonly Uint8Array[] | undefined;
+  try {
+    const captured = readCaptured(socket) ?? { list: nativePeerChain(socket) };
+    if ('malformed' in captured) throw new Error('malformed');
+    presented = captured.list;
+  } catch {
+    return 'tls: failed to parse client certificate: x509: malformed certificate';
+  }
+  if (presented === undefined) return undefined;
+  if (socket.isSessionReused() && presented.length === 1) {
+    // A resumed session carries the leaf alone; the list admitted for this leaf is judged again.
+    return admittedChains.forLeaf(presented[0]!) ?? presented;
+  }
+  return clientCertificateMessageProblem(presented, socket.getProtocol() === 'TLSv1.3' ? 'TLSv1.3' : 'TLSv1.2') ?? presented;
 }

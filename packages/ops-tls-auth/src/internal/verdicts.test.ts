@@ -1,40 +1,67 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { BUSY_REASON, createChainJudge, SMALL_CERTIFICATE_BYTES, type ChainJudge } from './verdicts.ts';
+import { BUSY_REASON, createChainJudge, EXPRESS_MAX_BYTES, TOO_LONG_REASON, type ChainJudge } from './verdicts.ts';
 
-// A stand-in verifier (this file tests the plumbing, not the rules): it numbers the checks it
-// makes, says which trust generation it holds, and never answers for a list whose first byte is 0xff.
+// A stand-in verifier (this file tests the scheduling, not the rules). It numbers the checks it
+// makes, says which trust generation and texts it holds, and notes each check it starts in a
+// log file. The first byte of a list says how it behaves: 0xff never answers, 0xfe holds its
+// thread for 300 ms before answering, 0xfd spins until stopped, 0xfc says its verdict must be
+// checked again after 1.5 s. CA texts 'broken' make it report a trust error.
 const dir = mkdtempSync(join(tmpdir(), 'ops-tls-verdicts-'));
 const workerFile = join(dir, 'counting-verifier.mjs');
+const startedLog = join(dir, 'started.log');
 writeFileSync(
   workerFile,
   `import { parentPort } from 'node:worker_threads';
+import { appendFileSync } from 'node:fs';
 let calls = 0; let generation = -1; let texts = [];
 parentPort.on('message', (m) => {
-  if (m.kind === 'trust') { generation = m.generation; texts = m.pemTexts; return; }
-  if (m.certificates[0][0] === 0xff) return;
+  if (m.kind === 'trust') {
+    generation = m.generation; texts = m.pemTexts;
+    if (texts[0] === 'broken') parentPort.postMessage({ kind: 'trust-error', generation, message: 'bad pem', fileIndex: 0 });
+    return;
+  }
+  const [kind, tag] = m.certificates[0];
+  appendFileSync(${JSON.stringify(startedLog)}, kind + ':' + tag + '\\n');
+  if (kind === 0xff) return;
+  if (kind === 0xfe) { const until = Date.now() + 300; while (Date.now() < until); }
+  if (kind === 0xfd) for (;;);
   calls += 1;
-  parentPort.postMessage({ kind: 'verdict', id: m.id, generation, accept: false, reason: 'check ' + calls + ' with ' + texts.join('+') });
+  parentPort.postMessage({ kind: 'verdict', id: m.id, generation, accept: false, reason: 'check ' + calls + ' with ' + texts.join('+'),
+    recheckAt: kind === 0xfc ? m.now + 1500 : undefined });
 });
+parentPort.postMessage({ kind: 'ready' });
 `,
 );
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const judges: ChainJudge[] = [];
 afterEach(async () => {
   for (const judge of judges.splice(0)) await judge.close();
+  rmSync(startedLog, { force: true });
 });
-const make = (options: Parameters<typeof createChainJudge>[1] = {}): ChainJudge => {
-  const judge = createChainJudge(['ca-1'], { workerFile, ...options });
+const make = (options: Parameters<typeof createChainJudge>[1] = {}, texts = ['ca-1']): ChainJudge => {
+  // A generous small-chain budget: on a loaded machine even a trivial check can take a while,
+  // and a check moved to the other thread would change the numbering these tests read.
+  const judge = createChainJudge(texts, { workerFile, workers: 2, expressBudgetMs: 5_000, ...options });
   judges.push(judge);
   return judge;
 };
-const small = (tag: number): Uint8Array[] => [new Uint8Array([tag, 1, 2]), new Uint8Array([9])];
-const stuck = (): Uint8Array[] => [new Uint8Array([0xff, 0])];
-const large = (tag: number): Uint8Array[] => [new Uint8Array([tag]), new Uint8Array(SMALL_CERTIFICATE_BYTES + 1)];
+const started = (): string[] => {
+  try {
+    return readFileSync(startedLog, 'utf8').trim().split('\n');
+  } catch {
+    return [];
+  }
+};
+const list = (kind: number, tag: number, extraBytes = 0): Uint8Array[] => [new Uint8Array([kind, tag, 2]), new Uint8Array(Math.max(1, extraBytes))];
+const small = (tag: number): Uint8Array[] => list(1, tag);
+/** Over the small-chain size, in certificates each no larger than an ordinary one. */
+const largeOfSmallCertificates = (kind: number, tag: number, count = 5): Uint8Array[] => [new Uint8Array([kind, tag]), ...Array.from({ length: count }, () => new Uint8Array(Math.ceil(EXPRESS_MAX_BYTES / 5) + 1))];
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe('createChainJudge', () => {
+describe('createChainJudge: cache and trust', () => {
   it('answers a list seen before from the cache, and shares one check between identical lists in flight', async () => {
     const judge = make();
     const [a, b] = await Promise.all([judge.judge(small(1)), judge.judge(small(1))]);
@@ -50,11 +77,27 @@ describe('createChainJudge', () => {
     expect(await judge.judge(small(1))).toMatchObject({ reason: 'check 2 with ca-1' });
   });
 
-  it('setTrust hands the worker the new CA texts and drops cached verdicts', async () => {
+  it('never reuses a verdict past the next validity boundary the verifier names, however long the TTL', async () => {
+    const judge = make({ cacheTtlMs: 60_000 });
+    expect(await judge.judge(list(0xfc, 1))).toMatchObject({ reason: 'check 1 with ca-1' });
+    expect(await judge.judge(list(0xfc, 1))).toMatchObject({ reason: 'check 1 with ca-1' });
+    await sleep(1_600);
+    expect(await judge.judge(list(0xfc, 1))).toMatchObject({ reason: 'check 2 with ca-1' });
+  });
+
+  it('setTrust hands the verifiers the new CA texts and drops cached verdicts', async () => {
     const judge = make();
     expect(await judge.judge(small(1))).toMatchObject({ reason: 'check 1 with ca-1' });
     judge.setTrust(['ca-2', 'ca-3']);
     expect(await judge.judge(small(1))).toMatchObject({ reason: 'check 2 with ca-2+ca-3' });
+  });
+
+  it('never gives a verdict taken under trust a reload replaced while the check ran: the chain is checked again', async () => {
+    const judge = make();
+    const verdict = judge.judge(list(0xfe, 1));
+    await sleep(50); // the check is running; the new trust waits behind it on that thread
+    judge.setTrust(['ca-2']);
+    expect(await verdict).toEqual({ accept: false, reason: expect.stringMatching(/^check \d with ca-2$/) });
   });
 
   it('keeps the cache bounded: the oldest verdict goes first', async () => {
@@ -64,22 +107,82 @@ describe('createChainJudge', () => {
     expect(await judge.judge(small(1))).toMatchObject({ reason: 'check 4 with ca-1' });
   });
 
-  it('judges chains with an oversized certificate in a lane of their own: ordinary ones never wait behind them', async () => {
-    const judge = make();
-    const big = [new Uint8Array([0xff]), new Uint8Array(SMALL_CERTIFICATE_BYTES + 1)];
-    const waiting = judge.judge(big); // never answered
-    expect(await judge.judge(small(1))).toMatchObject({ reason: 'check 1 with ca-1' });
-    // The large lane has a worker (and a count) of its own.
-    expect(await judge.judge(large(7))).toMatchObject({ reason: 'check 1 with ca-1' });
-    expect(judge.waiting).toBe(1);
-    await judge.close();
-    expect(await waiting).toEqual({ accept: false, reason: 'tls: server closed' });
+  it('reports a pool that cannot be built once per trust generation, naming the file', async () => {
+    const reports: [string, number | undefined][] = [];
+    const judge = make({ onTrustError: (message, fileIndex) => reports.push([message, fileIndex]) }, ['broken']);
+    await Promise.all([judge.judge(small(1)), judge.judge(small(2))]); // both threads have the trust
+    expect(reports).toEqual([['bad pem', 0]]);
+    judge.setTrust(['broken', 'ca-2']);
+    await Promise.all([judge.judge(small(3)), judge.judge(small(4))]);
+    expect(reports).toEqual([['bad pem', 0], ['bad pem', 0]]);
+  });
+});
+
+describe('createChainJudge: scheduling under attack', () => {
+  it('never starts a check for a connection that closed while it waited', async () => {
+    const judge = make({ maxCheckMs: 300 });
+    void judge.judge(list(0xff, 1));
+    void judge.judge(list(0xff, 2)); // both threads are busy
+    const closed = new AbortController();
+    const abandoned = judge.judge(small(5), { signal: closed.signal });
+    closed.abort();
+    expect(await abandoned).toEqual({ accept: false, reason: 'tls: connection closed' });
+    expect(await judge.judge(small(6))).toMatchObject({ reason: expect.stringMatching(/^check \d with ca-1$/) }); // after the stuck ones were abandoned
+    expect(started()).toContain('1:6');
+    expect(started()).not.toContain('1:5');
   });
 
-  it('refuses past the queue bound instead of queueing without limit', async () => {
-    const judge = make({ maxQueued: 1 });
-    void judge.judge(stuck());
-    expect(await judge.judge([new Uint8Array([0xff, 1])])).toEqual({ accept: false, reason: BUSY_REASON });
+  it('never starts a check past the deadline of every connection waiting for it', async () => {
+    const judge = make({ maxCheckMs: 300 });
+    void judge.judge(list(0xff, 1));
+    void judge.judge(list(0xff, 2));
+    expect(await judge.judge(small(5), { deadline: Date.now() + 100 })).toMatchObject({ accept: false });
+    expect(await judge.judge(small(6))).toMatchObject({ reason: expect.stringMatching(/^check \d with ca-1$/) });
+    expect(started()).toContain('1:6');
+    expect(started()).not.toContain('1:5');
+  });
+
+  it('abandons a check running past its budget, replacing its thread, and keeps answering', async () => {
+    const judge = make({ maxCheckMs: 300 });
+    expect(await judge.judge(list(0xfd, 1))).toEqual({ accept: false, reason: TOO_LONG_REASON });
+    expect(await judge.judge(small(2))).toMatchObject({ reason: 'check 1 with ca-1' });
+    expect(judge.waiting).toBe(0);
+  });
+
+  it('stops a running check once every connection waiting for it has closed', async () => {
+    const judge = make({ abandonAfterMs: 20 });
+    const closed = new AbortController();
+    const spinning = judge.judge(largeOfSmallCertificates(0xfd, 1), { signal: closed.signal });
+    await sleep(50);
+    closed.abort();
+    expect(await spinning).toEqual({ accept: false, reason: 'tls: connection closed' });
+    await expect.poll(() => judge.waiting).toBe(0);
+    // The general thread was replaced: a large chain is checked again.
+    expect(await judge.judge(largeOfSmallCertificates(1, 2))).toMatchObject({ reason: 'check 1 with ca-1' });
+  });
+
+  it('answers an ordinary chain while every other thread checks large chains made of ordinary-sized certificates', async () => {
+    const judge = make();
+    void judge.judge(largeOfSmallCertificates(0xff, 1));
+    void judge.judge(largeOfSmallCertificates(0xff, 2));
+    expect(await judge.judge(small(3))).toMatchObject({ reason: 'check 1 with ca-1' });
+  });
+
+  it('when full, pushes out the most expensive queued chain for a cheaper newcomer', async () => {
+    const judge = make({ maxQueued: 2, maxCheckMs: 400 });
+    void judge.judge(list(0xff, 1));
+    void judge.judge(list(0xff, 2)); // both threads busy
+    const largest = judge.judge(largeOfSmallCertificates(0xff, 3, 10));
+    void judge.judge(largeOfSmallCertificates(0xff, 4));
+    const cheap = judge.judge(small(5));
+    expect(await largest).toEqual({ accept: false, reason: BUSY_REASON });
+    expect(await cheap).toMatchObject({ reason: expect.stringMatching(/^check \d with ca-1$/) });
+  });
+
+  it('moves a check too slow for the small-chain thread to the others, where it is still answered', async () => {
+    const judge = make({ expressBudgetMs: 100 });
+    expect(await judge.judge(list(0xfe, 1))).toMatchObject({ reason: expect.stringMatching(/^check 1 with ca-1$/) });
+    expect(started()).toEqual(['254:1', '254:1']); // begun on the small-chain thread, finished on the other
   });
 
   it('refuses with a clear reason when the worker script is missing', async () => {

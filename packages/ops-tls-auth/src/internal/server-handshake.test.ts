@@ -1,0 +1,107 @@
+// The handshake parameters Go 1.26 (Fabric v2.5 / v3.1) uses, checked with Node's TLS client
+// against the real server: the key-exchange groups it offers (ML-KEM hybrids where this Node's
+// OpenSSL has them) and no SHA-1 in a TLS 1.2 client's CertificateVerify.
+import { execFileSync } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { connect as connectTls, createSecureContext, type ConnectionOptions } from 'node:tls';
+import { createTestPki, type TestPki } from '@fabric-ops/test-kit';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { loadTlsCredentials } from './credentials.ts';
+import { clientSubjectOf } from './identity.ts';
+import { GO_KEY_EXCHANGE_GROUPS, keyExchangeGroups } from './options.ts';
+import { createTlsServer, type TlsServer } from './server.ts';
+
+let pki: TestPki;
+let rsaClient: { cert: string; key: string; caFile: string };
+beforeAll(async () => {
+  pki = await createTestPki();
+  // A client with an RSA key (its only TLS 1.2 signatures are RSA ones) under a CA of its own.
+  const file = (name: string): string => join(pki.dir, `sha1-${name}`);
+  const openssl = (...args: string[]): void => void execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  openssl('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', file('ca.key'), '-out', file('ca.pem'), '-days', '2',
+    '-subj', '/CN=sha1-ca', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign');
+  openssl('req', '-new', '-newkey', 'rsa:2048', '-nodes', '-keyout', file('client.key'), '-out', file('client.csr'), '-subj', '/O=Org1/CN=rsa-client');
+  writeFileSync(file('client.ext'), 'extendedKeyUsage=clientAuth\n');
+  openssl('x509', '-req', '-in', file('client.csr'), '-CA', file('ca.pem'), '-CAkey', file('ca.key'), '-set_serial', '7', '-days', '2', '-sha256', '-extfile', file('client.ext'), '-out', file('client.pem'));
+  rsaClient = { cert: readFileSync(file('client.pem'), 'utf8'), key: readFileSync(file('client.key'), 'utf8'), caFile: file('ca.pem') };
+}, 60_000);
+afterAll(() => pki?.cleanup());
+
+const servers: TlsServer[] = [];
+afterEach(async () => {
+  for (const { server, endPendingHandshakes } of servers.splice(0)) {
+    endPendingHandshakes();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+async function start(clientRootCAs: string[]): Promise<number> {
+  const credentials = loadTlsCredentials({ certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientRootCAs });
+  const tls = createTlsServer({ credentials, logger: { warn: () => {} } }, (req, res) => res.end(clientSubjectOf(req) ?? 'anonymous'));
+  servers.push(tls);
+  tls.server.listen(0, '127.0.0.1');
+  await once(tls.server, 'listening');
+  return (tls.server.address() as AddressInfo).port;
+}
+
+/** One request; the body, or the error that ended the connection. */
+function ask(port: number, options: ConnectionOptions): Promise<{ body?: string; error?: string; group?: string }> {
+  return new Promise((resolve) => {
+    const socket = connectTls({ host: '127.0.0.1', port, ca: pki.ca.cert, ...options });
+    let raw = '';
+    let error: string | undefined;
+    let group: string | undefined;
+    socket.on('error', (e: Error) => (error = e.message));
+    socket.once('secureConnect', () => {
+      group = (socket.getEphemeralKeyInfo() as { name?: string } | null)?.name;
+      socket.write('GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    });
+    socket.on('data', (c: Buffer) => (raw += c.toString()));
+    socket.once('close', () => {
+      const at = raw.indexOf('\r\n\r\n');
+      resolve(at === -1 ? { error: error ?? 'closed without an answer' } : { body: raw.slice(at + 4), ...(group ? { group } : {}) });
+    });
+  });
+}
+
+const hasMlKem = ((): boolean => {
+  try {
+    createSecureContext({ ecdhCurve: 'X25519MLKEM768' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+describe('createTlsServer: key exchange as Go 1.26', () => {
+  it('offers Go\'s groups in Go\'s order where this OpenSSL has them, and completes a handshake with a client offering only X25519MLKEM768 where it does', async () => {
+    if (!hasMlKem) {
+      // OpenSSL 3.0 (Node 20): no ML-KEM hybrid; the classical groups in Go's order.
+      expect(keyExchangeGroups()).toBe('X25519:P-256:P-384:P-521');
+      return;
+    }
+    expect(keyExchangeGroups()).toBe(GO_KEY_EXCHANGE_GROUPS.join(':'));
+    const port = await start([pki.ca.certFile]);
+    const answer = await ask(port, { ecdhCurve: 'X25519MLKEM768', minVersion: 'TLSv1.3', cert: pki.clients.good.cert, key: pki.clients.good.key });
+    expect(answer.body).toBe('CN=operator,O=Org1');
+    for (const group of ['SecP256r1MLKEM768', 'SecP384r1MLKEM1024']) {
+      expect(await ask(port, { ecdhCurve: group, minVersion: 'TLSv1.3' })).toMatchObject({ body: 'anonymous' });
+    }
+  });
+});
+
+describe('createTlsServer: SHA-1 in a TLS 1.2 CertificateVerify', () => {
+  it('never authenticates a client by a SHA-1 signature, and does when it may use SHA-256', async () => {
+    const port = await start([rsaClient.caFile]);
+    const client = { cert: rsaClient.cert, key: rsaClient.key, maxVersion: 'TLSv1.2' as const };
+    // The server signs with ECDSA P-256 / SHA-256; the client's RSA key can only sign with RSA /
+    // SHA-1. SHA-1 is not in the server's CertificateRequest, so OpenSSL's client sends no
+    // certificate and is served as anonymous (as Go's VerifyClientCertIfGiven does); never as rsa-client.
+    expect(await ask(port, { ...client, sigalgs: 'ecdsa_secp256r1_sha256:RSA+SHA1' })).toEqual({ body: 'anonymous', group: 'X25519' });
+    expect(await ask(port, { ...client, sigalgs: 'ecdsa_secp256r1_sha256:RSA+SHA1:rsa_pss_rsae_sha256' })).toEqual({ body: 'CN=rsa-client,O=Org1', group: 'X25519' });
+  });
+});

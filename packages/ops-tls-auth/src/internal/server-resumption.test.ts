@@ -1,0 +1,86 @@
+// Issue #32 item 4: as in Go 1.26, a client whose chain would no longer be admitted (its CA
+// removed by a reload, a certificate in it expired) never gets in by resuming a session, with a
+// TLS 1.2 ticket or a TLS 1.3 PSK alike. Node's own TLS client, which resumes, against the real server.
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { connect as connectTls, type SecureVersion } from 'node:tls';
+import { createTestPki, type PemPair, type TestPki } from '@fabric-ops/test-kit';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { loadTlsCredentials } from './credentials.ts';
+import { clientSubjectOf } from './identity.ts';
+import { createTlsServer, type TlsServer } from './server.ts';
+
+let pki: TestPki;
+beforeAll(async () => {
+  pki = await createTestPki();
+}, 60_000);
+afterAll(() => pki?.cleanup());
+
+const servers: TlsServer[] = [];
+afterEach(async () => {
+  for (const { server, endPendingHandshakes } of servers.splice(0)) {
+    endPendingHandshakes();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+async function start(): Promise<{ tls: TlsServer; port: number }> {
+  const credentials = loadTlsCredentials({ certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientRootCAs: [pki.ca.certFile] });
+  const tls = createTlsServer({ credentials, clientAuthRequired: true, logger: { warn: () => {} } }, (req, res) => res.end(clientSubjectOf(req) ?? 'anonymous'));
+  servers.push(tls);
+  tls.server.listen(0, '127.0.0.1');
+  await once(tls.server, 'listening');
+  return { tls, port: (tls.server.address() as AddressInfo).port };
+}
+
+interface Exchange {
+  /** The response body, or '' when the server closed the connection without answering. */
+  readonly answer: string;
+  readonly resumed: boolean;
+  readonly session: Buffer | undefined;
+}
+
+/** One request on a new connection, offering `session` to resume; keeps the ticket the server sends. */
+function exchange(port: number, client: PemPair, version: SecureVersion, session?: Buffer): Promise<Exchange> {
+  return new Promise((resolve) => {
+    const socket = connectTls({ host: '127.0.0.1', port, ca: pki.ca.cert, cert: client.cert, key: client.key, minVersion: version, maxVersion: version, ...(session ? { session } : {}) });
+    let ticket: Buffer | undefined;
+    let resumed = false;
+    let raw = '';
+    socket.on('session', (s: Buffer) => (ticket = s));
+    socket.on('error', () => {});
+    socket.once('secureConnect', () => {
+      resumed = socket.isSessionReused();
+      socket.write('GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    });
+    socket.on('data', (c: Buffer) => (raw += c.toString()));
+    socket.once('close', () => resolve({ answer: raw.includes('\r\n\r\n') ? raw.slice(raw.indexOf('\r\n\r\n') + 4) : '', resumed, session: ticket ?? session }));
+  });
+}
+
+describe.each(['TLSv1.2', 'TLSv1.3'] as const)('createTlsServer: session resumption over %s', (version) => {
+  it('resumes for a client still admitted, and never for one whose CA a reload removed', async () => {
+    const target = await start();
+    const first = await exchange(target.port, pki.clients.good, version);
+    expect(first.answer).toBe('CN=operator,O=Org1');
+    const again = await exchange(target.port, pki.clients.good, version, first.session);
+    expect(again).toMatchObject({ answer: 'CN=operator,O=Org1', resumed: true });
+    target.tls.setCredentials(loadTlsCredentials({ certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientRootCAs: [pki.rogueCa.certFile] }));
+    const afterReload = await exchange(target.port, pki.clients.good, version, again.session);
+    expect(afterReload.answer).toBe('');
+  });
+
+  it('never admits, by resumption or otherwise, a client whose certificate has expired since', async () => {
+    const target = await start();
+    const shortLived = await pki.ca.issue(`short-lived-${version}`, { subject: { O: 'Org1', CN: 'short-lived' }, extendedKeyUsage: ['clientAuth'], notAfter: new Date(Date.now() + 3_000) });
+    const first = await exchange(target.port, shortLived, version);
+    expect(first.answer).toBe('CN=short-lived,O=Org1');
+    const notAfter = new Date(new (await import('node:crypto')).X509Certificate(shortLived.cert).validTo).getTime();
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, notAfter - Date.now()) + 1_100));
+    const resumed = await exchange(target.port, shortLived, version, first.session);
+    expect(resumed.answer).toBe('');
+    const full = await exchange(target.port, shortLived, version);
+    expect(full.answer).toBe('');
+  });
+});
