@@ -71,11 +71,11 @@ describe('certificateMessageLength', () => {
     
   });
 
-  it('refuses a list whose message body passes 65,536 bytes on the protocol it is sent over', () => {
-    // 3 + (3 + 65,530) = 65,536 over TLS 1.2: within the limit; TLS 1.3 adds 1 + 2 bytes: over it.
-    const list = [new Uint8Array(65_530)];
+  it("refuses a list whose message body passes Go 1.26's 262,144 bytes on the protocol it is sent over", () => {
+    // 3 + (3 + 262,138) = 262,144 over TLS 1.2: within the limit; TLS 1.3 adds 1 + 2 bytes: over it.
+    const list = [new Uint8Array(262_138)];
     expect(clientCertificateMessageProblem(list, 'TLSv1.2')).toBeUndefined();
-    expect(clientCertificateMessageProblem(list, 'TLSv1.3')).toBe('tls: handshake message of length 65539 bytes exceeds maximum of 65536 bytes');
+    expect(clientCertificateMessageProblem(list, 'TLSv1.3')).toBe('tls: handshake message of length 262147 bytes exceeds maximum of 262144 bytes');
   });
 });
 
