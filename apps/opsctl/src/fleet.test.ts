@@ -37,7 +37,7 @@ const row = (target: string, fields: Partial<FleetRow>): FleetRow => ({ target, 
 describe('fleet output', () => {
   it('prints JSON rows with identity first and failure fields last', () => {
     const text = fleetJson([row('a:1', { ok: false, error: 'connection refused', reason: 'connection-refused', latency_ms: 1 }), row('b:2', { spec: 'info' })]);
-    expect(text).toBe('[{"target":"a:1","labels":{},"ok":false,"error":"connection refused","reason":"connection-refused","latency_ms":1},{"target":"b:2","labels":{},"ok":true,"spec":"info","latency_ms":5}]\n');
+    expect(text).toBe('[\n{"target":"a:1","labels":{},"ok":false,"error":"connection refused","reason":"connection-refused","latency_ms":1},\n{"target":"b:2","labels":{},"ok":true,"spec":"info","latency_ms":5}\n]\n');
   });
 
   it('summarises version drift under the table', () => {
