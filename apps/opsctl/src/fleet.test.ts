@@ -135,3 +135,40 @@ describe('runFleetCommand', () => {
     }
   });
 });
+
+describe('target selection and the rollback summary (issue 29)', () => {
+  const fleetWith = (targetFiles: string[], match: FleetOptions['match']): FleetOptions => ({ targetFiles, addresses: [], concurrency: 4, deadlineMs: 10_000, dryRun: false, rollback: false, ...(match ? { match } : {}) });
+
+  it('works only on the targets whose labels match, and names the labels when none does', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'opsctl-fleet-unit-'));
+    const server = createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"Version":"2.5.0","CommitSHA":"abc"}'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const orderer = `127.0.0.1:${(server.address() as { port: number }).port}`;
+    try {
+      const file = join(dir, 'sd.json');
+      // The peers are nowhere: only the orderer is asked.
+      writeFileSync(file, JSON.stringify([{ targets: ['127.0.0.1:1', '127.0.0.1:2'], labels: { role: 'peer', org: 'org1' } }, { targets: [orderer], labels: { role: 'orderer', org: 'org1' } }]));
+      const connection = { address: '127.0.0.1:9443', tls: false, timeoutMs: 2_000 };
+      const result = await runFleetCommand({ kind: 'version' }, connection, fleetWith([file], [{ name: 'org', value: 'org1' }, { name: 'role', value: 'orderer' }]));
+      expect(result.rows.map((row) => [row.target, row.ok])).toEqual([[orderer, true]]);
+      expect(result.exitCode).toBe(0);
+      await expect(runFleetCommand({ kind: 'version' }, connection, fleetWith([file], [{ name: 'org', value: 'org2' }]))).rejects.toMatchObject({
+        code: 'USAGE',
+        message: `no target has the labels org=org2 (of 3 in ${file})`,
+      });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('counts rolled-back targets apart from the ok ones', () => {
+    const rows = [
+      row('a:1', { spec: 'info', previous_spec: 'info', changed: false, rolled_back: true }),
+      row('b:2', { spec: 'info', previous_spec: 'info', changed: false, rolled_back: true }),
+      row('c:3', { ok: false, reason: 'connection-refused', error: 'connection refused' }),
+    ];
+    expect(fleetText({ kind: 'logspec-set', spec: 'debug' }, rows).trimEnd().split('\n').at(-1)).toBe('3 targets: 0 ok, 2 rolled back, 1 failed');
+  });
+});
+

@@ -1,0 +1,36 @@
+// What an operator sees for a wrong --cacert, and --version (issue 29, item 5), from the real bin.
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:https';
+import { describe, expect, it } from 'vitest';
+import { createTestPki } from '@fabric-ops/test-kit';
+import { runOpsctlBin } from './hostile-kit.ts';
+
+describe('the operator’s own mistakes', () => {
+  it('names the --cacert file that does not trust the server, and the label file for a fleet row', async () => {
+    const pki = await createTestPki();
+    const server = createServer({ cert: pki.server.cert, key: pki.server.key }, (_req, res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"Version":"2.5.0","CommitSHA":"abc"}'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = `127.0.0.1:${(server.address() as { port: number }).port}`;
+    try {
+      const wrong = pki.rogueCa.certFile;
+      const one = await runOpsctlBin(['--address', address, '--cacert', wrong, 'version'], { killAfterMs: 40_000 });
+      expect(one.code).toBe(4);
+      expect(one.stderr).toMatch(new RegExp(`^opsctl: https://${address}: server certificate not trusted by --cacert ${wrong.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(.+\\); is that the CA that signed the operations server's certificate\\?\\n$`));
+      const right = await runOpsctlBin(['--address', address, '--cacert', pki.ca.certFile, 'version'], { killAfterMs: 40_000 });
+      expect(right).toMatchObject({ code: 0, stdout: 'Version: 2.5.0\nCommit SHA: abc\n' });
+      const fleet = await runOpsctlBin(['--address', address, '--address', '127.0.0.1:1', '--cacert', wrong, 'version', '--json'], { killAfterMs: 40_000 });
+      const rows = JSON.parse(fleet.stdout) as { target: string; reason?: string; error?: string }[];
+      expect(rows.find((row) => row.target === address)).toMatchObject({ reason: 'untrusted-certificate' });
+      expect(rows.find((row) => row.target === address)!.error).toContain(`not trusted by --cacert ${wrong}`);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('prints its own version with --version', async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+    const run = await runOpsctlBin(['--version'], { killAfterMs: 40_000 });
+    expect(run).toMatchObject({ code: 0, stdout: `opsctl ${version}\n`, stderr: '' });
+  });
+});
