@@ -3,15 +3,15 @@ import type { OpsClient, OpsResponse } from './client.ts';
 import { healthAnswer, parseJsonAnswer, rejectionText, specAnswer, versionAnswer } from './answers.ts';
 import { OpsctlError } from './errors.ts';
 import { jsonText, visibleText } from './internal/terminal-text.ts';
-import { metricFamiliesJson, parsePrometheusText } from './prometheus-text.ts';
+import { metricsPageJson } from './prometheus-text.ts';
 
 /** What a command prints on stdout (in pieces, written in order) and how the process should exit. */
 export interface CommandResult {
   readonly exitCode: number;
-  readonly stdout: string | readonly string[];
+  readonly stdout: string | Iterable<string>;
 }
 
-const ok = (stdout: string | readonly string[]): CommandResult => ({ exitCode: 0, stdout });
+const ok = (stdout: string | Iterable<string>): CommandResult => ({ exitCode: 0, stdout });
 
 function unexpected(client: OpsClient, path: string, res: OpsResponse): OpsctlError {
   if (res.status === 401) {
@@ -106,7 +106,7 @@ export async function runCommand(client: OpsClient, command: Command, json: bool
       // The page as sent, line by line; a control character inside a line is shown, not obeyed.
       if (!json) return ok(visibleText(res.body, true));
       try {
-        return ok(metricFamiliesJson(parsePrometheusText(res.body)));
+        return ok(metricsPageJson(res.body));
       } catch (error) {
         throw new OpsctlError('UNEXPECTED_RESPONSE', `${client.origin}/metrics: ${(error as Error).message}`);
       }

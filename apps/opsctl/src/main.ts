@@ -8,7 +8,10 @@ import { EXIT_CODES, exitCodeFor, isOpsctlError } from './errors.ts';
 import { jsonText, visibleText } from './internal/terminal-text.ts';
 
 export interface OpsctlIo {
-  readonly stdout: (text: string) => void;
+  /** Writes to stdout; `false` (as from a stream's write) says to wait for `drained` before more. */
+  readonly stdout: (text: string) => boolean | void;
+  /** Resolves once stdout has taken what was written: long output waits here rather than queue in memory. */
+  readonly drained?: () => Promise<void>;
   readonly stderr: (text: string) => void;
   readonly env?: Readonly<Record<string, string | undefined>>;
 }
@@ -59,7 +62,9 @@ export async function runOpsctl(argv: readonly string[], io: OpsctlIo): Promise<
     const client = await createOpsClient(invocation.connection, signal !== undefined ? { signal } : {});
     const result = await runCommand(client, invocation.command, invocation.json);
     if (typeof result.stdout === 'string') io.stdout(result.stdout);
-    else for (const piece of result.stdout) io.stdout(piece);
+    else {
+      for (const piece of result.stdout) if (io.stdout(piece) === false && io.drained !== undefined) await io.drained();
+    }
     return result.exitCode;
   } catch (error) {
     if (!isOpsctlError(error)) throw error;

@@ -247,4 +247,16 @@ describe('metrics --json memory (finding 15)', () => {
       expect(maxRssBytes).toBeLessThanOrEqual(8 * page.length);
     });
   });
+
+  it('writes a page of a million tiny samples within a 48 MiB heap (issue 31, item 10)', async () => {
+    // `a 1` a million times: a sample object each used to cost about 60 times the page.
+    const page = Buffer.from(`# TYPE a gauge\n${'a 1\n'.repeat(1024 * 1024)}`);
+    await withServer(await startAnswering(() => ({ status: 200, body: page, type: 'text/plain; version=0.0.4' })), async (server) => {
+      const run = await runOpsctlBin(['--address', server.address, '--timeout', '60s', 'metrics', '--json'], { nodeArgs: ['--max-old-space-size=48'], killAfterMs: 120_000 });
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      const families = JSON.parse(run.stdout) as { name: string; samples: unknown[] }[];
+      expect(families.map((family) => [family.name, family.samples.length])).toEqual([['a', 1024 * 1024]]);
+    });
+  });
 });
