@@ -111,7 +111,7 @@ describe('runFleetCommand', () => {
       const result = await runFleetCommand({ kind: 'health', endpoint: 'healthz', verbose: false }, { address: '127.0.0.1:9443', tls: false, timeoutMs: 2_000 }, fleet([file]));
       expect(result.exitCode).toBe(1);
       expect(result.rows.map((row) => [row.target, row.reason, row.error])).toEqual([
-        ['127.0.0.1:1', 'credentials', `cannot read label __opsctl_cacert file ${join(dir, 'missing-ca.pem')}: no such file`],
+        ['127.0.0.1:1', 'credentials', `cannot read label __opsctl_cacert file ${join(dir, 'missing-ca.pem')}: no such file or directory`],
         ['127.0.0.1:2', 'credentials', 'labels __opsctl_cert and __opsctl_key go together: give both, or neither'],
         [plain, 'unhealthy', '503 Service Unavailable: docker: down'],
       ]);
