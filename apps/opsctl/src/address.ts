@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { formatHostPort } from '@fabric-ops/ops-http/go';
+import { formatHostPort, splitHostPort } from '@fabric-ops/ops-http/go';
 import { OpsctlError } from './errors.ts';
 
 export interface HostPort {
@@ -13,30 +13,21 @@ export interface HostPort {
 const HOST_NAME = /^[A-Za-z0-9_]([A-Za-z0-9_-]{0,62})(\.[A-Za-z0-9_]([A-Za-z0-9_-]{0,62}))*\.?$/;
 
 /**
- * Parses `host:port` (a DNS name, an IPv4 literal, or a bracketed IPv6 literal; an empty host
- * means this machine, as in the servers' listen addresses). Throws a USAGE OpsctlError naming
- * `what` for anything else, so a typo never turns into a connection to port NaN.
+ * Parses `host:port` with Go's grammar (ops-http's `splitHostPort`, the one owner of it), then
+ * applies what a dial target needs on top: a port from 1 to 65535 in at most five digits, a
+ * DNS name or an IP literal, an IPv6 literal only in brackets; an empty host means this
+ * machine, as in the servers' listen addresses. Throws a USAGE OpsctlError naming `what` for
+ * anything else, so a typo never turns into a connection to port NaN.
  */
 export function parseHostPort(text: string, what = '--address'): HostPort {
   const fail = (why: string): never => {
     throw new OpsctlError('USAGE', `${what}: expected host:port (e.g. 127.0.0.1:9443), got '${text}'${why ? ` (${why})` : ''}`);
   };
-  const colon = text.lastIndexOf(':');
-  if (colon < 0) fail('');
-  const rawHost = text.slice(0, colon);
-  const portText = text.slice(colon + 1);
-  if (!/^\d{1,5}$/.test(portText) || Number(portText) === 0 || Number(portText) > 65_535) fail('');
-  const port = Number(portText);
-  let host: string;
-  if (rawHost.startsWith('[')) {
-    if (!rawHost.endsWith(']') || isIP(rawHost.slice(1, -1)) !== 6) fail('');
-    host = rawHost.slice(1, -1);
-  } else if (rawHost.includes(':')) {
-    return fail('an IPv6 address goes in brackets: [::1]:9443');
-  } else {
-    if (rawHost !== '' && isIP(rawHost) === 0 && !HOST_NAME.test(rawHost)) fail('');
-    host = rawHost;
-  }
+  const split = splitHostPort(text);
+  if ('problem' in split) return fail(!text.startsWith('[') && split.problem.endsWith('too many colons in address') ? 'an IPv6 address goes in brackets: [::1]:9443' : '');
+  const { host, port } = split;
+  if (!/^\d{1,5}$/.test(text.slice(text.lastIndexOf(':') + 1)) || port === 0) fail('');
+  if (text.startsWith('[') ? isIP(host) !== 6 : host !== '' && isIP(host) === 0 && !HOST_NAME.test(host)) fail('');
   return { host, port, address: formatHostPort(host, port) };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_ADDRESS, parseArgs, parseTimeout } from './args.ts';
+import { DEFAULT_ADDRESS, parseArgs, parseTimeout, USAGE } from './args.ts';
 import { isOpsctlError } from './errors.ts';
 
 function usageError(argv: string[], env: Record<string, string> = {}): string {
@@ -117,5 +117,33 @@ describe('parseArgs for a set of targets', () => {
     expect(usageError(['--targets', 'f', '--deadline', 'soon', 'health'])).toBe("--deadline: expected a duration like 5s or 500ms, got 'soon'");
     expect(usageError(['--prometheus', 'prom:9090', 'health'])).toContain('--prometheus: expected an http or https URL');
     expect(usageError(['--address', 'a:1', '--address', 'b', 'health'])).toBe("--address: expected host:port (e.g. 127.0.0.1:9443), got 'b'");
+  });
+});
+
+describe('target selection, --version and the help text (issue 29)', () => {
+  const fleetArgs = ['--targets', 'sd.yml'];
+
+  it('reads --match name=value (repeatable, all must hold) and --role as match role=', () => {
+    expect(parseArgs([...fleetArgs, '--match', 'org=org1', '--match=zone=a=b', 'health']).fleet?.match).toEqual([
+      { name: 'org', value: 'org1' },
+      { name: 'zone', value: 'a=b' },
+    ]);
+    expect(parseArgs([...fleetArgs, '--role', 'orderer', 'version']).fleet?.match).toEqual([{ name: 'role', value: 'orderer' }]);
+    expect(parseArgs([...fleetArgs, 'version']).fleet?.match).toBeUndefined();
+  });
+
+  it('names what is wrong with a selection', () => {
+    expect(usageError([...fleetArgs, '--match', 'org', 'health'])).toBe("--match: expected <label name>=<value>, e.g. org=org1, got 'org'");
+    expect(usageError([...fleetArgs, '--match', '1x=y', 'health'])).toBe("--match: expected <label name>=<value>, e.g. org=org1, got '1x=y'");
+    expect(usageError([...fleetArgs, '--role', 'client', 'health'])).toBe("--role: expected peer or orderer, got 'client'");
+    expect(usageError(['--role', 'peer', 'health'])).toBe('--role applies to a set of targets (--targets, --prometheus, or --address more than once)');
+  });
+
+  it('answers --version, and the help names every environment variable', () => {
+    expect(parseArgs(['--version']).command).toEqual({ kind: 'version-of-opsctl' });
+    const help = USAGE;
+    for (const name of ['OPSCTL_ADDRESS', 'OPSCTL_CACERT', 'OPSCTL_CERT', 'OPSCTL_KEY']) expect(help).toContain(name);
+    expect(help).toContain('--version');
+    expect(help).toContain('--match');
   });
 });

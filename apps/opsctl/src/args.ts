@@ -10,7 +10,8 @@ export type Command =
   | { readonly kind: 'health'; readonly endpoint: HealthEndpoint; readonly component?: string; readonly verbose: boolean }
   | { readonly kind: 'version' }
   | { readonly kind: 'metrics' }
-  | { readonly kind: 'help' };
+  | { readonly kind: 'help' }
+  | { readonly kind: 'version-of-opsctl' };
 
 export interface ConnectionOptions {
   /** `host:port` of the operations server. */
@@ -35,6 +36,8 @@ export interface FleetOptions {
   readonly prometheusUrl?: string;
   /** `--job`: only this scrape job of that Prometheus. */
   readonly job?: string;
+  /** `--match name=value` (and `--role r`, which is `--match role=r`): only targets with every one of these labels. */
+  readonly match?: readonly { readonly name: string; readonly value: string }[];
   /** Targets worked on at once. */
   readonly concurrency: number;
   /** The whole command's budget; unfinished targets fail with reason `deadline`. */
@@ -74,7 +77,7 @@ commands:
 
 options:
   --address <host:port>    operations server (env OPSCTL_ADDRESS, default ${DEFAULT_ADDRESS})
-  --cacert <file>          CA bundle that signed the server certificate (turns on TLS)
+  --cacert <file>          CA bundle that signed the server certificate (env OPSCTL_CACERT; turns on TLS)
   --cert <file>            client certificate for mutual TLS (env OPSCTL_CERT)
   --key <file>             its private key (env OPSCTL_KEY)
   --tls                    use TLS with the system CAs
@@ -83,12 +86,15 @@ options:
   --deadline <duration>    budget for the whole command (one target: none but --timeout)
   --json                   machine-readable output on stdout
   -h, --help               this text
+  --version                opsctl's own version
 
 fleet (every target of a set at once; health, version, logspec get|set):
   --targets <file>         a Prometheus file_sd file (JSON or YAML); may be repeated
   --address <host:port>    given more than once: each is a target
   --prometheus <url>       the active targets of a running Prometheus server
   --job <name>             only that Prometheus scrape job
+  --match <name>=<value>   only targets with that label; may be repeated (all must match)
+  --role peer|orderer      only targets labelled role=peer or role=orderer
   --concurrency <n>        targets worked on at once (default ${DEFAULT_CONCURRENCY})
   --deadline <duration>    budget for the whole command (fleet default ${DEFAULT_DEADLINE_MS / 1000}s)
   --dry-run                logspec set: show each target's current spec, change nothing
@@ -102,10 +108,11 @@ fleet: 0 every target succeeded, 1 any target failed, 2 usage,
 3 or 5 the Prometheus server could not list its targets
 `;
 
-const VALUE_OPTIONS = new Set(['--address', '--cert', '--key', '--cacert', '--server-name', '--timeout', '--targets', '--prometheus', '--job', '--concurrency', '--deadline']);
+const VALUE_OPTIONS = new Set(['--address', '--cert', '--key', '--cacert', '--server-name', '--timeout', '--targets', '--prometheus', '--job', '--concurrency', '--deadline', '--match', '--role']);
 /** Options that may be given more than once; each value counts. */
-const REPEATABLE_OPTIONS = new Set(['--address', '--targets']);
-const FLAG_OPTIONS = new Set(['--json', '--verbose', '--live', '--ready', '--tls', '--help', '-h', '--dry-run', '--rollback']);
+const REPEATABLE_OPTIONS = new Set(['--address', '--targets', '--match']);
+const FLAG_OPTIONS = new Set(['--json', '--verbose', '--live', '--ready', '--tls', '--help', '-h', '--dry-run', '--rollback', '--version']);
+const ROLES = ['peer', 'orderer'];
 const MAX_CONCURRENCY = 1_024;
 
 /** `5s`, `500ms`, `1m`, or a bare number of seconds. */
@@ -124,6 +131,23 @@ function parseConcurrency(text: string): number {
     throw new OpsctlError('USAGE', `--concurrency: expected a whole number from 1 to ${MAX_CONCURRENCY}, got '${text}'`);
   }
   return Number(text);
+}
+
+/** `--match name=value` and `--role`, as the labels a target must have. */
+function parseMatch(values: ReadonlyMap<string, string>, repeated: ReadonlyMap<string, readonly string[]>): { name: string; value: string }[] {
+  const wanted = (repeated.get('--match') ?? []).map((text) => {
+    const eq = text.indexOf('=');
+    if (eq <= 0 || !/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(text.slice(0, eq))) {
+      throw new OpsctlError('USAGE', `--match: expected <label name>=<value>, e.g. org=org1, got '${text}'`);
+    }
+    return { name: text.slice(0, eq), value: text.slice(eq + 1) };
+  });
+  const role = values.get('--role');
+  if (role !== undefined) {
+    if (!ROLES.includes(role)) throw new OpsctlError('USAGE', `--role: expected ${ROLES.join(' or ')}, got '${role}'`);
+    wanted.push({ name: 'role', value: role });
+  }
+  return wanted;
 }
 
 /** Checks `host:port` (host may be a bracketed IPv6 literal); returns it unchanged. */
@@ -184,6 +208,7 @@ export function parseArgs(argv: readonly string[], env: Readonly<Record<string, 
   const fleet = fleetOptions(values, repeated, flags);
 
   if (flags.has('--help') || flags.has('-h') || positional[0] === 'help') return { command: { kind: 'help' }, connection, json };
+  if (flags.has('--version')) return { command: { kind: 'version-of-opsctl' }, connection, json };
   const command = parseCommand(positional, flags);
   if (fleet === undefined) {
     return { command, connection, json, ...(values.has('--deadline') ? { deadlineMs: parseTimeout(values.get('--deadline')!, '--deadline') } : {}) };
@@ -205,7 +230,7 @@ function fleetOptions(values: ReadonlyMap<string, string>, repeated: ReadonlyMap
   const prometheusUrl = values.get('--prometheus');
   const isFleet = targetFiles.length > 0 || prometheusUrl !== undefined || addresses.length > 1;
   if (!isFleet) {
-    const fleetOnly = ['--job', '--concurrency', '--dry-run', '--rollback'].find((o) => values.has(o) || flags.has(o));
+    const fleetOnly = ['--job', '--concurrency', '--dry-run', '--rollback', '--match', '--role'].find((o) => values.has(o) || flags.has(o));
     if (fleetOnly !== undefined) {
       throw new OpsctlError('USAGE', `${fleetOnly} applies to a set of targets (--targets, --prometheus, or --address more than once)`);
     }
@@ -214,9 +239,11 @@ function fleetOptions(values: ReadonlyMap<string, string>, repeated: ReadonlyMap
   const job = values.get('--job');
   if (job !== undefined && prometheusUrl === undefined) throw new OpsctlError('USAGE', '--job picks a scrape job of --prometheus; give --prometheus too');
   for (const address of addresses) checkAddress(address);
+  const match = parseMatch(values, repeated);
   return {
     targetFiles,
     addresses,
+    ...(match.length > 0 ? { match } : {}),
     ...(prometheusUrl !== undefined ? { prometheusUrl: checkPrometheusUrl(prometheusUrl) } : {}),
     ...(job !== undefined ? { job } : {}),
     concurrency: values.has('--concurrency') ? parseConcurrency(values.get('--concurrency')!) : DEFAULT_CONCURRENCY,

@@ -3,6 +3,7 @@ import { runOpsctl } from './main.ts';
 
 runOpsctl(process.argv.slice(2), {
   stdout: (text) => process.stdout.write(text),
+  drained: () => new Promise<void>((resolve) => process.stdout.once('drain', resolve)),
   stderr: (text) => process.stderr.write(text),
   env: process.env,
 }).then(

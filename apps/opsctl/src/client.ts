@@ -12,8 +12,11 @@ export interface OpsResponse {
 }
 
 export interface OpsClient {
-  /** One request; rejects with an OpsctlError (one readable line) when no answer arrives. */
-  request(method: 'GET' | 'PUT', path: string, body?: string): Promise<OpsResponse>;
+  /**
+   * One request; rejects with an OpsctlError (one readable line) when no answer arrives.
+   * `limits.timeoutMs` replaces --timeout for this request.
+   */
+  request(method: 'GET' | 'PUT', path: string, body?: string, limits?: { readonly timeoutMs?: number }): Promise<OpsResponse>;
   /** `http(s)://host:port`, for messages. */
   readonly origin: string;
 }
@@ -34,6 +37,8 @@ export interface RequestLimits {
   readonly signal?: AbortSignal;
   /** Refuse answers larger than this; default MAX_RESPONSE_BYTES. */
   readonly maxResponseBytes?: number;
+  /** How the CA file was given (`--cacert x.pem`, `label __opsctl_cacert x.pem`), for an untrusted certificate. */
+  readonly caName?: string;
 }
 
 async function readPem(option: string, file: string | undefined): Promise<Buffer | undefined> {
@@ -68,6 +73,9 @@ const EPROTO_REASONS: readonly [RegExp, string][] = [
   [/alert handshake failure/i, 'ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE'],
   [/alert protocol version|unsupported protocol/i, 'ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION'],
 ];
+
+/** The server's certificate does not chain to a trusted CA. */
+const UNTRUSTED_CODES: ReadonlySet<string> = new Set(['DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'UNABLE_TO_GET_ISSUER_CERT']);
 
 /** OpenSSL's and Node's codes for a TLS failure, turned into what an operator should do. */
 export function describeTlsFailure(code: string | undefined, message: string): string | undefined {
@@ -108,8 +116,31 @@ export function describeTlsFailure(code: string | undefined, message: string): s
   }
 }
 
+/** How far a request got when it failed, for saying what the failure was. */
+export interface FailureContext {
+  readonly tls: boolean;
+  /** A client certificate was presented. */
+  readonly presentedCertificate?: boolean;
+  /** The TLS handshake (or, without TLS, the connection) was complete. */
+  readonly afterHandshake?: boolean;
+  /** Bytes of the answer had arrived; the status, when its headers were complete. */
+  readonly answerStarted?: boolean;
+  readonly status?: number;
+  /** Where the trusted CAs came from (`--cacert ops-ca.pem`), named when the server is not trusted. */
+  readonly trustSource?: string;
+}
+
 /** Maps a socket-level failure to one line naming the address. */
-export function describeFailure(error: NodeJS.ErrnoException, origin: string, tls: boolean, presentedCertificate = false, afterHandshake = false): OpsctlError {
+export function describeFailure(error: NodeJS.ErrnoException, origin: string, context: FailureContext): OpsctlError {
+  const { tls, presentedCertificate = false, afterHandshake = false } = context;
+  if ((error.code === 'ECONNRESET' || error.code === 'EPIPE') && context.answerStarted) {
+    // The server had begun to answer: neither TLS nor a client certificate is the problem.
+    const when = context.status !== undefined ? `after its status line (${context.status}), before the end of the answer` : 'in the middle of its status line and headers';
+    return new OpsctlError('UNREACHABLE', `${origin}: the server closed the connection ${when}; the answer is incomplete`, { cause: error });
+  }
+  if (context.trustSource !== undefined && UNTRUSTED_CODES.has(error.code ?? '')) {
+    return new OpsctlError('TLS', `${origin}: server certificate not trusted by ${context.trustSource} (${error.message}); is that the CA that signed the operations server's certificate?`, { cause: error });
+  }
   const tlsText = describeTlsFailure(error.code, error.message);
   if (tlsText !== undefined) return new OpsctlError('TLS', `${origin}: ${tlsText}`, { cause: error });
   switch (error.code) {
@@ -156,17 +187,21 @@ export async function createOpsClient(options: ConnectionOptions, limits: Reques
 
 /** A client for one operations server with TLS material already read (shared across a fleet). */
 export function openOpsClient(options: ConnectionOptions, material: TlsMaterial, limits: RequestLimits = {}): OpsClient {
+  const trustSource = material.ca !== undefined ? limits.caName ?? (options.caFile !== undefined ? `--cacert ${options.caFile}` : undefined) : undefined;
   const { host, port } = parseHostPort(options.address);
   const origin = `${options.tls ? 'https' : 'http'}://${options.address}`;
   const send = options.tls ? httpsRequest : httpRequest;
-  const seconds = `${options.timeoutMs / 1000}s`;
   const maxBytes = limits.maxResponseBytes ?? MAX_RESPONSE_BYTES;
 
-  const request = (method: 'GET' | 'PUT', path: string, body?: string): Promise<OpsResponse> =>
+  const request = (method: 'GET' | 'PUT', path: string, body?: string, perRequest: { readonly timeoutMs?: number } = {}): Promise<OpsResponse> =>
     new Promise<OpsResponse>((resolve, reject) => {
+      const timeoutMs = perRequest.timeoutMs ?? options.timeoutMs;
+      const seconds = `${timeoutMs / 1000}s`;
       let settled = false;
       let stage: 'connection' | 'TLS handshake' | 'answer' = 'connection';
       let answering = false;
+      let answerBytes = 0;
+      let status: number | undefined;
       let wholeTimer: NodeJS.Timeout | undefined;
       const onAbort = () => req.destroy(Object.assign(new Error('--deadline passed before the answer'), { code: 'OPSCTL_DEADLINE' }));
       const finish = () => {
@@ -177,7 +212,16 @@ export function openOpsClient(options: ConnectionOptions, material: TlsMaterial,
       const fail = (error: NodeJS.ErrnoException) => {
         if (settled) return;
         finish();
-        reject(describeFailure(error, origin, options.tls, material.cert !== undefined, stage === 'answer'));
+        reject(
+          describeFailure(error, origin, {
+            tls: options.tls,
+            presentedCertificate: material.cert !== undefined,
+            afterHandshake: stage === 'answer',
+            answerStarted: answerBytes > 0,
+            ...(status !== undefined ? { status } : {}),
+            ...(trustSource !== undefined ? { trustSource } : {}),
+          }),
+        );
       };
       const req = send(
         {
@@ -196,6 +240,7 @@ export function openOpsClient(options: ConnectionOptions, material: TlsMaterial,
         },
         (res) => {
           answering = true;
+          status = res.statusCode;
           // With a Content-Length the answer goes straight into one buffer of that size, so the
           // chunks are garbage as soon as they are copied and no second copy is made at the end.
           // Bounded by maxBytes; pages of an unfilled allocUnsafe buffer are never made resident.
@@ -235,12 +280,18 @@ export function openOpsClient(options: ConnectionOptions, material: TlsMaterial,
           if (stage === 'connection') stage = options.tls ? 'TLS handshake' : 'answer';
         });
         socket.once('secureConnect', () => (stage = 'answer'));
+        // Any byte of the answer (decrypted, with TLS): a reset after it is not a TLS problem.
+        const counted = (chunk: Buffer) => {
+          answerBytes += chunk.length;
+          if (answerBytes > 0) socket.off('data', counted);
+        };
+        socket.on('data', counted);
       });
       // One bound from connecting to the last byte, not socket idle time: a server that drips its
       // answer (or its TLS handshake) a byte at a time never goes idle.
       wholeTimer = setTimeout(() => {
         req.destroy(Object.assign(new Error(`no ${stage === 'answer' && answering ? 'complete answer' : stage} within ${seconds}`), { code: 'OPSCTL_TIMEOUT' }));
-      }, options.timeoutMs);
+      }, timeoutMs);
       if (limits.signal !== undefined) {
         if (limits.signal.aborted) onAbort();
         else limits.signal.addEventListener('abort', onAbort, { once: true });

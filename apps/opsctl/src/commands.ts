@@ -2,15 +2,16 @@ import type { Command } from './args.ts';
 import type { OpsClient, OpsResponse } from './client.ts';
 import { healthAnswer, parseJsonAnswer, rejectionText, specAnswer, versionAnswer } from './answers.ts';
 import { OpsctlError } from './errors.ts';
-import { metricFamiliesJson, parsePrometheusText } from './prometheus-text.ts';
+import { jsonText, visibleText } from './internal/terminal-text.ts';
+import { metricsPageJson } from './prometheus-text.ts';
 
 /** What a command prints on stdout (in pieces, written in order) and how the process should exit. */
 export interface CommandResult {
   readonly exitCode: number;
-  readonly stdout: string | readonly string[];
+  readonly stdout: string | Iterable<string>;
 }
 
-const ok = (stdout: string | readonly string[]): CommandResult => ({ exitCode: 0, stdout });
+const ok = (stdout: string | Iterable<string>): CommandResult => ({ exitCode: 0, stdout });
 
 function unexpected(client: OpsClient, path: string, res: OpsResponse): OpsctlError {
   if (res.status === 401) {
@@ -27,7 +28,9 @@ function unexpected(client: OpsClient, path: string, res: OpsResponse): OpsctlEr
   return new OpsctlError('UNEXPECTED_RESPONSE', `${client.origin}${path}: unexpected status ${res.status}${detail ? `: ${detail}` : ''}`);
 }
 
-const jsonLine = (value: unknown): string => `${JSON.stringify(value)}\n`;
+const jsonLine = (value: unknown): string => `${jsonText(value)}\n`;
+/** A server-supplied string in text output: its control characters shown, not obeyed. */
+const shown = (text: string): string => visibleText(text);
 
 async function getSpec(client: OpsClient): Promise<string> {
   const res = await client.request('GET', '/logspec');
@@ -46,20 +49,23 @@ async function health(client: OpsClient, command: Extract<Command, { kind: 'heal
   if (res.status !== 200 && res.status !== 503) throw unexpected(client, base, res);
   const exitCode = res.status === 200 ? 0 : 1;
   const text = !String(res.headers['content-type'] ?? '').startsWith('application/json');
-  if (command.verbose && !json && text) return { exitCode, stdout: res.body.endsWith('\n') ? res.body : `${res.body}\n` };
+  if (command.verbose && !json && text) {
+    const lines = visibleText(res.body, true);
+    return { exitCode, stdout: lines.endsWith('\n') ? lines : `${lines}\n` };
+  }
   const where = `${client.origin}${base}`;
   const raw = parseJsonAnswer(where, res.body);
   const body = healthAnswer(where, raw);
   if (command.verbose && !json) {
     // /healthz answers Fabric's JSON whatever the query (so does a real Fabric peer): it names only the failures.
-    const lines = (body.failed_checks ?? []).map((failed) => `[-]${failed.component} failed: ${failed.reason}`);
+    const lines = (body.failed_checks ?? []).map((failed) => `[-]${shown(failed.component)} failed: ${shown(failed.reason)}`);
     lines.push(`${base.slice(1)} check ${exitCode === 0 ? 'passed' : 'failed'}`);
     return { exitCode, stdout: `${lines.join('\n')}\n` };
   }
   // As the server sent it, once its shape is known to be right.
   if (json) return { exitCode, stdout: jsonLine(raw) };
-  const lines = [`${body.status ?? (exitCode === 0 ? 'OK' : 'Service Unavailable')}${body.time ? ` (${body.time})` : ''}`];
-  for (const failed of body.failed_checks ?? []) lines.push(`  ${failed.component}: ${failed.reason}`);
+  const lines = [`${shown(body.status ?? (exitCode === 0 ? 'OK' : 'Service Unavailable'))}${body.time ? ` (${shown(body.time)})` : ''}`];
+  for (const failed of body.failed_checks ?? []) lines.push(`  ${shown(failed.component)}: ${shown(failed.reason)}`);
   return { exitCode, stdout: `${lines.join('\n')}\n` };
 }
 
@@ -67,10 +73,11 @@ async function health(client: OpsClient, command: Extract<Command, { kind: 'heal
 export async function runCommand(client: OpsClient, command: Command, json: boolean): Promise<CommandResult> {
   switch (command.kind) {
     case 'help':
+    case 'version-of-opsctl':
       return ok('');
     case 'logspec-get': {
       const spec = await getSpec(client);
-      return ok(json ? jsonLine({ spec }) : `${spec}\n`);
+      return ok(json ? jsonLine({ spec }) : `${shown(spec)}\n`);
     }
     case 'logspec-set': {
       const res = await client.request('PUT', '/logspec', JSON.stringify({ spec: command.spec }));
@@ -80,7 +87,7 @@ export async function runCommand(client: OpsClient, command: Command, json: bool
       if (res.status !== 204 && res.status !== 200) throw unexpected(client, '/logspec', res);
       // Read it back: the server normalises the spec (sorted, levels spelled its way).
       const spec = await getSpec(client);
-      return ok(json ? jsonLine({ spec }) : `logging spec is now ${spec}\n`);
+      return ok(json ? jsonLine({ spec }) : `logging spec is now ${shown(spec)}\n`);
     }
     case 'health':
       return health(client, command, json);
@@ -91,14 +98,15 @@ export async function runCommand(client: OpsClient, command: Command, json: bool
       const body = parseJsonAnswer(where, res.body);
       const version = versionAnswer(where, body);
       if (json) return ok(jsonLine(body));
-      return ok(`Version: ${version.Version}\nCommit SHA: ${version.CommitSHA}\n`);
+      return ok(`Version: ${shown(version.Version)}\nCommit SHA: ${shown(version.CommitSHA)}\n`);
     }
     case 'metrics': {
       const res = await client.request('GET', '/metrics');
       if (res.status !== 200) throw unexpected(client, '/metrics', res);
-      if (!json) return ok(res.body);
+      // The page as sent, line by line; a control character inside a line is shown, not obeyed.
+      if (!json) return ok(visibleText(res.body, true));
       try {
-        return ok(metricFamiliesJson(parsePrometheusText(res.body)));
+        return ok(metricsPageJson(res.body));
       } catch (error) {
         throw new OpsctlError('UNEXPECTED_RESPONSE', `${client.origin}/metrics: ${(error as Error).message}`);
       }

@@ -1,17 +1,34 @@
 import type { Command } from './args.ts';
 import type { FleetRow } from './fleet.ts';
+import { cellText, jsonText } from './internal/terminal-text.ts';
 
-/** `--json`: one array, one object per target. */
-export function fleetJson(rows: readonly FleetRow[]): string {
-  // Identity first, the failure and the timing last, whatever order the work filled them in.
-  const ordered = rows.map(({ target, labels, ok, error, reason, latency_ms, ...fields }) => ({ target, labels, ok, ...fields, error, reason, latency_ms }));
-  return `${JSON.stringify(ordered)}\n`;
+/**
+ * Widest cell of a padded column, and of the last column (not padded): every cell is cut to
+ * these with `…`, so one node's huge value costs one line, not one width for every row.
+ */
+export const MAX_CELL_CHARS: number = 64;
+export const MAX_DETAIL_CHARS: number = 240;
+
+/** One `--json` row: identity first, the failure and the timing last, whatever order the work filled them in. */
+export function fleetJsonRow(row: FleetRow): string {
+  const { target, labels, ok, error, reason, latency_ms, ...fields } = row;
+  return jsonText({ target, labels, ok, ...fields, error, reason, latency_ms });
 }
 
+/** `--json`: one array, one object per target, a row per line. */
+export function fleetJson(rows: readonly FleetRow[]): string {
+  return rows.length === 0 ? '[]\n' : `[\n${rows.map(fleetJsonRow).join(',\n')}\n]\n`;
+}
+
+const cell = (text: string): string => cellText(text, MAX_CELL_CHARS);
+const detail = (text: string): string => cellText(text, MAX_DETAIL_CHARS);
+
 function labelText(labels: Readonly<Record<string, string>>): string {
-  return Object.entries(labels)
-    .map(([name, value]) => `${name}=${value}`)
-    .join(',');
+  return cell(
+    Object.entries(labels)
+      .map(([name, value]) => `${name}=${value}`)
+      .join(','),
+  );
 }
 
 /** Appends `more` to `lines` one by one: spreading a fleet's rows into push() overflows the stack. */
@@ -40,21 +57,23 @@ function table(header: readonly string[], body: readonly (readonly string[])[]):
 
 const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
 
+/** A rolled-back target did not keep what was asked of it: counted apart, never as ok. */
 function tally(rows: readonly FleetRow[]): string {
   const failedCount = rows.filter((row) => !row.ok).length;
-  return `${plural(rows.length, 'target')}: ${rows.length - failedCount} ok, ${failedCount} failed`;
+  const rolledBack = rows.filter((row) => row.ok && row.rolled_back === true).length;
+  return `${plural(rows.length, 'target')}: ${rows.length - failedCount - rolledBack} ok, ${rolledBack > 0 ? `${rolledBack} rolled back, ` : ''}${failedCount} failed`;
 }
 
 function failureCells(row: FleetRow): [string, string] {
-  return ['FAILED', `${row.reason ?? 'failed'}: ${row.error ?? ''}`];
+  return ['FAILED', detail(`${row.reason ?? 'failed'}: ${row.error ?? ''}`)];
 }
 
 function healthTable(rows: readonly FleetRow[]): string[] {
   return table(
     ['TARGET', 'LABELS', 'HEALTH', 'LATENCY', 'DETAIL'],
     rows.map((row) => {
-      const [state, detail] = row.ok ? [row.status ?? 'OK', ''] : failureCells(row);
-      return [row.target, labelText(row.labels), state, `${row.latency_ms}ms`, detail];
+      const [state, why] = row.ok ? [cell(row.status ?? 'OK'), ''] : failureCells(row);
+      return [cell(row.target), labelText(row.labels), state, `${row.latency_ms}ms`, why];
     }),
   );
 }
@@ -62,13 +81,13 @@ function healthTable(rows: readonly FleetRow[]): string[] {
 function versionLines(rows: readonly FleetRow[]): string[] {
   const lines = table(
     ['TARGET', 'LABELS', 'VERSION', 'COMMIT', 'DETAIL'],
-    rows.map((row) => (row.ok ? [row.target, labelText(row.labels), row.Version ?? '', row.CommitSHA ?? '', ''] : [row.target, labelText(row.labels), 'FAILED', '', failureCells(row)[1]])),
+    rows.map((row) => (row.ok ? [cell(row.target), labelText(row.labels), cell(row.Version ?? ''), cell(row.CommitSHA ?? ''), ''] : [cell(row.target), labelText(row.labels), 'FAILED', '', failureCells(row)[1]])),
   );
   const counts = new Map<string, { version: string; commit: string; nodes: number }>();
   for (const row of rows) {
     if (!row.ok) continue;
     const key = `${row.Version}\0${row.CommitSHA}`;
-    const entry = counts.get(key) ?? { version: row.Version || '(none)', commit: row.CommitSHA || '(none)', nodes: 0 };
+    const entry = counts.get(key) ?? { version: row.Version ? cell(row.Version) : '(none)', commit: row.CommitSHA ? cell(row.CommitSHA) : '(none)', nodes: 0 };
     entry.nodes++;
     counts.set(key, entry);
   }
@@ -94,13 +113,13 @@ function specGroups(rows: readonly FleetRow[]): string[] {
   }
   const lines: string[] = [];
   for (const [spec, members] of [...groups].sort((a, b) => b[1].length - a[1].length || a[0].localeCompare(b[0]))) {
-    lines.push(`${spec}  (${plural(members.length, 'target')})`);
-    append(lines, table(['', ''], members.map((row) => [`  ${row.target}`, labelText(row.labels)])).slice(1));
+    lines.push(`${detail(spec)}  (${plural(members.length, 'target')})`);
+    append(lines, table(['', ''], members.map((row) => [`  ${cell(row.target)}`, labelText(row.labels)])).slice(1));
   }
   const failures = rows.filter((row) => !row.ok);
   if (failures.length > 0) {
     lines.push(`FAILED  (${plural(failures.length, 'target')})`);
-    append(lines, table(['', '', ''], failures.map((row) => [`  ${row.target}`, labelText(row.labels), failureCells(row)[1]])).slice(1));
+    append(lines, table(['', '', ''], failures.map((row) => [`  ${cell(row.target)}`, labelText(row.labels), failureCells(row)[1]])).slice(1));
   }
   return lines;
 }
@@ -110,15 +129,15 @@ function setTable(rows: readonly FleetRow[], spec: string): string[] {
     ['TARGET', 'LABELS', 'RESULT', 'SPEC', 'DETAIL'],
     rows.map((row) => {
       let result: string;
-      let shown = row.spec ?? '';
+      let shown = cell(row.spec ?? '');
       if (!row.ok) result = 'FAILED';
       else if (row.rolled_back) result = 'rolled back';
       else if (row.dry_run) {
         result = row.previous_spec === spec ? 'would keep' : 'would change';
-        shown = `${row.previous_spec} -> ${spec}`;
+        shown = `${cell(row.previous_spec ?? '')} -> ${cell(spec)}`;
       } else result = row.previous_spec === row.spec ? 'unchanged' : 'changed';
-      if (row.ok && !row.dry_run && !row.rolled_back && row.previous_spec !== row.spec) shown = `${row.previous_spec} -> ${row.spec}`;
-      return [row.target, labelText(row.labels), result, shown, row.ok ? '' : failureCells(row)[1]];
+      if (row.ok && !row.dry_run && !row.rolled_back && row.previous_spec !== row.spec) shown = `${cell(row.previous_spec ?? '')} -> ${cell(row.spec ?? '')}`;
+      return [cell(row.target), labelText(row.labels), result, shown, row.ok ? '' : failureCells(row)[1]];
     }),
   );
 }

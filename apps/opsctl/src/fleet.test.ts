@@ -37,7 +37,7 @@ const row = (target: string, fields: Partial<FleetRow>): FleetRow => ({ target, 
 describe('fleet output', () => {
   it('prints JSON rows with identity first and failure fields last', () => {
     const text = fleetJson([row('a:1', { ok: false, error: 'connection refused', reason: 'connection-refused', latency_ms: 1 }), row('b:2', { spec: 'info' })]);
-    expect(text).toBe('[{"target":"a:1","labels":{},"ok":false,"error":"connection refused","reason":"connection-refused","latency_ms":1},{"target":"b:2","labels":{},"ok":true,"spec":"info","latency_ms":5}]\n');
+    expect(text).toBe('[\n{"target":"a:1","labels":{},"ok":false,"error":"connection refused","reason":"connection-refused","latency_ms":1},\n{"target":"b:2","labels":{},"ok":true,"spec":"info","latency_ms":5}\n]\n');
   });
 
   it('summarises version drift under the table', () => {
@@ -111,7 +111,7 @@ describe('runFleetCommand', () => {
       const result = await runFleetCommand({ kind: 'health', endpoint: 'healthz', verbose: false }, { address: '127.0.0.1:9443', tls: false, timeoutMs: 2_000 }, fleet([file]));
       expect(result.exitCode).toBe(1);
       expect(result.rows.map((row) => [row.target, row.reason, row.error])).toEqual([
-        ['127.0.0.1:1', 'credentials', `cannot read label __opsctl_cacert file ${join(dir, 'missing-ca.pem')}: no such file`],
+        ['127.0.0.1:1', 'credentials', `cannot read label __opsctl_cacert file ${join(dir, 'missing-ca.pem')}: no such file or directory`],
         ['127.0.0.1:2', 'credentials', 'labels __opsctl_cert and __opsctl_key go together: give both, or neither'],
         [plain, 'unhealthy', '503 Service Unavailable: docker: down'],
       ]);
@@ -135,3 +135,40 @@ describe('runFleetCommand', () => {
     }
   });
 });
+
+describe('target selection and the rollback summary (issue 29)', () => {
+  const fleetWith = (targetFiles: string[], match: FleetOptions['match']): FleetOptions => ({ targetFiles, addresses: [], concurrency: 4, deadlineMs: 10_000, dryRun: false, rollback: false, ...(match ? { match } : {}) });
+
+  it('works only on the targets whose labels match, and names the labels when none does', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'opsctl-fleet-unit-'));
+    const server = createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"Version":"2.5.0","CommitSHA":"abc"}'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const orderer = `127.0.0.1:${(server.address() as { port: number }).port}`;
+    try {
+      const file = join(dir, 'sd.json');
+      // The peers are nowhere: only the orderer is asked.
+      writeFileSync(file, JSON.stringify([{ targets: ['127.0.0.1:1', '127.0.0.1:2'], labels: { role: 'peer', org: 'org1' } }, { targets: [orderer], labels: { role: 'orderer', org: 'org1' } }]));
+      const connection = { address: '127.0.0.1:9443', tls: false, timeoutMs: 2_000 };
+      const result = await runFleetCommand({ kind: 'version' }, connection, fleetWith([file], [{ name: 'org', value: 'org1' }, { name: 'role', value: 'orderer' }]));
+      expect(result.rows.map((row) => [row.target, row.ok])).toEqual([[orderer, true]]);
+      expect(result.exitCode).toBe(0);
+      await expect(runFleetCommand({ kind: 'version' }, connection, fleetWith([file], [{ name: 'org', value: 'org2' }]))).rejects.toMatchObject({
+        code: 'USAGE',
+        message: `no target has the labels org=org2 (of 3 in ${file})`,
+      });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('counts rolled-back targets apart from the ok ones', () => {
+    const rows = [
+      row('a:1', { spec: 'info', previous_spec: 'info', changed: false, rolled_back: true }),
+      row('b:2', { spec: 'info', previous_spec: 'info', changed: false, rolled_back: true }),
+      row('c:3', { ok: false, reason: 'connection-refused', error: 'connection refused' }),
+    ];
+    expect(fleetText({ kind: 'logspec-set', spec: 'debug' }, rows).trimEnd().split('\n').at(-1)).toBe('3 targets: 0 ok, 2 rolled back, 1 failed');
+  });
+});
+

@@ -3,6 +3,7 @@ import type { Command, ConnectionOptions, FleetOptions } from './args.ts';
 import { openOpsClient, readTlsMaterial, type OpsClient, type OpsResponse, type TlsMaterial } from './client.ts';
 import { healthAnswer, parseJsonAnswer, rejectionText, specAnswer, versionAnswer } from './answers.ts';
 import { isOpsctlError, OpsctlError } from './errors.ts';
+import { cutText, detached } from './internal/terminal-text.ts';
 import { addressTarget, CREDENTIAL_LABELS, fetchPrometheusTargets, mergeTargets, readFileSd, type FleetTarget, type TargetCredentials } from './targets.ts';
 
 /**
@@ -40,8 +41,10 @@ export interface FleetRow {
   ok: boolean;
   /** health: the server's status text. */
   status?: string;
-  /** health: the checks that failed, as the node reports them. */
+  /** health: the checks that failed, as the node reports them (the first MAX_FAILED_CHECKS). */
   failed_checks?: readonly { component: string; reason: string }[];
+  /** health: how many more failed checks the node reported than `failed_checks` keeps. */
+  more_failed_checks?: number;
   Version?: string;
   CommitSHA?: string;
   /** logspec get: the active spec; logspec set: the spec in force when opsctl finished with the target. */
@@ -63,6 +66,33 @@ export interface FleetResult {
   readonly exitCode: number;
   readonly rows: readonly FleetRow[];
 }
+
+/** Hooks of a fleet run: `onRow` gets each row once it is final, in target order (for streaming output). */
+export interface FleetHooks {
+  readonly onRow?: (row: FleetRow) => void;
+  /** When the command started (performance.now()): --deadline counts from here, discovery included. */
+  readonly startedAt?: number;
+}
+
+/**
+ * What a row keeps of a node's answer: each string field cut to this many characters (with
+ * `…`), at most MAX_FAILED_CHECKS failed checks. A thousand nodes each answering a megabyte
+ * cost a thousand small rows, not a gigabyte.
+ */
+export const MAX_ROW_FIELD_CHARS: number = 512;
+export const MAX_FAILED_CHECKS: number = 16;
+/** Longest previous spec `--rollback` keeps to put back; a node answering more is not changed. */
+export const MAX_ROLLBACK_SPEC_CHARS: number = 64 * 1024;
+/**
+ * A target's first request gets this long (or --timeout if shorter) while other targets are
+ * still untried; one that has not answered by then is set aside and tried again, with the
+ * full --timeout, once every target has had its turn. Black holes sorted first thus cost
+ * a fraction of a second each before the healthy nodes are reached, not a --timeout each.
+ */
+export const FIRST_TRY_MS: number = 500;
+
+/** A field as a row keeps it: cut, and copied so that it holds nothing of the answer it came in. */
+const bounded = (text: string): string => detached(cutText(text, MAX_ROW_FIELD_CHARS));
 
 /**
  * The fleet reads small JSON answers; a cap far below the one-target limit (sized for /metrics)
@@ -171,7 +201,8 @@ async function reach(target: FleetTarget, context: FleetContext, signal: AbortSi
   const credentials = target.credentials;
   if (credentials === undefined || (credentials.caFile === undefined && credentials.certFile === undefined && credentials.keyFile === undefined)) {
     const serverName = credentials?.serverName ?? connection.serverName;
-    return { client: openOpsClient({ ...base, tls: true, ...(serverName !== undefined ? { serverName } : {}) }, context.defaultMaterial, limits) };
+    const caName = connection.caFile !== undefined ? `--cacert ${connection.caFile}` : undefined;
+    return { client: openOpsClient({ ...base, tls: true, ...(serverName !== undefined ? { serverName } : {}) }, context.defaultMaterial, { ...limits, ...(caName !== undefined ? { caName } : {}) }) };
   }
   if ((credentials.certFile === undefined) !== (credentials.keyFile === undefined)) {
     return { failure: new TargetFailure('credentials', `labels ${labelNames('certFile')} and ${labelNames('keyFile')} go together: give both, or neither`) };
@@ -184,7 +215,8 @@ async function reach(target: FleetTarget, context: FleetContext, signal: AbortSi
   }
   try {
     const read = await material;
-    return { client: openOpsClient({ ...base, tls: true, ...(credentials.serverName !== undefined ? { serverName: credentials.serverName } : {}) }, read, limits) };
+    const caName = credentials.caFile !== undefined ? `label ${labelNames('caFile')} ${credentials.caFile}` : undefined;
+    return { client: openOpsClient({ ...base, tls: true, ...(credentials.serverName !== undefined ? { serverName: credentials.serverName } : {}) }, read, { ...limits, ...(caName !== undefined ? { caName } : {}) }) };
   } catch (error) {
     return { failure: new TargetFailure('credentials', error instanceof Error ? error.message : String(error)) };
   }
@@ -192,7 +224,7 @@ async function reach(target: FleetTarget, context: FleetContext, signal: AbortSi
 
 function failed(row: FleetRow, failure: TargetFailure): FleetRow {
   row.ok = false;
-  row.error = failure.message;
+  row.error = bounded(failure.message);
   row.reason = failure.reason;
   return row;
 }
@@ -203,12 +235,15 @@ async function healthOf(client: OpsClient, command: Extract<Command, { kind: 'he
   if (res.status === 408) throw new TargetFailure('unhealthy', `${path}: the health checks did not finish before the node's deadline (408)`);
   if (res.status !== 200 && res.status !== 503) throw statusFailure(path, res);
   const body = healthAnswer(path, parseJsonAnswer(path, res.body));
-  if (body.status !== undefined) row.status = body.status;
+  if (body.status !== undefined) row.status = bounded(body.status);
   if (res.status === 503) {
-    const checks = body.failed_checks ?? [];
+    const all = body.failed_checks ?? [];
+    const checks = all.slice(0, MAX_FAILED_CHECKS).map((check) => ({ component: bounded(check.component), reason: bounded(check.reason) }));
     row.failed_checks = checks;
+    if (all.length > checks.length) row.more_failed_checks = all.length - checks.length;
     const list = checks.map((check) => `${check.component}: ${check.reason}`).join('; ');
-    throw new TargetFailure('unhealthy', `503 ${body.status ?? 'Service Unavailable'}${list ? `: ${list}` : ''}`);
+    const more = row.more_failed_checks !== undefined ? `; and ${row.more_failed_checks} more` : '';
+    throw new TargetFailure('unhealthy', `503 ${row.status ?? 'Service Unavailable'}${list ? `: ${list}${more}` : ''}`);
   }
 }
 
@@ -216,21 +251,30 @@ async function versionOf(client: OpsClient, row: FleetRow): Promise<void> {
   const res = await client.request('GET', '/version');
   if (res.status !== 200) throw statusFailure('/version', res);
   const body = versionAnswer('/version', parseJsonAnswer('/version', res.body));
-  row.Version = body.Version;
-  row.CommitSHA = body.CommitSHA;
+  row.Version = bounded(body.Version);
+  row.CommitSHA = bounded(body.CommitSHA);
 }
 
 /** Whether a target may hold the new spec although its row failed (a PUT with no answer). */
 const uncertain = new WeakSet<FleetRow>();
+/** The whole previous spec of each row `--rollback` may restore (the row shows it cut). */
+const restorable = new WeakMap<FleetRow, string>();
 
-async function setSpec(client: OpsClient, spec: string, dryRun: boolean, row: FleetRow): Promise<void> {
+async function setSpec(client: OpsClient, spec: string, fleet: FleetOptions, row: FleetRow): Promise<void> {
   const previous = await readSpec(client);
-  row.previous_spec = previous;
-  row.spec = previous;
+  row.previous_spec = bounded(previous);
+  row.spec = row.previous_spec;
   row.changed = false;
-  if (dryRun) {
+  if (fleet.dryRun) {
     row.dry_run = true;
+    if (previous === spec) row.previous_spec = spec;
     return;
+  }
+  if (fleet.rollback) {
+    if (previous.length > MAX_ROLLBACK_SPEC_CHARS) {
+      throw new TargetFailure('unexpected-response', `/logspec: the current spec is ${previous.length} characters, more than --rollback keeps (${MAX_ROLLBACK_SPEC_CHARS}); not changed`);
+    }
+    restorable.set(row, previous);
   }
   uncertain.add(row);
   try {
@@ -243,67 +287,184 @@ async function setSpec(client: OpsClient, spec: string, dryRun: boolean, row: Fl
   uncertain.delete(row);
   row.changed = true;
   // Read it back: the node normalises the spec (sorted, levels spelled its way).
-  row.spec = await readSpec(client);
+  row.spec = bounded(await readSpec(client));
 }
 
-/** Runs one fleet command to completion within the deadline; never rejects for a target's failure. */
-export async function runFleetCommand(command: Command, connection: ConnectionOptions, fleet: FleetOptions): Promise<FleetResult> {
+/** The targets of every source, each once, narrowed by --match; a usage error when none is left. */
+async function discoverTargets(fleet: FleetOptions, connection: ConnectionOptions, deadline: AbortSignal): Promise<FleetTarget[]> {
   const sources: Promise<FleetTarget[]>[] = [
     ...fleet.targetFiles.map((file) => readFileSd(file)),
     Promise.resolve(fleet.addresses.map((address) => addressTarget(address))),
   ];
-  if (fleet.prometheusUrl !== undefined) sources.push(fetchPrometheusTargets(fleet.prometheusUrl, fleet.job, connection.timeoutMs));
-  const targets = mergeTargets(await Promise.all(sources));
-  if (targets.length === 0) {
-    const where = [...fleet.targetFiles, ...(fleet.prometheusUrl !== undefined ? [`${fleet.prometheusUrl}${fleet.job !== undefined ? ` job ${fleet.job}` : ''}`] : [])].join(', ');
-    throw new OpsctlError('USAGE', `no targets in ${where}`);
+  if (fleet.prometheusUrl !== undefined) {
+    sources.push(fetchPrometheusTargets(fleet.prometheusUrl, fleet.job, { timeoutMs: connection.timeoutMs, deadline, deadlineText: `--deadline ${fleet.deadlineMs / 1000}s` }));
   }
-  const context: FleetContext = {
-    connection,
-    // The default credentials are the operator's own: an unreadable file is a usage error, as for one target.
-    defaultMaterial: connection.tls ? await readTlsMaterial(connection) : {},
-    materials: new Map(),
-  };
+  const found = mergeTargets(await Promise.all(sources));
+  const where = () => [...fleet.targetFiles, ...(fleet.prometheusUrl !== undefined ? [`${fleet.prometheusUrl}${fleet.job !== undefined ? ` job ${fleet.job}` : ''}`] : []), ...(fleet.addresses.length > 0 ? ['--address'] : [])].join(', ');
+  if (found.length === 0) throw new OpsctlError('USAGE', `no targets in ${where()}`);
+  const wanted = fleet.match ?? [];
+  const targets = found.filter((target) => wanted.every(({ name, value }) => target.labels[name] === value));
+  if (targets.length === 0) {
+    const asked = wanted.map(({ name, value }) => `${name}=${value}`).join(',');
+    throw new OpsctlError('USAGE', `no target has the labels ${asked} (of ${found.length} in ${where()})`);
+  }
+  return targets;
+}
 
-  const runOnTarget = async (target: FleetTarget, signal: AbortSignal): Promise<FleetRow> => {
-    const row: FleetRow = { target: target.address, labels: target.labels, ok: true, latency_ms: 0 };
-    const started = performance.now();
-    const reached = await reach(target, context, signal);
-    if ('failure' in reached) return failed(row, reached.failure);
-    try {
-      switch (command.kind) {
-        case 'health':
-          await healthOf(reached.client, command, row);
-          break;
-        case 'version':
-          await versionOf(reached.client, row);
-          break;
-        case 'logspec-get':
-          row.spec = await readSpec(reached.client);
-          break;
-        case 'logspec-set':
-          await setSpec(reached.client, command.spec, fleet.dryRun, row);
-          break;
-        default:
-          throw new TargetFailure('unexpected-response', `'${command.kind}' does not run against a set of targets`);
+/** Thrown by a target's first request that did not answer within its first try. */
+const SET_ASIDE = Symbol('set aside');
+
+/** `client`, with its first request bounded by `firstTryMs`: a timeout there throws SET_ASIDE. */
+function firstTryClient(client: OpsClient, firstTryMs: number): OpsClient {
+  let first = true;
+  return {
+    origin: client.origin,
+    async request(method, path, body) {
+      if (!first) return client.request(method, path, body);
+      first = false;
+      try {
+        return await client.request(method, path, body, { timeoutMs: firstTryMs });
+      } catch (error) {
+        if (isOpsctlError(error) && (error.cause as NodeJS.ErrnoException | undefined)?.code === 'OPSCTL_TIMEOUT') throw SET_ASIDE;
+        throw error;
       }
-    } catch (error) {
-      failed(row, classifyFailure(error, reached.client));
-    } finally {
-      row.latency_ms = Math.round(performance.now() - started);
-    }
-    return row;
+    },
   };
-  const notTried = (target: FleetTarget, why: string): FleetRow => ({ target: target.address, labels: target.labels, ok: false, error: `not tried: ${why}`, reason: 'deadline', latency_ms: 0 });
-  const rows = await runPhase(targets, fleet, runOnTarget, notTried);
+}
 
-  if (command.kind === 'logspec-set' && fleet.rollback && rows.some((row) => !row.ok)) {
-    await rollBack(targets, rows, context, fleet);
+/** Calls `onRow` with each row once it and every row before it are final. */
+function inOrder(count: number, onRow: ((row: FleetRow) => void) | undefined): (index: number, row: FleetRow) => void {
+  const done = new Array<FleetRow | undefined>(count);
+  let next = 0;
+  return (index, row) => {
+    done[index] = row;
+    while (next < count && done[next] !== undefined) {
+      onRow?.(done[next]!);
+      done[next++] = undefined;
+    }
+  };
+}
+
+/** Runs one fleet command to completion within the deadline; never rejects for a target's failure. */
+export async function runFleetCommand(command: Command, connection: ConnectionOptions, fleet: FleetOptions, hooks: FleetHooks = {}): Promise<FleetResult> {
+  // --deadline counts from the command's start: asking Prometheus for the targets spends it too.
+  const deadline = new AbortController();
+  // Each target in flight listens for the deadline: up to `concurrency` listeners, none leaked.
+  setMaxListeners(fleet.concurrency + 2, deadline.signal);
+  const spent = performance.now() - (hooks.startedAt ?? performance.now());
+  const timer = setTimeout(() => deadline.abort(), Math.max(0, fleet.deadlineMs - spent));
+  let rows: FleetRow[];
+  let targets: FleetTarget[];
+  let context: FleetContext;
+  // With --rollback a row may still change after the first pass: rows go out at the end.
+  const rollingBack = command.kind === 'logspec-set' && fleet.rollback;
+  try {
+    targets = await discoverTargets(fleet, connection, deadline.signal);
+    context = {
+      connection,
+      // The default credentials are the operator's own: an unreadable file is a usage error, as for one target.
+      defaultMaterial: connection.tls ? await readTlsMaterial(connection) : {},
+      materials: new Map(),
+    };
+    rows = await runTargets(command, targets, context, fleet, deadline.signal, rollingBack ? undefined : hooks.onRow);
+  } finally {
+    clearTimeout(timer);
+  }
+  if (rollingBack) {
+    if (rows.some((row) => !row.ok)) await rollBack(targets, rows, context, fleet);
+    if (hooks.onRow !== undefined) for (const row of rows) hooks.onRow(row);
   }
   return { exitCode: rows.every((row) => row.ok) ? 0 : 1, rows };
 }
 
-/** Runs one pass under the concurrency limit and a fresh deadline; `skipped` answers for items never started. */
+/**
+ * Every target once, `concurrency` at a time; then, while --deadline allows, again with the
+ * full --timeout for those whose first request did not answer within FIRST_TRY_MS (only when
+ * targets wait for a slot: with no more targets than slots, nobody is kept waiting).
+ */
+async function runTargets(command: Command, targets: readonly FleetTarget[], context: FleetContext, fleet: FleetOptions, signal: AbortSignal, onRow: ((row: FleetRow) => void) | undefined): Promise<FleetRow[]> {
+  const rows = new Array<FleetRow>(targets.length);
+  const emit = inOrder(targets.length, onRow);
+  const finish = (index: number, row: FleetRow): void => {
+    rows[index] = row;
+    emit(index, row);
+  };
+  const why = `--deadline ${fleet.deadlineMs / 1000}s passed first`;
+  const notTried = (target: FleetTarget): FleetRow => ({ target: target.address, labels: target.labels, ok: false, error: `not tried: ${why}`, reason: 'deadline', latency_ms: 0 });
+  const firstTryMs = targets.length > fleet.concurrency && FIRST_TRY_MS < context.connection.timeoutMs ? FIRST_TRY_MS : undefined;
+  const setAside: number[] = [];
+  const firstSpent = new Map<number, number>();
+  const indices = targets.map((_, index) => index);
+  await mapLimited(
+    indices,
+    fleet.concurrency,
+    signal,
+    async (index) => {
+      const started = performance.now();
+      const row = await runOnTarget(command, targets[index]!, context, fleet, signal, firstTryMs);
+      if (row === SET_ASIDE) {
+        setAside.push(index);
+        firstSpent.set(index, performance.now() - started);
+      } else finish(index, row);
+    },
+    (index) => finish(index, notTried(targets[index]!)),
+  );
+  setAside.sort((a, b) => a - b);
+  await mapLimited(
+    setAside,
+    fleet.concurrency,
+    signal,
+    async (index) => {
+      const row = (await runOnTarget(command, targets[index]!, context, fleet, signal, undefined)) as FleetRow;
+      row.latency_ms += Math.round(firstSpent.get(index) ?? 0);
+      finish(index, row);
+    },
+    (index) => finish(index, { ...notTried(targets[index]!), error: `no answer within ${FIRST_TRY_MS / 1000}s, and ${why} for a longer wait` }),
+  );
+  return rows;
+}
+
+/** One target's row, or SET_ASIDE when its first request outlasted `firstTryMs`. */
+async function runOnTarget(command: Command, target: FleetTarget, context: FleetContext, fleet: FleetOptions, signal: AbortSignal, firstTryMs: number | undefined): Promise<FleetRow | typeof SET_ASIDE> {
+  const row: FleetRow = { target: target.address, labels: boundedLabels(target.labels), ok: true, latency_ms: 0 };
+  const started = performance.now();
+  const reached = await reach(target, context, signal);
+  if ('failure' in reached) return failed(row, reached.failure);
+  const client = firstTryMs !== undefined ? firstTryClient(reached.client, firstTryMs) : reached.client;
+  try {
+    switch (command.kind) {
+      case 'health':
+        await healthOf(client, command, row);
+        break;
+      case 'version':
+        await versionOf(client, row);
+        break;
+      case 'logspec-get':
+        row.spec = bounded(await readSpec(client));
+        break;
+      case 'logspec-set':
+        await setSpec(client, command.spec, fleet, row);
+        break;
+      default:
+        throw new TargetFailure('unexpected-response', `'${command.kind}' does not run against a set of targets`);
+    }
+  } catch (error) {
+    if (error === SET_ASIDE) return SET_ASIDE;
+    failed(row, classifyFailure(error, reached.client));
+  } finally {
+    row.latency_ms = Math.round(performance.now() - started);
+  }
+  return row;
+}
+
+/** The labels a row shows, each value cut like any other field (a Prometheus answer supplies them). */
+function boundedLabels(labels: Readonly<Record<string, string>>): Record<string, string> {
+  const shown: Record<string, string> = {};
+  for (const [name, value] of Object.entries(labels)) shown[bounded(name)] = bounded(value);
+  return shown;
+}
+
+/** Runs the rollback under the concurrency limit and a fresh deadline; `skipped` answers for items never started. */
 async function runPhase<T>(items: readonly T[], fleet: FleetOptions, work: (item: T, signal: AbortSignal) => Promise<FleetRow>, skipped: (item: T, why: string) => FleetRow): Promise<FleetRow[]> {
   const deadline = new AbortController();
   // Each target in flight listens for the deadline: up to `concurrency` listeners, none leaked.
@@ -322,7 +483,7 @@ async function runPhase<T>(items: readonly T[], fleet: FleetOptions, work: (item
  * no answer), with its own deadline so a slow first pass cannot leave the fleet half-changed.
  */
 async function rollBack(targets: readonly FleetTarget[], rows: FleetRow[], context: FleetContext, fleet: FleetOptions): Promise<void> {
-  const todo = targets.map((target, index) => ({ target, row: rows[index]! })).filter(({ row }) => row.previous_spec !== undefined && (row.changed === true || uncertain.has(row)));
+  const todo = targets.map((target, index) => ({ target, row: rows[index]! })).filter(({ row }) => restorable.has(row) && (row.changed === true || uncertain.has(row)));
   const rollbackFailed = (row: FleetRow, failure: TargetFailure) => failed(row, new TargetFailure(failure.reason, `rollback failed: ${failure.message}`));
   await runPhase(
     todo,
@@ -332,10 +493,10 @@ async function rollBack(targets: readonly FleetTarget[], rows: FleetRow[], conte
       const reached = await reach(target, context, signal);
       if ('failure' in reached) return rollbackFailed(row, reached.failure);
       try {
-        await putSpec(reached.client, row.previous_spec!);
+        await putSpec(reached.client, restorable.get(row)!);
         row.rolled_back = true;
         row.changed = false;
-        row.spec = await readSpec(reached.client);
+        row.spec = bounded(await readSpec(reached.client));
       } catch (error) {
         rollbackFailed(row, classifyFailure(error, reached.client));
       } finally {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { metricFamiliesJson, parsePrometheusText } from './prometheus-text.ts';
+import { metricFamiliesJson, metricsPageJson, parsePrometheusText } from './prometheus-text.ts';
 
 describe('parsePrometheusText', () => {
   it('groups samples into families with help, type and labels', () => {
@@ -80,3 +80,43 @@ describe('metricFamiliesJson', () => {
     expect(metricFamiliesJson([])).toEqual(['[]\n']);
   });
 });
+
+describe('metricsPageJson', () => {
+  it('writes what metricFamiliesJson writes for the parsed page, interleaved families and late HELP included', () => {
+    const page = [
+      '# HELP h A histogram.',
+      '# TYPE h histogram',
+      'h_bucket{le="1"} 1',
+      'h_sum 2',
+      'other{x="a\\"b\\\\c\\nd",y="\u009b\u007f"} 3',
+      '# a comment',
+      'h_count 1',
+      '',
+      'other 4',
+      '# HELP other Help after its samples.',
+      'lonely NaN',
+      '# TYPE empty counter',
+    ].join('\n');
+    const expected = metricFamiliesJson(parsePrometheusText(page)).join('');
+    expect([...metricsPageJson(page)].join('')).toBe(expected);
+    expect(JSON.parse(expected)).toEqual(parsePrometheusText(page));
+    expect(expected).not.toMatch(/[\u007f-\u009f]/);
+  });
+
+  it('checks the whole page before writing a piece, and names the bad line', () => {
+    expect(() => metricsPageJson('a 1\nb 2\nc{ 3\n')).toThrow('metrics line 3: malformed label set');
+  });
+
+  it('hands out pieces while a family of 200,000 samples is written, none larger than about 64 KiB', () => {
+    const pieces = metricsPageJson(`# TYPE a gauge\n${'a 1\n'.repeat(200_000)}`);
+    let count = 0;
+    let largest = 0;
+    for (const piece of pieces) {
+      count++;
+      largest = Math.max(largest, piece.length);
+    }
+    expect(count).toBeGreaterThan(50);
+    expect(largest).toBeLessThan(70 * 1024);
+  });
+});
+

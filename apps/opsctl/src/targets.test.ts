@@ -114,7 +114,7 @@ describe('fetchPrometheusTargets', () => {
         return [200, JSON.stringify(body)];
       },
       async (base) => {
-        expect((await fetchPrometheusTargets(base, undefined, 5_000)).map((t) => t.address)).toEqual(['10.0.0.1:9443']);
+        expect((await fetchPrometheusTargets(base, undefined, { timeoutMs: 5_000 })).map((t) => t.address)).toEqual(['10.0.0.1:9443']);
       },
     );
     expect(asked).toBe('/api/v1/targets?state=active');
@@ -124,19 +124,19 @@ describe('fetchPrometheusTargets', () => {
     await withServer(
       () => [500, 'oops'],
       async (base) => {
-        await expect(fetchPrometheusTargets(base, undefined, 5_000)).rejects.toMatchObject({ code: 'UNEXPECTED_RESPONSE', message: `--prometheus ${base}/api/v1/targets: unexpected status 500` });
+        await expect(fetchPrometheusTargets(base, undefined, { timeoutMs: 5_000 })).rejects.toMatchObject({ code: 'UNEXPECTED_RESPONSE', message: `--prometheus ${base}/api/v1/targets: unexpected status 500` });
       },
     );
     await withServer(
       () => [200, '<html>'],
       async (base) => {
-        await expect(fetchPrometheusTargets(base, undefined, 5_000)).rejects.toMatchObject({ code: 'UNEXPECTED_RESPONSE', message: `--prometheus ${base}/api/v1/targets: the answer is not JSON` });
+        await expect(fetchPrometheusTargets(base, undefined, { timeoutMs: 5_000 })).rejects.toMatchObject({ code: 'UNEXPECTED_RESPONSE', message: `--prometheus ${base}/api/v1/targets: the answer is not JSON` });
       },
     );
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const base = `http://127.0.0.1:${(closed.address() as { port: number }).port}`;
     await new Promise((resolve) => closed.close(resolve));
-    await expect(fetchPrometheusTargets(base, undefined, 5_000)).rejects.toMatchObject({ code: 'UNREACHABLE', message: `--prometheus ${base}: connection refused` });
+    await expect(fetchPrometheusTargets(base, undefined, { timeoutMs: 5_000 })).rejects.toMatchObject({ code: 'UNREACHABLE', message: `--prometheus ${base}: connection refused` });
   });
 });

@@ -99,3 +99,8 @@ export function runOpsctlBin(args: readonly string[], options: { nodeArgs?: read
     }),
   );
 }
+
+/** Closes every server, together. */
+export async function closeAll(servers: readonly Pick<Hostile, 'close'>[]): Promise<void> {
+  await Promise.all(servers.map((server) => server.close()));
+}

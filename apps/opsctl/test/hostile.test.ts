@@ -109,13 +109,13 @@ describe('files that are not regular files of a sane size (finding 12)', () => {
   writeFileSync(small, 'not a certificate, but a small regular file\n');
 
   const cases: [string, string[], string][] = [
-    ['/dev/zero as --cacert', ['--cacert', '/dev/zero', 'version'], 'cannot read --cacert file /dev/zero: a character device, expected a regular file'],
-    ['a FIFO as --key', ['--cert', small, '--key', fifo, 'version'], `cannot read --key file ${fifo}: a FIFO, expected a regular file`],
+    ['/dev/zero as --cacert', ['--cacert', '/dev/zero', 'version'], 'cannot read --cacert file /dev/zero: not a regular file (a character device)'],
+    ['a FIFO as --key', ['--cert', small, '--key', fifo, 'version'], `cannot read --key file ${fifo}: not a regular file (a named pipe (FIFO))`],
     ['a symlink loop as --cacert', ['--cacert', loop, 'version'], `cannot read --cacert file ${loop}: too many levels of symbolic links`],
     ['a 2 GB sparse file as --cacert', ['--cacert', sparse, 'version'], `cannot read --cacert file ${sparse}: larger than 1048576 bytes`],
-    ['/dev/zero as --targets', ['--targets', '/dev/zero', 'health'], 'cannot read --targets file /dev/zero: a character device, expected a regular file'],
-    ['a FIFO as --targets', ['--targets', fifo, 'health'], `cannot read --targets file ${fifo}: a FIFO, expected a regular file`],
-    ['a directory as --targets', ['--targets', directory, 'health'], `cannot read --targets file ${directory}: a directory, expected a regular file`],
+    ['/dev/zero as --targets', ['--targets', '/dev/zero', 'health'], 'cannot read --targets file /dev/zero: not a regular file (a character device)'],
+    ['a FIFO as --targets', ['--targets', fifo, 'health'], `cannot read --targets file ${fifo}: not a regular file (a named pipe (FIFO))`],
+    ['a directory as --targets', ['--targets', directory, 'health'], `cannot read --targets file ${directory}: is a directory`],
   ];
   it.each(cases)('%s: one line, exit 2, no read', async (_name, args, message) => {
     const run = await runOpsctlBin(['--address', '127.0.0.1:1', ...args], { killAfterMs: 40_000 });
@@ -140,9 +140,9 @@ describe('files that are not regular files of a sane size (finding 12)', () => {
       expect(run.code).toBe(1);
       const rows = JSON.parse(run.stdout) as { labels: { node: string }; ok: boolean; reason?: string; error?: string }[];
       const row = (node: string) => rows.find((r) => r.labels.node === node)!;
-      expect(row('zero')).toMatchObject({ ok: false, reason: 'credentials', error: 'cannot read label __opsctl_cacert file /dev/zero: a character device, expected a regular file' });
+      expect(row('zero')).toMatchObject({ ok: false, reason: 'credentials', error: 'cannot read label __opsctl_cacert file /dev/zero: not a regular file (a character device)' });
       expect(row('fifo')).toMatchObject({ ok: false, reason: 'credentials' });
-      expect(row('fifo').error).toMatch(/^cannot read label __opsctl_(cert|key) file .*fifo\.pem: a FIFO, expected a regular file$/);
+      expect(row('fifo').error).toMatch(/^cannot read label __opsctl_(cert|key) file .*fifo\.pem: not a regular file \(a named pipe \(FIFO\)\)$/);
       expect(row('plain')).toMatchObject({ ok: true });
       expect(run.elapsedMs).toBeLessThan(ENDS_WITHIN_MS);
     });
@@ -163,7 +163,7 @@ describe('files that are not regular files of a sane size (finding 12)', () => {
     await withServer(prometheus, async () => {
       const run = await runOpsctlBin(['--prometheus', `http://${prometheus.address}`, '--deadline', '6s', '--timeout', '3s', 'health', '--json'], { killAfterMs: 40_000 });
       expect(run.code).toBe(1);
-      expect(JSON.parse(run.stdout)).toMatchObject([{ target: '127.0.0.1:4', ok: false, reason: 'credentials', error: `cannot read label __opsctl_cacert file ${fifo}: a FIFO, expected a regular file` }]);
+      expect(JSON.parse(run.stdout)).toMatchObject([{ target: '127.0.0.1:4', ok: false, reason: 'credentials', error: `cannot read label __opsctl_cacert file ${fifo}: not a regular file (a named pipe (FIFO))` }]);
       expect(run.elapsedMs).toBeLessThan(ENDS_WITHIN_MS);
     });
   });
@@ -245,6 +245,18 @@ describe('metrics --json memory (finding 15)', () => {
       const maxRssBytes = Number(/max-rss-kib (\d+)/.exec(run.stderr)?.[1]) * 1024;
       expect(maxRssBytes).toBeGreaterThan(page.length);
       expect(maxRssBytes).toBeLessThanOrEqual(8 * page.length);
+    });
+  });
+
+  it('writes a page of a million tiny samples within a 48 MiB heap (issue 31, item 10)', async () => {
+    // `a 1` a million times: a sample object each used to cost about 60 times the page.
+    const page = Buffer.from(`# TYPE a gauge\n${'a 1\n'.repeat(1024 * 1024)}`);
+    await withServer(await startAnswering(() => ({ status: 200, body: page, type: 'text/plain; version=0.0.4' })), async (server) => {
+      const run = await runOpsctlBin(['--address', server.address, '--timeout', '60s', 'metrics', '--json'], { nodeArgs: ['--max-old-space-size=48'], killAfterMs: 120_000 });
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      const families = JSON.parse(run.stdout) as { name: string; samples: unknown[] }[];
+      expect(families.map((family) => [family.name, family.samples.length])).toEqual([['a', 1024 * 1024]]);
     });
   });
 });

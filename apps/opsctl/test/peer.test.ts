@@ -116,7 +116,7 @@ describe('opsctl against the peer over plain HTTP', () => {
     const result = await opsctl('logspec', 'frob');
     expect(result).toEqual({ code: 2, stdout: '', stderr: "opsctl: 'logspec' takes 'get' or 'set <spec>', not 'frob'\n" });
     const missing = await opsctl('--cacert', '/nonexistent/ca.pem', '--address', peer.address, 'version');
-    expect(missing).toEqual({ code: 2, stdout: '', stderr: 'opsctl: cannot read --cacert file /nonexistent/ca.pem: no such file\n' });
+    expect(missing).toEqual({ code: 2, stdout: '', stderr: 'opsctl: cannot read --cacert file /nonexistent/ca.pem: no such file or directory\n' });
   });
 });
 
