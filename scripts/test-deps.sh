@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the real outside systems the integration tests talk to, when missing:
-# podman (Docker-compatible API), prometheus + promtool, wrk, openssl, and Go (golang-go: the
+# podman (Docker-compatible API), prometheus + promtool, the blackbox exporter (the kit's /healthz probe), wrk, openssl, and Go (golang-go: the
 # x509 differential test builds its oracle from tools/x509-oracle). Debian/Ubuntu, as root or with sudo.
 set -euo pipefail
 
@@ -10,6 +10,7 @@ command -v prometheus >/dev/null 2>&1 || need+=(prometheus)
 command -v promtool >/dev/null 2>&1 || need+=(prometheus)
 command -v wrk >/dev/null 2>&1 || need+=(wrk)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
+command -v prometheus-blackbox-exporter >/dev/null 2>&1 || command -v blackbox_exporter >/dev/null 2>&1 || need+=(prometheus-blackbox-exporter)
 command -v go >/dev/null 2>&1 || need+=(golang-go)
 [ ${#need[@]} -eq 0 ] && exit 0
 
