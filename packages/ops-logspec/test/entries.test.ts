@@ -92,7 +92,7 @@ console.log(JSON.stringify([levels.levelOf('gossip.privdata'), levels.levelOf('l
   it.each([
     ['bunyan', 'createBunyanLogging'],
     ['log4js', 'createLog4jsLogging'],
-  ])('the %s entry loads without %s installed, and its create function names what to install', (logger, create) => {
+  ])('the %s entry loads without it installed, and %s names what to install', (logger, create) => {
     const app = installWith([]);
     const source = `const m = await import('@fabric-ops/ops-logspec/${logger}');
 let code = '';
