@@ -5,7 +5,7 @@
 # - Prometheus and promtool 3.16, built with `go install` (module version v0.316.0) into Go's bin
 #   directory ($FABRIC_OPS_PROMETHEUS_BIN_DIR when set, else $GOBIN, else $GOPATH/bin), where
 #   test-kit's prometheusTool() finds them; Debian's prometheus package is 2.42 and is not used;
-# - podman (Docker-compatible API), wrk and openssl from apt (Debian/Ubuntu, as root or with sudo).
+# - podman (Docker-compatible API), the blackbox exporter (the kit's /healthz probe), wrk and openssl from apt (Debian/Ubuntu, as root or with sudo).
 set -euo pipefail
 
 PROMETHEUS_MODULE_VERSION=v0.316.0 # Prometheus 3.16
@@ -49,6 +49,7 @@ need=()
 command -v podman >/dev/null 2>&1 || need+=(podman)
 command -v wrk >/dev/null 2>&1 || need+=(wrk)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
+command -v prometheus-blackbox-exporter >/dev/null 2>&1 || command -v blackbox_exporter >/dev/null 2>&1 || need+=(prometheus-blackbox-exporter)
 [ ${#need[@]} -eq 0 ] && exit 0
 
 # podman as root needs these at run time on a minimal image.

@@ -20,7 +20,7 @@ function loadedWith(tls: Partial<AppConfig['operations']['tls']> = {}): LoadedCo
       operations: {
         listenAddress: { host: '127.0.0.1', port: 0 },
         tls: { enabled: false, certFile: '', keyFile: '', clientAuthRequired: false, clientRootCAs: [], ...tls },
-        health: { checkTimeoutMs: 5_000, cacheTtlMs: 0 },
+        health: { checkTimeoutMs: 5_000, cacheTtlMs: 0, backgroundIntervalMs: 0 },
       },
       metrics: { provider: 'disabled' },
     },

@@ -7,7 +7,7 @@ export { createLogLevels } from './internal/levels-registry.ts';
 export type { LevelListener, LoggingObserver, LogLevels, LogLevelsOptions } from './internal/levels-registry.ts';
 // pino's registry: pino is loaded on the first createLogging call, not by importing this entry.
 export { createLogging } from './internal/registry.ts';
-export type { LogFormat, Logging, LoggingOptions } from './internal/registry.ts';
+export type { LogFormat, Logging, LoggingOptions, PinoLineOptions } from './internal/registry.ts';
 export { createLoggingFromEnv, loggingSettingsFromEnv } from './internal/env.ts';
 export type { EnvLoggingSettings } from './internal/env.ts';
 export { logspecHandler } from './internal/handler.ts';

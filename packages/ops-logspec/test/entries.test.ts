@@ -19,8 +19,9 @@ const pkg = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) as {
   files: string[];
 };
 const LOGGERS = ['pino', 'winston', 'bunyan', 'log4js'] as const;
-// pino is required inside createLogging (in ./pino as in the main entry), not imported.
-const ENTRIES: Record<string, string | undefined> = { index: undefined, spec: undefined, pino: undefined, winston: 'winston', bunyan: 'bunyan', log4js: 'log4js' };
+// pino, bunyan and log4js are required inside createLogging, createBunyanLogging and
+// createLog4jsLogging (so a missing one is a LogspecError naming what to install), not imported.
+const ENTRIES: Record<string, string | undefined> = { index: undefined, spec: undefined, pino: undefined, winston: 'winston', bunyan: undefined, log4js: undefined };
 
 const scratch: string[] = [];
 afterAll(() => {
@@ -86,6 +87,18 @@ console.log(JSON.stringify([levels.levelOf('gossip.privdata'), levels.levelOf('l
     const expected = ['debug', 'warn', 'PEER_MISSING: createLogging needs pino, an optional peer dependency of @fabric-ops/ops-logspec: npm install pino'];
     expect(runIn(app, 'esm.mjs', source("const m = await import('@fabric-ops/ops-logspec');"))).toEqual(expected);
     expect(runIn(app, 'cjs.cjs', source("const m = require('@fabric-ops/ops-logspec');"))).toEqual(expected);
+  });
+
+  it.each([
+    ['bunyan', 'createBunyanLogging'],
+    ['log4js', 'createLog4jsLogging'],
+  ])('the %s entry loads without it installed, and %s names what to install', (logger, create) => {
+    const app = installWith([]);
+    const source = `const m = await import('@fabric-ops/ops-logspec/${logger}');
+let code = '';
+try { m.${create}({ spec: 'info' }); } catch (e) { code = e.code + ': ' + e.message; }
+console.log(JSON.stringify(code));`;
+    expect(runIn(app, 'missing.mjs', source)).toBe(`PEER_MISSING: ${create} needs ${logger}, an optional peer dependency of @fabric-ops/ops-logspec: npm install ${logger}`);
   });
 
   it.each(['winston', 'bunyan', 'log4js', 'pino'])('the %s entry works with that library alone installed', (logger) => {

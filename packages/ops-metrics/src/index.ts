@@ -5,6 +5,8 @@ export type { PrometheusProvider } from './internal/prometheus.ts';
 export type { StatsdProvider } from './internal/statsd.ts';
 export { MetricsError, isMetricsError } from './internal/errors.ts';
 export { formatSampleValue } from './internal/exposition.ts';
+export { createRequestMetrics } from './internal/request-metrics.ts';
+export type { ExpressMiddleware, FastifyReplyLike, FastifyRequestLike, RequestMetrics, RequestMetricsOptions } from './internal/request-metrics.ts';
 export type { MetricsErrorCode } from './internal/errors.ts';
 export type {
   Counter,

@@ -76,7 +76,7 @@ afterAll(async () => {
 describe('deploy/prometheus', () => {
   it('alerts.yml passes promtool check rules', async () => {
     const result = await promtool(['check', 'rules', 'alerts.yml'], PROMETHEUS_DIR);
-    expect(result.output).toContain('SUCCESS: 3 rules found');
+    expect(result.output).toContain('SUCCESS: 4 rules found');
     expect(result.code).toBe(0);
   });
 
@@ -152,7 +152,7 @@ describe('deploy/prometheus', () => {
 
     const rules = JSON.parse((await send(api, '/api/v1/rules')).body) as { data: { groups: { rules: { name: string; health: string }[] }[] } };
     const loaded = rules.data.groups.flatMap((group) => group.rules);
-    expect(loaded.map((rule) => rule.name).sort()).toEqual(['FabricOpsHealthCheckFailing', 'FabricOpsStaleVersion', 'FabricOpsTargetDown']);
+    expect(loaded.map((rule) => rule.name).sort()).toEqual(['FabricOpsHealthCheckFailing', 'FabricOpsHealthzFailing', 'FabricOpsStaleVersion', 'FabricOpsTargetDown']);
     // Every alert expression evaluates without error against the real data.
     await until('the rules to evaluate', async () => {
       const again = JSON.parse((await send(api, '/api/v1/rules')).body) as typeof rules;

@@ -20,6 +20,7 @@ export type SettingRole =
   | 'statsd.prefix'
   | 'health.checkTimeout'
   | 'health.cacheTTL'
+  | 'health.checkInterval'
   | 'vm.endpoint';
 
 export type ValueKind = 'string' | 'boolean' | 'duration' | 'list';
@@ -83,6 +84,7 @@ export const PEER_DIALECT: Dialect = {
     spec('CORE', 'tls.clientRootCAs', 'operations.tls.clientRootCAs.files', 'list', []),
     spec('CORE', 'health.checkTimeout', 'operations.health.checkTimeout', 'duration', DEFAULT_CHECK_TIMEOUT_NANOS),
     spec('CORE', 'health.cacheTTL', 'operations.health.cacheTTL', 'duration', 0),
+    spec('CORE', 'health.checkInterval', 'operations.health.checkInterval', 'duration', 0),
     spec('CORE', 'metrics.provider', 'metrics.provider', 'string', 'disabled'),
     spec('CORE', 'statsd.network', 'metrics.statsd.network', 'string', 'udp'),
     spec('CORE', 'statsd.address', 'metrics.statsd.address', 'string', '127.0.0.1:8125'),
@@ -123,6 +125,7 @@ export const ORDERER_DIALECT: Dialect = {
     spec('ORDERER', 'tls.clientRootCAs', 'Operations.TLS.ClientRootCAs', 'list', []),
     spec('ORDERER', 'health.checkTimeout', 'Operations.Health.CheckTimeout', 'duration', DEFAULT_CHECK_TIMEOUT_NANOS),
     spec('ORDERER', 'health.cacheTTL', 'Operations.Health.CacheTTL', 'duration', 0),
+    spec('ORDERER', 'health.checkInterval', 'Operations.Health.CheckInterval', 'duration', 0),
     spec('ORDERER', 'metrics.provider', 'Metrics.Provider', 'string', 'disabled'),
     spec('ORDERER', 'statsd.network', 'Metrics.Statsd.Network', 'string', 'udp'),
     spec('ORDERER', 'statsd.address', 'Metrics.Statsd.Address', 'string', '127.0.0.1:8125'),

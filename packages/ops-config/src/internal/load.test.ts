@@ -50,7 +50,7 @@ describe("Fabric's full sample files", () => {
       operations: {
         listenAddress: { host: '127.0.0.1', port: 9443 },
         tls: { enabled: false, certFile: '', keyFile: '', clientAuthRequired: false, clientRootCAs: [] },
-        health: { checkTimeoutMs: 5_000, cacheTtlMs: 0 },
+        health: { checkTimeoutMs: 5_000, cacheTtlMs: 0, backgroundIntervalMs: 0 },
       },
       metrics: { provider: 'disabled' },
       vm: { endpoint: { kind: 'unix', socketPath: '/var/run/docker.sock' } },
@@ -69,7 +69,7 @@ describe("Fabric's full sample files", () => {
       operations: {
         listenAddress: { host: '127.0.0.1', port: 8443 },
         tls: { enabled: false, certFile: '', keyFile: '', clientAuthRequired: false, clientRootCAs: [] },
-        health: { checkTimeoutMs: 5_000, cacheTtlMs: 0 },
+        health: { checkTimeoutMs: 5_000, cacheTtlMs: 0, backgroundIntervalMs: 0 },
       },
       metrics: { provider: 'disabled' },
     });
@@ -88,10 +88,10 @@ describe("Fabric's full sample files", () => {
     const p = peer('');
     expect(p.config).toEqual(peer(CORE_YAML).config);
     expect(Object.values(p.sources).every((source) => source.from === 'default')).toBe(true);
-    expect(Object.keys(p.sources)).toHaveLength(14);
+    expect(Object.keys(p.sources)).toHaveLength(15);
     const o = orderer('# nothing but a comment\n');
     expect(o.config).toEqual(orderer(ORDERER_YAML).config);
-    expect(Object.keys(o.sources)).toHaveLength(13);
+    expect(Object.keys(o.sources)).toHaveLength(14);
   });
 
   it('loads a production-style file: TLS on, statsd, relative paths', () => {
@@ -131,7 +131,7 @@ describe("Fabric's full sample files", () => {
           clientAuthRequired: true,
           clientRootCAs: ['/srv/fabric/tls/ops-ca.crt', '/etc/ca/second.pem'],
         },
-        health: { checkTimeoutMs: 5_000, cacheTtlMs: 0 },
+        health: { checkTimeoutMs: 5_000, cacheTtlMs: 0, backgroundIntervalMs: 0 },
       },
       metrics: { provider: 'statsd', statsd: { network: 'tcp', host: 'statsd.example.com', port: 8125, writeIntervalMs: 90_000, prefix: 'org1_peer0' } },
       vm: { endpoint: { kind: 'unix', socketPath: '/var/run/docker.sock' } },
@@ -205,7 +205,7 @@ const PEER_BASE = [
   '    key: { file: file/key.pem }',
   '    clientAuthRequired: false',
   '    clientRootCAs: { files: [file/ca.pem] }',
-  '  health: { checkTimeout: 3s, cacheTTL: 0s }',
+  '  health: { checkTimeout: 3s, cacheTTL: 0s, checkInterval: 0s }',
   'metrics:',
   '  provider: statsd',
   '  statsd: { network: udp, address: 127.0.0.1:8125, writeInterval: 10s, prefix: file }',
@@ -223,7 +223,7 @@ const ORDERER_BASE = [
   '    PrivateKey: file/key.pem',
   '    ClientAuthRequired: false',
   '    ClientRootCAs: [file/ca.pem]',
-  '  Health: { CheckTimeout: 3s, CacheTTL: 0s }',
+  '  Health: { CheckTimeout: 3s, CacheTTL: 0s, CheckInterval: 0s }',
   'Metrics:',
   '  Provider: statsd',
   '  Statsd: { Network: udp, Address: 127.0.0.1:8125, WriteInterval: 30s, Prefix: file }',
@@ -246,6 +246,7 @@ const peerMatrix: [string, string, Pick, unknown][] = [
   ['CORE_METRICS_STATSD_PREFIX', 'org1_peer0', (c) => c.metrics.statsd?.prefix, 'org1_peer0'],
   ['CORE_OPERATIONS_HEALTH_CHECKTIMEOUT', '2s', (c) => c.operations.health.checkTimeoutMs, 2_000],
   ['CORE_OPERATIONS_HEALTH_CACHETTL', '1500000000', (c) => c.operations.health.cacheTtlMs, 1_500],
+  ['CORE_OPERATIONS_HEALTH_CHECKINTERVAL', '15s', (c) => c.operations.health.backgroundIntervalMs, 15_000],
   ['CORE_VM_ENDPOINT', 'tcp://docker:2375', (c) => ('vm' in c ? c.vm.endpoint : undefined), { kind: 'tcp', host: 'docker', port: 2375 }],
 ];
 
@@ -263,6 +264,7 @@ const ordererMatrix: [string, string, Pick, unknown][] = [
   ['ORDERER_METRICS_STATSD_PREFIX', 'orderer1', (c) => c.metrics.statsd?.prefix, 'orderer1'],
   ['ORDERER_OPERATIONS_HEALTH_CHECKTIMEOUT', '750ms', (c) => c.operations.health.checkTimeoutMs, 750],
   ['ORDERER_OPERATIONS_HEALTH_CACHETTL', '1m', (c) => c.operations.health.cacheTtlMs, 60_000],
+  ['ORDERER_OPERATIONS_HEALTH_CHECKINTERVAL', '30s', (c) => c.operations.health.backgroundIntervalMs, 30_000],
 ];
 
 describe('environment override matrix', () => {
@@ -432,11 +434,12 @@ describe('problems: one line each, naming file or variable, key and expectation'
     ],
     [
       'peer',
-      'operations:\n  health:\n    checkTimeout: 0s\n    cacheTTL: -1s\n',
+      'operations:\n  health:\n    checkTimeout: 0s\n    cacheTTL: -1s\n    checkInterval: -5s\n',
       {},
       [
         'core.yaml: operations.health.checkTimeout: expected a duration of at least 1ms like 10s, got "0s"',
         'core.yaml: operations.health.cacheTTL: expected a duration of 0s (off) or more like 10s, got "-1s"',
+        'core.yaml: operations.health.checkInterval: expected a duration of 0s (off) or more like 10s, got "-5s"',
       ],
     ],
     ['orderer', '', { ORDERER_OPERATIONS_HEALTH_CHECKTIMEOUT: '5' }, ['ORDERER_OPERATIONS_HEALTH_CHECKTIMEOUT: expected a duration like 30s, got "5" (a unit is required: ns, us, ms, s, m or h)']],
@@ -558,8 +561,8 @@ describe('parsed values', () => {
   });
 
   it('reads the health check timeout and cache lifetime (ours) as Go durations', () => {
-    expect(peer('operations:\n  health:\n    checkTimeout: 1m\n    cacheTTL: 1500ms\n').config.operations.health).toEqual({ checkTimeoutMs: 60_000, cacheTtlMs: 1_500 });
-    expect(orderer('Operations:\n  Health:\n    CheckTimeout: 2s\n').config.operations.health).toEqual({ checkTimeoutMs: 2_000, cacheTtlMs: 0 });
+    expect(peer('operations:\n  health:\n    checkTimeout: 1m\n    cacheTTL: 1500ms\n').config.operations.health).toEqual({ checkTimeoutMs: 60_000, cacheTtlMs: 1_500, backgroundIntervalMs: 0 });
+    expect(orderer('Operations:\n  Health:\n    CheckTimeout: 2s\n    CheckInterval: 10s\n').config.operations.health).toEqual({ checkTimeoutMs: 2_000, cacheTtlMs: 0, backgroundIntervalMs: 10_000 });
     expect(peer('operations:\n  health:\n    checkTimout: 1s\n').warnings).toEqual(['core.yaml: operations.health.checkTimout: unknown key, ignored; did you mean checkTimeout?']);
   });
 

@@ -36,6 +36,11 @@ export interface HealthSettings {
   readonly checkTimeoutMs: number;
   /** How long a check result is reused; 0 (the default) runs every check on every request. */
   readonly cacheTtlMs: number;
+  /**
+   * How often every check runs on its own, so health_check_status is current when nothing asks
+   * /healthz; 0 (the default) runs checks only when asked, as Fabric does.
+   */
+  readonly backgroundIntervalMs: number;
 }
 
 export interface OperationsSettings {
@@ -213,7 +218,7 @@ function settingsFrom(resolution: Resolution): OrdererConfig {
         clientAuthRequired: flag('tls.clientAuthRequired'),
         clientRootCAs: [...(values.get('tls.clientRootCAs') as readonly string[])],
       },
-      health: { checkTimeoutMs: millis('health.checkTimeout'), cacheTtlMs: millis('health.cacheTTL') },
+      health: { checkTimeoutMs: millis('health.checkTimeout'), cacheTtlMs: millis('health.cacheTTL'), backgroundIntervalMs: millis('health.checkInterval') },
     },
     metrics,
   };

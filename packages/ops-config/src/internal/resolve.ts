@@ -248,6 +248,7 @@ export function resolveSettings(input: ResolveInput): Resolution {
   for (const [role, least] of [
     ['health.checkTimeout', 1],
     ['health.cacheTTL', 0],
+    ['health.checkInterval', 0],
   ] as const) {
     const nanos = values.get(role) as number;
     if (!ok(role)) continue;

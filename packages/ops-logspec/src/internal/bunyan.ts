@@ -1,9 +1,10 @@
-import bunyan from 'bunyan';
+import type bunyan from 'bunyan';
 import type { AuditLogger } from './handler.ts';
 import { claim, levelsOf, passThrough, release, type AdapterLevelsOptions, type AdapterLogging } from './adapter-base.ts';
 import { levelMapOf } from './level-map.ts';
 import type { LogLevels } from './levels-registry.ts';
 import { levelEnables, type Level } from './levels.ts';
+import { loadPeer } from './peer.ts';
 
 export interface BunyanLoggingOptions extends AdapterLevelsOptions {
   /**
@@ -103,6 +104,9 @@ export function heldChildren(logger: bunyan): number {
 export function createBunyanLogging(options: BunyanLoggingOptions = {}): BunyanLogging {
   const levels = levelsOf(options, 'createBunyanLogging');
   const nameField = options.nameField ?? 'logger';
+  // bunyan is an optional peer: loaded here, so that a missing one is a LogspecError saying what
+  // to install, not the entry's MODULE_NOT_FOUND. Not needed when the caller brings its root.
+  const library = options.root === undefined ? loadPeer<typeof bunyan>('bunyan', 'createBunyanLogging') : undefined;
   let root = options.root;
   const named = new Map<string, bunyan>();
 
@@ -139,7 +143,7 @@ export function createBunyanLogging(options: BunyanLoggingOptions = {}): BunyanL
   const getLogger = (name: string): bunyan => {
     const known = named.get(name);
     if (known !== undefined) return known;
-    root ??= bunyan.createLogger({ name: 'app' });
+    root ??= library!.createLogger({ name: 'app' });
     const logger = root.child({ [nameField]: name });
     follow(name, logger);
     named.set(name, logger);

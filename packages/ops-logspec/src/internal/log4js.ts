@@ -1,8 +1,9 @@
-import log4js from 'log4js';
+import type log4js from 'log4js';
 import type { AuditLogger } from './handler.ts';
 import { claim, levelsOf, passThrough, release, type AdapterLevelsOptions, type AdapterLogging } from './adapter-base.ts';
 import { levelMapOf, type LevelMap } from './level-map.ts';
 import { levelEnables, type Level } from './levels.ts';
+import { loadPeer } from './peer.ts';
 
 export interface Log4jsLoggingOptions extends AdapterLevelsOptions {
   /**
@@ -33,7 +34,9 @@ export interface Log4jsLogging extends AdapterLogging {
 /** Fabric's spec over log4js categories. */
 export function createLog4jsLogging(options: Log4jsLoggingOptions = {}): Log4jsLogging {
   const levels = levelsOf(options, 'createLog4jsLogging');
-  const lib = options.log4js ?? log4js;
+  // log4js is an optional peer: loaded here, so that a missing one is a LogspecError saying what
+  // to install, not the entry's MODULE_NOT_FOUND.
+  const lib = options.log4js ?? loadPeer<typeof log4js>('log4js', 'createLog4jsLogging');
   const named = new Map<string, log4js.Logger>();
   // log4js's set changes when it is configured with custom levels: mapped again when it does.
   let mapped: { readonly from: readonly log4js.Level[]; readonly size: number; readonly map: LevelMap } | undefined;

@@ -1,4 +1,4 @@
-import type { DestinationStream, Logger, LogFn } from 'pino';
+import type { DestinationStream, Logger, LoggerOptions, LogFn } from 'pino';
 import { LogspecError } from '../errors.ts';
 import { boundedSink, DEFAULT_MAX_BUFFERED, isWritableLike, type BoundedSink } from './destination.ts';
 import { createLogLevels, type LogLevels, type LoggingObserver } from './levels-registry.ts';
@@ -35,6 +35,29 @@ export interface LoggingOptions {
    * `observer`; when given, those two must be left out (set them on `levels`).
    */
   readonly levels?: LogLevels;
+  /**
+   * pino's own options for what a line carries, passed to pino as they are: `redact` (paths
+   * whose values are replaced, or removed), `serializers`, `base` (fields on every line;
+   * default `null` in text format, pino's pid and hostname in JSON), `mixin` and
+   * `mixinMergeStrategy`. The level, the hooks and the destination stay this package's.
+   */
+  readonly pino?: PinoLineOptions;
+}
+
+/** The pino options `createLogging` passes through (see `LoggingOptions.pino`). */
+export type PinoLineOptions = Pick<LoggerOptions, (typeof PINO_LINE_OPTIONS)[number]>;
+
+const PINO_LINE_OPTIONS = ['redact', 'serializers', 'base', 'mixin', 'mixinMergeStrategy'] as const;
+
+/** The pass-through options, checked by name: a level or a transport set here would undo the spec. */
+function pinoLineOptions(given: PinoLineOptions | undefined): PinoLineOptions {
+  if (given === undefined) return {};
+  if (given === null || typeof given !== 'object') throw new LogspecError('INVALID_OPTIONS', `createLogging: pino must be an object of pino options, got ${given === null ? 'null' : typeof given}`);
+  const unknown = Object.keys(given).filter((key) => !(PINO_LINE_OPTIONS as readonly string[]).includes(key));
+  if (unknown.length > 0) {
+    throw new LogspecError('INVALID_OPTIONS', `createLogging: pino option ${unknown.join(', ')} is not passed through; only ${PINO_LINE_OPTIONS.join(', ')} are (the level follows the spec)`);
+  }
+  return given;
 }
 
 export interface Logging {
@@ -133,11 +156,13 @@ export function createLogging(options: LoggingOptions = {}): Logging {
   const sink: BoundedSink | undefined = isWritableLike(given) ? boundedSink(given, options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED, () => levels.observer()?.dropped?.()) : undefined;
   const out: DestinationStream = sink ?? given;
 
+  const lineOptions = pinoLineOptions(options.pino);
   const root = pino(
     {
       level: 'trace',
       // Text lines have no room for pid/hostname; JSON keeps pino's defaults.
       ...(format === 'text' ? { base: null } : {}),
+      ...lineOptions,
       hooks: {
         logMethod(this: Logger, args: Parameters<LogFn>, method: LogFn, level: number) {
           const current = levels.observer();
