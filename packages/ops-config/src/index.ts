@@ -6,3 +6,4 @@ export type { DockerEndpoint } from './internal/docker-endpoint.ts';
 export { parseHostPort } from './internal/host-port.ts';
 export type { HostPort } from './internal/host-port.ts';
 export { ordererConfigFromCommandLine, peerConfigFromCommandLine } from './internal/cli.ts';
+export type { CommandLineOptions, CommandLineOutcome } from './internal/cli.ts';

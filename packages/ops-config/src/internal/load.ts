@@ -123,15 +123,21 @@ function keyOffset(key: YamlNode, text: string): number {
   return at;
 }
 
+interface KeyProblem {
+  readonly offset: number;
+  readonly what: 'duplicate' | 'collection';
+}
+
 /**
- * yaml's own duplicate-key check compares each key with every earlier one of its map (32,000
- * keys took 29 s); this is the same rule (scalar keys with equal values; other keys never
- * match) with one Set per map. Each offset is the duplicate key's own, which is where yaml
- * reports it too for a key that starts its line (after an empty value yaml names the end of
- * the line before).
+ * Keys no Go decoder takes: a duplicate, and a mapping or a list used as a key (yaml would turn
+ * it into text, with a warning from Node on stderr; Go's decoders refuse it). yaml's own
+ * duplicate-key check compares each key with every earlier one of its map (32,000 keys took
+ * 29 s); this is the same rule (scalar keys with equal values; other keys never match) with one
+ * Set per map. Each offset is the key's own, which is where yaml reports a duplicate too for a
+ * key that starts its line (after an empty value yaml names the end of the line before).
  */
-function duplicateKeyOffsets(document: Document, text: string): number[] {
-  const offsets: number[] = [];
+function keyProblems(document: Document, text: string): KeyProblem[] {
+  const found: KeyProblem[] = [];
   // a stack, not recursion: nesting as deep as yaml parses stays within bounds here
   const pending: unknown[] = [document.contents];
   while (pending.length > 0) {
@@ -142,8 +148,10 @@ function duplicateKeyOffsets(document: Document, text: string): number[] {
         const key = pair.key as YamlNode | null;
         // yaml compares with ===: NaN never equals itself
         if (isScalar(key) && !Number.isNaN(key.value)) {
-          if (seen.has(key.value)) offsets.push(keyOffset(key, text));
+          if (seen.has(key.value)) found.push({ offset: keyOffset(key, text), what: 'duplicate' });
           else seen.add(key.value);
+        } else if (isMap(key) || isSeq(key)) {
+          found.push({ offset: key.range?.[0] ?? 0, what: 'collection' });
         }
         pending.push(pair.key, pair.value);
       }
@@ -153,7 +161,7 @@ function duplicateKeyOffsets(document: Document, text: string): number[] {
       pending.push(node.key, node.value);
     }
   }
-  return offsets.sort((a, b) => a - b);
+  return found.sort((a, b) => a.offset - b.offset);
 }
 
 function parseYaml(text: string, label: string): unknown {
@@ -161,9 +169,10 @@ function parseYaml(text: string, label: string): unknown {
   // merge keys (`<<: *base`) as Go's YAML decoders understand them
   const document = parseDocument(text, { merge: true, uniqueKeys: false, prettyErrors: true, lineCounter });
   const problems = document.errors.map((error) => ({ at: error.pos[0], line: `${label}: not valid YAML: ${firstLine(error.message)}` }));
-  for (const offset of duplicateKeyOffsets(document, text)) {
+  for (const { offset, what } of keyProblems(document, text)) {
     const { line, col } = lineCounter.linePos(offset);
-    problems.push({ at: offset, line: `${label}: not valid YAML: Map keys must be unique at line ${line}, column ${col}` });
+    const why = what === 'duplicate' ? 'Map keys must be unique' : 'a key must be a scalar (text, a number or a boolean), not a mapping or a list';
+    problems.push({ at: offset, line: `${label}: not valid YAML: ${why} at line ${line}, column ${col}` });
   }
   if (problems.length > 0) {
     throw new ConfigError(
