@@ -2,22 +2,14 @@ import { readRegularFileSync } from '@fabric-ops/ops-http/fs';
 import { basename, dirname } from 'node:path';
 import { isMap, isScalar, isSeq, isPair, LineCounter, parseDocument, type Document, type Node as YamlNode } from 'yaml';
 import { ConfigError } from './errors.ts';
-import type { DockerEndpoint } from './docker-endpoint.ts';
-import type { HostPort } from './host-port.ts';
+import type { DockerEndpoint } from '@fabric-ops/ops-health/endpoint';
+import type { HostPort } from '@fabric-ops/ops-http/go';
+// The receiving packages own these shapes; the config produces them (types only: nothing of either is loaded).
+import type { StatsdTarget } from '@fabric-ops/ops-metrics';
+import type { TlsSettings } from '@fabric-ops/ops-tls-auth';
 import { dialectFor, type AppKind, type SettingRole } from './keys.ts';
 import { locateConfigFile, type LocateOptions } from './locate.ts';
 import { resolveSettings, type Resolution, type ValueSource } from './resolve.ts';
-
-export interface TlsSettings {
-  readonly enabled: boolean;
-  /** Server certificate (PEM; may hold a chain). */
-  readonly certFile: string;
-  /** Server private key (PEM). */
-  readonly keyFile: string;
-  readonly clientAuthRequired: boolean;
-  /** PEM files of the CAs trusted for client certificates. */
-  readonly clientRootCAs: readonly string[];
-}
 
 /**
  * What a message about each TLS file calls it: the environment variable when it set the path
@@ -45,17 +37,6 @@ export interface OperationsSettings {
   readonly health: HealthSettings;
 }
 
-/** Where and how StatsD metrics are pushed (the statsd section, parsed). */
-export interface StatsdTarget {
-  readonly network: 'udp' | 'tcp';
-  /** Never empty: an address written `:8125` means this machine, `127.0.0.1`. */
-  readonly host: string;
-  readonly port: number;
-  readonly writeIntervalMs: number;
-  /** As written; ops-metrics adds the separating `.`. */
-  readonly prefix: string;
-}
-
 /**
  * The metrics section. An unknown provider has already become `disabled`, with one warning
  * in `warnings`; the statsd section is there only when StatsD is the provider.
@@ -77,6 +58,7 @@ export interface OrdererConfig {
 }
 
 export type { ValueSource } from './resolve.ts';
+export type { StatsdTarget, TlsSettings };
 
 export interface LoadedConfig<T> {
   /** The file the configuration was read from. */

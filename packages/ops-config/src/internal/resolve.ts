@@ -1,8 +1,7 @@
 import { isAbsolute, resolve as resolvePath } from 'node:path';
-import { DOCKER_ENDPOINT_FORMS, parseDockerEndpoint, type DockerEndpoint } from './docker-endpoint.ts';
-import { isConfigError } from './errors.ts';
-import { formatGoDuration } from '@fabric-ops/ops-http/go';
-import { parseHostPort, type HostPort } from './host-port.ts';
+// vm.endpoint's grammar is ops-health's (the docker checker's own); host:port is Go's, in ops-http.
+import { DOCKER_ENDPOINT_FORMS, readDockerEndpoint, type DockerEndpoint } from '@fabric-ops/ops-health/endpoint';
+import { formatGoDuration, splitHostPort, type HostPort } from '@fabric-ops/ops-http/go';
 import { describeValue, leafSchema, zeroValue, type Dialect, type KeySpec, type SettingRole, type SettingValue } from './keys.ts';
 import { closeName } from './suggest.ts';
 
@@ -121,13 +120,9 @@ function issueLines(where: string, issues: readonly { path: readonly PropertyKey
 }
 
 function hostPortOf(text: string): HostPort | { readonly problem: string } {
-  try {
-    return parseHostPort(text);
-  } catch (error) {
-    if (!isConfigError(error)) throw error;
-    // Go's text is `address <a>: <why>`; the message already shows the address
-    return { problem: error.problems[0]!.replace(/^address .*: /, '') };
-  }
+  const split = splitHostPort(text);
+  // Go's text is `address <a>: <why>`; the message already shows the address
+  return 'problem' in split ? { problem: split.problem.replace(/^address .*: /, '') } : split;
 }
 
 /** As written when it was text (cut short, as every echoed value), else Go's spelling. */
@@ -264,7 +259,7 @@ export function resolveSettings(input: ResolveInput): Resolution {
   if (specs.has('vm.endpoint') && ok('vm.endpoint')) {
     const text = values.get('vm.endpoint') as string;
     if (text !== '') {
-      const parsed = parseDockerEndpoint(text);
+      const parsed = readDockerEndpoint(text);
       if (parsed.ok) dockerEndpoint = parsed.endpoint;
       else crossProblems.push(`${labelOf('vm.endpoint')}: expected ${DOCKER_ENDPOINT_FORMS} (or "" for no docker health check), got ${describeValue(text)} (${parsed.reason})`);
     }
