@@ -25,7 +25,7 @@ export function runPeer(options: PeerRunOptions = {}): Promise<number> {
     loggerName: 'peer.operations',
     startFailurePrefix: 'failed to initialize operations subsystem',
     env,
-    // Loaded so that it can be released: the configuration step's modules (zod, yaml) are not needed once it has run.
+    // Loaded so that it can be released: the configuration step's modules (yaml) are not needed once it has run.
     configure: () =>
       requireForStartup('@fabric-ops/ops-config', import.meta.url, (config: typeof OpsConfig) =>
         config.peerConfigFromCommandLine({ argv: options.argv ?? process.argv.slice(2), env, sampleFile: SAMPLE_CORE_YAML }),
