@@ -17,12 +17,12 @@ const run = promisify(execFile);
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const attwBin = join(root, 'node_modules', '.bin', 'attw');
 
-// Runtime libraries a consumer shares with us (one prom-client registry, one pino, one
-// hot-shots client): a library package takes them as peers, never installs its own copy. A
+// Runtime libraries a consumer shares with us (one prom-client registry, one pino): a library
+// package takes them as peers, never installs its own copy. A
 // package that uses one (imports it, or depends on a workspace package that takes it as a
 // peer) says so in its own peerDependencies, optional where only some features need it, so the
 // host application sees the choice; only a bin (the host itself) may install it outright.
-const SHARED_RUNTIME_LIBRARIES = ['prom-client', 'hot-shots', 'pino'];
+const SHARED_RUNTIME_LIBRARIES = ['prom-client', 'pino'];
 
 /** The shared libraries a package's own source (not its tests) imports. */
 function sharedLibrariesImported(absolute) {

@@ -1,8 +1,9 @@
+import { readRegularFileSync } from '@fabric-ops/ops-http/fs';
 import { formatHostPort } from '@fabric-ops/ops-http/go';
 import type { LoadedConfig, MetricsSettings, OperationsSettings } from '@fabric-ops/ops-config';
 import type { MetricsOptions } from '@fabric-ops/ops-metrics';
-import { createLoggingFromEnv, isLogspecError, loggingSettingsFromEnv, type Logging } from '@fabric-ops/ops-logspec';
-import { isTlsAuthError, loadTlsCredentials } from '@fabric-ops/ops-tls-auth';
+import { createLogging, isLogspecError, loggingSettingsFromEnv, type EnvLoggingSettings, type Logging } from '@fabric-ops/ops-logspec';
+import { isTlsAuthError, loadTlsCredentials, type TlsCredentials } from '@fabric-ops/ops-tls-auth';
 // The package's own entry, by name: this entry point then shares the one copy of the system
 // code with it instead of bundling a second.
 import { createOperationsSystem, runUntilSignalled, type OperationsSystem } from '@fabric-ops/ops-server';
@@ -14,11 +15,14 @@ export interface AppConfig {
   readonly metrics: MetricsSettings;
 }
 
-/** What reading the command line and the config file decided (ops-config's `*ConfigFromCommandLine`). */
-export type AppStartup<C extends AppConfig> = { readonly action: 'run'; readonly loaded: LoadedConfig<C> } | { readonly action: 'exit'; readonly exitCode: number };
-
-/** The checks a start makes beyond ops-config's; `configure` hands them to ops-config so `--check-config` makes them too. */
-export type VerifyConfig<C extends AppConfig> = (loaded: LoadedConfig<C>) => readonly string[];
+/**
+ * What reading the command line and the config file decided (ops-config's `*ConfigFromCommandLine`):
+ * the loaded configuration for a run or `--check-config`, or an exit (help, `--print-config`,
+ * problems in the file: already printed).
+ */
+export type AppStartup<C extends AppConfig> =
+  | { readonly action: 'run' | 'check-config'; readonly loaded: LoadedConfig<C>; readonly strict: boolean }
+  | { readonly action: 'exit'; readonly exitCode: number };
 
 export interface OperationsApp<C extends AppConfig> {
   /** Version /version reports (the app's package version). */
@@ -27,33 +31,16 @@ export interface OperationsApp<C extends AppConfig> {
   readonly loggerName: string;
   /** Fabric's words before a start-up failure, e.g. `failed to initialize operations subsystem`. */
   readonly startFailurePrefix: string;
-  /**
-   * Reads the command line and the config, passing `verify` on as ops-config's `verify` option;
-   * `exit` ends here (help, print/check-config, problems already printed).
-   */
-  readonly configure: (verify: VerifyConfig<C>) => AppStartup<C>;
+  /** Reads the command line and the config file; returns plain data (nothing of the configuration step is kept). */
+  readonly configure: () => AppStartup<C>;
   /** Registers the app's own health checkers; a throw is a start-up failure. */
   readonly register?: (system: OperationsSystem, config: C) => void;
   readonly env?: NodeJS.ProcessEnv;
   /** Called once the server is listening. */
   readonly onReady?: (system: OperationsSystem) => void;
-}
-
-/**
- * The TLS files must hold what the server needs (PEM certificate, matching key, CA
- * certificates), checked by ops-tls-auth's own loader and named by ops-config's labels, so a
- * bad file gives the same line from `--check-config` as from a start.
- */
-function verifyTlsFiles(loaded: LoadedConfig<AppConfig>): readonly string[] {
-  const { tls } = loaded.config.operations;
-  if (!tls.enabled) return [];
-  try {
-    loadTlsCredentials(tls, { labels: loaded.tlsLabels });
-    return [];
-  } catch (error) {
-    if (isTlsAuthError(error)) return [error.message];
-    throw error;
-  }
+  /** Where the verdict of the checks and start-up failures are written. Default process.stdout / process.stderr. */
+  readonly stdout?: (text: string) => void;
+  readonly stderr?: (text: string) => void;
 }
 
 /** How much of a quoted value a logging problem line repeats. */
@@ -67,18 +54,75 @@ function loggingProblemLine(message: string): string {
   return message.replace(/'([^'\n]*)'/g, (whole, value: string) => (value.length > MAX_SHOWN_VALUE ? `'${value.slice(0, MAX_SHOWN_VALUE)}…'` : whole));
 }
 
-/**
- * FABRIC_LOGGING_SPEC and FABRIC_LOGGING_FORMAT, checked as a start reads them, so that
- * `--check-config` refuses what a start refuses, with the same line.
- */
-function verifyLoggingEnv(env: NodeJS.ProcessEnv): readonly string[] {
+/** FABRIC_LOGGING_SPEC and FABRIC_LOGGING_FORMAT, parsed once: the settings the logging is built from, or the problem. */
+function loggingSettings(env: NodeJS.ProcessEnv): { readonly settings?: EnvLoggingSettings; readonly problems: readonly string[] } {
   try {
-    loggingSettingsFromEnv(env);
-    return [];
+    return { settings: loggingSettingsFromEnv(env), problems: [] };
   } catch (error) {
-    if (isLogspecError(error)) return [loggingProblemLine(error.message)];
+    if (isLogspecError(error)) return { problems: [loggingProblemLine(error.message)] };
     throw error;
   }
+}
+
+/** As ops-tls-auth reads a TLS file: far above any PEM bundle, so a wrong path cannot fill memory. */
+const MAX_TLS_FILE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The TLS credentials, loaded once: each file is read once (a file named twice, once), every
+ * unreadable one is named, then ops-tls-auth checks the texts (PEM, matching key, CA
+ * certificates) and the system is handed the result, so start() reads nothing again.
+ */
+function tlsCredentials(loaded: LoadedConfig<AppConfig>): { readonly credentials?: TlsCredentials; readonly problems: readonly string[] } {
+  const { tls } = loaded.config.operations;
+  if (!tls.enabled) return { problems: [] };
+  const labels = loaded.tlsLabels;
+  const files: [label: string, path: string][] = [
+    [labels.certFile, tls.certFile],
+    [labels.keyFile, tls.keyFile],
+    ...tls.clientRootCAs.map((path, index): [string, string] => [`${labels.clientRootCAs}[${index}]`, path]),
+  ];
+  const texts = new Map<string, string>();
+  const problems: string[] = [];
+  for (const [label, path] of files) {
+    if (texts.has(path)) continue;
+    const result = readRegularFileSync(path, { maxBytes: MAX_TLS_FILE_BYTES });
+    if (result.ok) texts.set(path, result.bytes.toString('utf8'));
+    else problems.push(`${label}: ${result.message}`);
+  }
+  if (problems.length > 0) return { problems };
+  try {
+    return { credentials: loadTlsCredentials(tls, { labels, read: (path) => texts.get(path)! }), problems: [] };
+  } catch (error) {
+    if (isTlsAuthError(error)) return { problems: [error.message] };
+    throw error;
+  }
+}
+
+/** What the checks decided: text to print and an exit code, or `undefined` exit code to go on and start. */
+interface Verdict {
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly exitCode: number | undefined;
+}
+
+function linesOf(texts: readonly string[], prefix = ''): string {
+  return texts.map((line) => `${prefix}${line}\n`).join('');
+}
+
+/**
+ * The one verdict `--check-config` and a start share, so both print the same lines: problems
+ * stop either (exit 1); with `--strict` so do warnings; `--check-config` then says OK; a start
+ * goes on (its warnings are logged once logging exists).
+ */
+function verdictOf(startup: { readonly action: 'run' | 'check-config'; readonly loaded: LoadedConfig<AppConfig>; readonly strict: boolean }, problems: readonly string[]): Verdict {
+  const { warnings, file } = startup.loaded;
+  if (problems.length > 0) return { stdout: '', stderr: linesOf(problems), exitCode: 1 };
+  if (startup.strict && warnings.length > 0) {
+    const count = warnings.length;
+    return { stdout: '', stderr: `${linesOf(warnings, 'warning: ')}--strict: ${count} warning${count === 1 ? '' : 's'}, treated as problems\n`, exitCode: 1 };
+  }
+  if (startup.action === 'check-config') return { stdout: `configuration OK: ${file}\n`, stderr: linesOf(warnings, 'warning: '), exitCode: 0 };
+  return { stdout: '', stderr: '', exitCode: undefined };
 }
 
 /** ops-config's parsed `metrics` section is already what ops-metrics takes; only its shape differs. */
@@ -105,26 +149,29 @@ function readyLine(config: AppConfig, address: string, checks: readonly string[]
 /**
  * Runs an operations app until SIGTERM/SIGINT and resolves its exit code: 0 after a graceful
  * stop, 1 when start-up fails (one line on stderr, no stack trace), 2 for a bad command line.
+ * One direction, each step using what the one before produced: command line and config file →
+ * checks (logging settings, TLS credentials) → the verdict, printed for `--check-config` →
+ * logging from the parsed settings → the system, handed the loaded credentials → listen.
  */
 export async function runOperationsApp<C extends AppConfig>(app: OperationsApp<C>): Promise<number> {
   const env = app.env ?? process.env;
-  // The command line first: --help must work whatever the logging env says. --check-config
-  // and a start check the logging env with the configuration, and print the same line.
-  const startup = app.configure((loaded) => [...verifyLoggingEnv(env), ...verifyTlsFiles(loaded)]);
+  const stdout = app.stdout ?? ((text: string) => void process.stdout.write(text));
+  const stderr = app.stderr ?? ((text: string) => void process.stderr.write(text));
+  // The command line first: --help must work whatever the logging env says.
+  const startup = app.configure();
   if (startup.action === 'exit') return startup.exitCode;
   const { loaded } = startup;
   const { config } = loaded;
 
-  // FABRIC_LOGGING_SPEC and FABRIC_LOGGING_FORMAT are read here, once, and the registry is
-  // handed to the system; an invalid spec stops start-up with one line, as Fabric's panic does.
-  let logging: Logging;
-  try {
-    logging = createLoggingFromEnv(env);
-  } catch (error) {
-    if (!isLogspecError(error)) throw error;
-    process.stderr.write(`${loggingProblemLine(error.message)}\n`);
-    return 1;
-  }
+  const logged = loggingSettings(env);
+  const tls = tlsCredentials(loaded);
+  const verdict = verdictOf(startup, [...logged.problems, ...tls.problems]);
+  if (verdict.stderr !== '') stderr(verdict.stderr);
+  if (verdict.stdout !== '') stdout(verdict.stdout);
+  if (verdict.exitCode !== undefined) return verdict.exitCode;
+
+  // The registry is built from the settings checked above and handed to the system.
+  const logging: Logging = createLogging({ spec: logged.settings!.spec, format: logged.settings!.format });
   const logger = logging.getLogger(app.loggerName);
   // Keys that load but are probably mistakes (a misspelt key or section, an unknown provider).
   for (const warning of loaded.warnings) logger.warn(warning);
@@ -136,6 +183,7 @@ export async function runOperationsApp<C extends AppConfig>(app: OperationsApp<C
       listenAddress: config.operations.listenAddress,
       tls: config.operations.tls,
       tlsLabels: loaded.tlsLabels,
+      ...(tls.credentials === undefined ? {} : { tlsCredentials: tls.credentials }),
       health: config.operations.health,
       version: { version: app.version, commitSha: resolveCommitSha(env) },
       logging,
@@ -152,7 +200,7 @@ export async function runOperationsApp<C extends AppConfig>(app: OperationsApp<C
     app.register?.(registering, config);
     await system.start();
   } catch (error) {
-    process.stderr.write(`${app.startFailurePrefix}: ${(error as Error).message}\n`);
+    stderr(`${app.startFailurePrefix}: ${(error as Error).message}\n`);
     return 1;
   }
   // Arm the signal handlers before announcing readiness: a supervisor may signal as soon as it reads the line.

@@ -1,3 +1,5 @@
+import { errorGuard, FabricOpsError } from '@fabric-ops/ops-http/errors';
+
 export type OpsServerErrorCode =
   | 'INVALID_LISTEN_ADDRESS'
   | 'LISTEN_FAILED'
@@ -7,16 +9,8 @@ export type OpsServerErrorCode =
   | 'SPEC_CHANGES_BUSY';
 
 /** Failures of the operations system itself; the message is the one line an operator sees. */
-export class OpsServerError extends Error {
+export class OpsServerError extends FabricOpsError<OpsServerErrorCode> {
   override readonly name = 'OpsServerError';
-  readonly code: OpsServerErrorCode;
-
-  constructor(code: OpsServerErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
-  }
 }
 
-export function isOpsServerError(value: unknown): value is OpsServerError {
-  return value instanceof OpsServerError || (value instanceof Error && value.name === 'OpsServerError' && 'code' in value);
-}
+export const isOpsServerError: (value: unknown) => value is OpsServerError = errorGuard(OpsServerError, 'OpsServerError');

@@ -10,10 +10,10 @@ import { createRequire } from 'node:module';
 /**
  * Runs `use` with a CommonJS module that only start-up needs, then drops from require's cache
  * every module that loading it added, so V8's next full collection can free their code and data.
- * The bins read their configuration this way: ops-config with zod and yaml is ~3.5 MiB of live
+ * The bins read their configuration this way: ops-config with yaml is ~2 MiB of live
  * heap that an ES module import would keep for the life of the process. What `use` returns must be
  * plain data; a function or class instance from the module would keep the whole module graph
- * alive. Modules that were cached before (an embedder's own copy of zod, say) stay cached.
+ * alive. Modules that were cached before (an embedder's own copy of yaml, say) stay cached.
  */
 export function requireForStartup<M, R>(specifier: string, parentUrl: string, use: (loaded: M) => R): R {
   const load = createRequire(parentUrl);

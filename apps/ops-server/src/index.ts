@@ -1,5 +1,5 @@
 // What an embedder calls. The apps' start-up sequence is `@fabric-ops/ops-server/app`, so that
-// embedding the server does not install ops-config (zod, yaml); a multi-process service's primary
+// embedding the server does not install ops-config (yaml); a multi-process service's primary
 // and workers are `@fabric-ops/ops-server/cluster`.
 export { createOperationsSystem } from './system.ts';
 export type { OperationsLogger, OperationsSystem, OperationsSystemOptions } from './system.ts';

@@ -14,7 +14,7 @@ import type { MetricsOptions, StatsdInterval } from '@fabric-ops/ops-metrics';
 import { createMetricsPart } from './metrics.ts';
 import type { Logging } from '@fabric-ops/ops-logspec';
 import { createLogspecPart, DEFAULT_OPERATIONS_LOGGER_NAME, resolveLogging } from './logspec.ts';
-import type { RouteAllowList, TlsFileLabels, TlsSettings } from '@fabric-ops/ops-tls-auth';
+import type { RouteAllowList, TlsCredentials, TlsFileLabels, TlsSettings } from '@fabric-ops/ops-tls-auth';
 import { versionHandler, type VersionInfo } from './version.ts';
 import { SYSTEM_EXTENSIONS } from './system-extensions.ts';
 
@@ -57,6 +57,8 @@ export interface OperationsSystemOptions {
   readonly tls?: TlsSettings;
   /** How TLS error lines name the files: ops-config's `tlsLabels` (the key or environment variable the value came from). Default: the peer's core.yaml keys. */
   readonly tlsLabels?: TlsFileLabels;
+  /** The credentials already loaded from `tls`'s files (the apps' start-up checks load them): start() then reads no file. Default: start() loads them. */
+  readonly tlsCredentials?: TlsCredentials;
   /** Opt-in: per secure route, the client certificate subjects/SANs admitted (ops-tls-auth RouteAllowList). */
   readonly tlsAllowList?: RouteAllowList;
   /** Which metrics provider and its settings (ops-metrics' typed options): `prometheus` serves /metrics, `statsd` pushes; disabled when omitted. */
@@ -147,7 +149,7 @@ export function createSystem(options: OperationsSystemOptions, extensions: Syste
 
   const tls =
     options.tls?.enabled === true
-      ? createOperationsTls({ settings: options.tls, labels: options.tlsLabels, allowList: options.tlsAllowList, handshakeTimeoutMs: limits.requestTimeoutMs, logger, authLogger: options.logger ?? logging.getLogger('middleware') })
+      ? createOperationsTls({ settings: options.tls, labels: options.tlsLabels, credentials: options.tlsCredentials, allowList: options.tlsAllowList, handshakeTimeoutMs: limits.requestTimeoutMs, logger, authLogger: options.logger ?? logging.getLogger('middleware') })
       : undefined;
   if (tls !== undefined) parts.push(tls.part);
 

@@ -25,6 +25,8 @@ export interface OperationsTlsOptions {
   readonly settings: TlsSettings;
   /** How error lines name the files (ops-config's `tlsLabels`); ops-tls-auth's default, the peer's config keys, otherwise. */
   readonly labels?: TlsFileLabels | undefined;
+  /** Credentials already loaded from `settings`' files; `part.start()` then reads nothing. Default: loaded by `part.start()`. */
+  readonly credentials?: TlsCredentials | undefined;
   /** Opt-in per-route subject rules (see ops-tls-auth's RouteAllowList). */
   readonly allowList?: RouteAllowList | undefined;
   /** Deadline for a TLS handshake, from the TCP accept (Go uses its ReadTimeout). Default 10 s. */
@@ -75,7 +77,8 @@ export function createOperationsTls(options: OperationsTlsOptions): OperationsTl
     authorize: (req, route) => authorize(req, route),
     part: {
       start() {
-        credentials = loadTlsCredentials(options.settings, loadOptions);
+        // Loaded once at start-up: what the caller's checks already loaded is not read again.
+        credentials = options.credentials ?? loadTlsCredentials(options.settings, loadOptions);
         warnAbout(credentials);
       },
       beginShutdown() {

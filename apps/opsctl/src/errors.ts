@@ -1,3 +1,5 @@
+import { errorGuard, FabricOpsError } from '@fabric-ops/ops-http/errors';
+
 /** Every way an opsctl command can fail, by cause. Each maps to one exit code. */
 export type OpsctlErrorCode =
   /** Bad command line, or an unreadable --cert/--key/--cacert file. */
@@ -11,20 +13,12 @@ export type OpsctlErrorCode =
   /** The server understood and said no: unhealthy, or the logging spec was rejected. */
   | 'REFUSED';
 
-export class OpsctlError extends Error {
+export class OpsctlError extends FabricOpsError<OpsctlErrorCode> {
   override readonly name = 'OpsctlError';
-  readonly code: OpsctlErrorCode;
-
-  constructor(code: OpsctlErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
-  }
 }
 
 /** True for an OpsctlError, also across duplicate copies of this package. */
-export function isOpsctlError(value: unknown): value is OpsctlError {
-  return value instanceof OpsctlError || (value instanceof Error && value.name === 'OpsctlError' && 'code' in value);
-}
+export const isOpsctlError: (value: unknown) => value is OpsctlError = errorGuard(OpsctlError, 'OpsctlError');
 
 /** Process exit codes; documented in the README and stable across releases. */
 export const EXIT_CODES: {

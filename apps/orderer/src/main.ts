@@ -24,10 +24,10 @@ export function runOrderer(options: OrdererRunOptions = {}): Promise<number> {
     loggerName: 'orderer.operations',
     startFailurePrefix: 'failed to start operations subsystem',
     env,
-    // Loaded so that it can be released: the configuration step's modules (zod, yaml) are not needed once it has run.
-    configure: (verify) =>
+    // Loaded so that it can be released: the configuration step's modules (yaml) are not needed once it has run.
+    configure: () =>
       requireForStartup('@fabric-ops/ops-config', import.meta.url, (config: typeof OpsConfig) =>
-        config.ordererConfigFromCommandLine({ argv: options.argv ?? process.argv.slice(2), env, sampleFile: SAMPLE_ORDERER_YAML, verify }),
+        config.ordererConfigFromCommandLine({ argv: options.argv ?? process.argv.slice(2), env, sampleFile: SAMPLE_ORDERER_YAML }),
       ),
     ...(options.onReady === undefined ? {} : { onReady: options.onReady }),
   });

@@ -25,10 +25,10 @@ export function runPeer(options: PeerRunOptions = {}): Promise<number> {
     loggerName: 'peer.operations',
     startFailurePrefix: 'failed to initialize operations subsystem',
     env,
-    // Loaded so that it can be released: the configuration step's modules (zod, yaml) are not needed once it has run.
-    configure: (verify) =>
+    // Loaded so that it can be released: the configuration step's modules (yaml) are not needed once it has run.
+    configure: () =>
       requireForStartup('@fabric-ops/ops-config', import.meta.url, (config: typeof OpsConfig) =>
-        config.peerConfigFromCommandLine({ argv: options.argv ?? process.argv.slice(2), env, sampleFile: SAMPLE_CORE_YAML, verify }),
+        config.peerConfigFromCommandLine({ argv: options.argv ?? process.argv.slice(2), env, sampleFile: SAMPLE_CORE_YAML }),
       ),
     register: (system, config) => {
       // Fabric's peer checks its container runtime only when vm.endpoint is set (cleared for external builders).

@@ -1,3 +1,5 @@
+import { errorGuard, FabricOpsError } from '@fabric-ops/ops-http/errors';
+
 /** Every failure ops-health raises, by cause. */
 export type HealthErrorCode =
   | 'ALREADY_REGISTERED'
@@ -8,17 +10,9 @@ export type HealthErrorCode =
   | 'CHECK_TIMED_OUT'
   | 'CHECK_DEREGISTERED';
 
-export class HealthError extends Error {
+export class HealthError extends FabricOpsError<HealthErrorCode> {
   override readonly name = 'HealthError';
-  readonly code: HealthErrorCode;
-
-  constructor(code: HealthErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
-  }
 }
 
 /** True for a HealthError, also across duplicate copies of this package. */
-export function isHealthError(value: unknown): value is HealthError {
-  return value instanceof HealthError || (value instanceof Error && value.name === 'HealthError' && 'code' in value);
-}
+export const isHealthError: (value: unknown) => value is HealthError = errorGuard(HealthError, 'HealthError');

@@ -1,3 +1,5 @@
+import { errorGuard, FabricOpsError } from '@fabric-ops/ops-http/errors';
+
 /** Every failure ops-logspec raises, by cause. */
 export type LogspecErrorCode =
   /** A field is neither a level nor `loggers=level` (Fabric: `bad segment '<field>'`). */
@@ -15,17 +17,9 @@ export type LogspecErrorCode =
   /** Options that contradict each other, or an adapter given something it cannot follow. */
   | 'INVALID_OPTIONS';
 
-export class LogspecError extends Error {
+export class LogspecError extends FabricOpsError<LogspecErrorCode> {
   override readonly name = 'LogspecError';
-  readonly code: LogspecErrorCode;
-
-  constructor(code: LogspecErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
-  }
 }
 
 /** True for a LogspecError, also across duplicate copies of this package. */
-export function isLogspecError(value: unknown): value is LogspecError {
-  return value instanceof LogspecError || (value instanceof Error && value.name === 'LogspecError' && 'code' in value);
-}
+export const isLogspecError: (value: unknown) => value is LogspecError = errorGuard(LogspecError, 'LogspecError');

@@ -1,10 +1,8 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ordererConfigFromCommandLine, parseCommandLine, peerConfigFromCommandLine } from './cli.ts';
-import type { PeerConfig } from './load.ts';
 
 describe('parseCommandLine', () => {
   it.each([
@@ -56,18 +54,16 @@ describe('peerConfigFromCommandLine / ordererConfigFromCommandLine', () => {
     expect(io.err).toEqual([]);
   });
 
-  it('--check-config prints "configuration OK: <file>" and exits 0', () => {
-    const dir = configDir('orderer.yaml', '');
-    const io = capture();
-    expect(ordererConfigFromCommandLine({ argv: ['--check-config'], env: { FABRIC_CFG_PATH: dir }, ...io })).toEqual({ action: 'exit', exitCode: 0 });
-    expect(io.out.join('')).toBe(`configuration OK: ${join(dir, 'orderer.yaml')}\n`);
-  });
-
-  it('--check-config prints warnings to stderr but still passes', () => {
+  it('--check-config returns the loaded configuration and its warnings, printing nothing: the caller checks on and prints the verdict', () => {
     const dir = configDir('core.yaml', 'metrics:\n  provider: Prometheus\n');
     const io = capture();
-    expect(peerConfigFromCommandLine({ argv: ['--check-config'], env: { FABRIC_CFG_PATH: dir }, ...io })).toEqual({ action: 'exit', exitCode: 0 });
-    expect(io.err.join('')).toBe('warning: core.yaml: metrics.provider: Unknown provider type: Prometheus; metrics disabled (expected prometheus, statsd or disabled)\n');
+    const outcome = peerConfigFromCommandLine({ argv: ['--check-config'], env: { FABRIC_CFG_PATH: dir }, ...io });
+    expect(outcome.action).toBe('check-config');
+    if (outcome.action !== 'check-config') return;
+    expect(outcome.strict).toBe(false);
+    expect(outcome.loaded.file).toBe(join(dir, 'core.yaml'));
+    expect(outcome.loaded.warnings).toEqual(['core.yaml: metrics.provider: Unknown provider type: Prometheus; metrics disabled (expected prometheus, statsd or disabled)']);
+    expect([io.out, io.err]).toEqual([[], []]);
   });
 
   it('prints each problem on its own line and exits 1, for every action', () => {
@@ -80,71 +76,24 @@ describe('peerConfigFromCommandLine / ordererConfigFromCommandLine', () => {
     }
   });
 
-  it('with TLS on, the certificate, key and CA files must be readable: --check-config and a run give the same lines', () => {
-    const dir = configDir('core.yaml', 'operations:\n  tls:\n    enabled: true\n    cert: {file: cert.pem}\n    key: {file: key.pem}\n    clientRootCAs: {files: [ca.pem, /nonexistent/ca2.pem]}\n');
-    writeFileSync(join(dir, 'cert.pem'), 'x');
-    const env = { FABRIC_CFG_PATH: dir, CORE_OPERATIONS_TLS_KEY_FILE: dir };
-    const expected = [
-      `CORE_OPERATIONS_TLS_KEY_FILE: read ${dir}: is a directory`,
-      `core.yaml: operations.tls.clientRootCAs.files[0]: open ${join(dir, 'ca.pem')}: no such file or directory`,
-      'core.yaml: operations.tls.clientRootCAs.files[1]: open /nonexistent/ca2.pem: no such file or directory',
-      '',
-    ].join('\n');
-    for (const argv of [['--check-config'], []]) {
-      const io = capture();
-      expect(peerConfigFromCommandLine({ argv, env, ...io })).toEqual({ action: 'exit', exitCode: 1 });
-      expect(io.err.join('')).toBe(expected);
-      expect(io.out).toEqual([]);
-    }
-  });
-
-  it('a FIFO or a symlink to /dev/zero as a TLS file: named at once, the same line for --check-config and a run (issue 23, finding 8)', () => {
-    const dir = configDir('orderer.yaml', '');
-    writeFileSync(join(dir, 'orderer.yaml'), `Operations:\n  TLS:\n    Enabled: true\n    PrivateKey: ${join(dir, 'key.pem')}\n`);
-    const fifo = join(dir, 'cert.pem');
-    execFileSync('mkfifo', [fifo]);
-    symlinkSync('/dev/zero', join(dir, 'key.pem'));
-    const env = { FABRIC_CFG_PATH: dir, ORDERER_OPERATIONS_TLS_CERTIFICATE: fifo };
-    const expected = [
-      `ORDERER_OPERATIONS_TLS_CERTIFICATE: open ${fifo}: not a regular file (a named pipe (FIFO))`,
-      `orderer.yaml: Operations.TLS.PrivateKey: open ${join(dir, 'key.pem')}: not a regular file (a character device)`,
-      '',
-    ].join('\n');
-    for (const argv of [['--check-config'], []]) {
-      const io = capture();
-      expect(ordererConfigFromCommandLine({ argv, env, ...io })).toEqual({ action: 'exit', exitCode: 1 });
-      expect(io.err.join('')).toBe(expected);
-    }
-  });
-
-  it("runs the app's own checks after ops-config's, for --check-config and a run alike", () => {
-    const dir = configDir('core.yaml', 'operations:\n  listenAddress: 127.0.0.1:7\n');
-    const verify = (loaded: { config: PeerConfig }) => (loaded.config.operations.listenAddress.port === 7 ? ['core.yaml: operations.listenAddress: port 7 refused by the app'] : []);
-    for (const argv of [['--check-config'], []]) {
-      const io = capture();
-      expect(peerConfigFromCommandLine({ argv, env: { FABRIC_CFG_PATH: dir }, verify, ...io })).toEqual({ action: 'exit', exitCode: 1 });
-      expect(io.err.join('')).toBe('core.yaml: operations.listenAddress: port 7 refused by the app\n');
-    }
-  });
-
-  it('--strict turns warnings into a failure, for --check-config and a run; without it they only warn', () => {
-    const dir = configDir('core.yaml', 'operation:\n  listenAddress: 0.0.0.0:1\nmetric:\n  provider: prometheus\n');
-    const warnings = [
-      'warning: core.yaml: operation: unknown section, ignored; did you mean operations?',
-      'warning: core.yaml: metric: unknown section, ignored; did you mean metrics?',
-    ];
-    for (const argv of [['--check-config', '--strict'], ['--strict']]) {
-      const io = capture();
-      expect(peerConfigFromCommandLine({ argv, env: { FABRIC_CFG_PATH: dir }, ...io })).toEqual({ action: 'exit', exitCode: 1 });
-      expect(io.err.join('')).toBe([...warnings, '--strict: 2 warnings, treated as problems', ''].join('\n'));
-      expect(io.out).toEqual([]);
-    }
+  it('with TLS on, reads no TLS file: the caller loads the credentials once (a missing file is not a problem here)', () => {
+    const dir = configDir('core.yaml', 'operations:\n  tls:\n    enabled: true\n    cert: {file: cert.pem}\n    key: {file: key.pem}\n    clientRootCAs: {files: [/nonexistent/ca.pem]}\n');
     const io = capture();
-    expect(peerConfigFromCommandLine({ argv: ['--check-config'], env: { FABRIC_CFG_PATH: dir }, ...io })).toEqual({ action: 'exit', exitCode: 0 });
-    expect(io.err.join('')).toBe([...warnings, ''].join('\n'));
-    expect(io.out).toEqual([`configuration OK: ${join(dir, 'core.yaml')}\n`]);
-    const clean = configDir('core.yaml', '');
-    expect(peerConfigFromCommandLine({ argv: ['--check-config', '--strict'], env: { FABRIC_CFG_PATH: clean }, ...capture() })).toEqual({ action: 'exit', exitCode: 0 });
+    const outcome = peerConfigFromCommandLine({ argv: ['--check-config'], env: { FABRIC_CFG_PATH: dir }, ...io });
+    expect(outcome.action).toBe('check-config');
+    if (outcome.action === 'check-config') expect(outcome.loaded.config.operations.tls.clientRootCAs).toEqual(['/nonexistent/ca.pem']);
+    expect(io.err).toEqual([]);
+  });
+
+  it('--strict is passed on with the warnings, for --check-config and a run', () => {
+    const dir = configDir('core.yaml', 'operation:\n  listenAddress: 0.0.0.0:1\n');
+    for (const [argv, action] of [
+      [['--check-config', '--strict'], 'check-config'],
+      [['--strict'], 'run'],
+    ] as const) {
+      const outcome = peerConfigFromCommandLine({ argv, env: { FABRIC_CFG_PATH: dir }, ...capture() });
+      expect(outcome).toMatchObject({ action, strict: true, loaded: { warnings: ['core.yaml: operation: unknown section, ignored; did you mean operations?'] } });
+    }
   });
 
   it('--print-config prints the effective configuration to stdout', () => {

@@ -1,5 +1,4 @@
 import { isConfigError } from './errors.ts';
-import { unreadableTlsFiles } from './files.ts';
 import { dialectFor, type AppKind } from './keys.ts';
 import { resolveConfigFile, type LoadedConfig, type OrdererConfig, type PeerConfig, type ResolvedConfig } from './load.ts';
 import { renderEffectiveConfig } from './print.ts';
@@ -46,7 +45,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
   };
 }
 
-export interface CommandLineOptions<T = PeerConfig | OrdererConfig> {
+export interface CommandLineOptions {
   /** Arguments after the script name. Default `process.argv.slice(2)`. */
   readonly argv?: readonly string[];
   readonly env?: NodeJS.ProcessEnv;
@@ -57,17 +56,15 @@ export interface CommandLineOptions<T = PeerConfig | OrdererConfig> {
   readonly program?: string;
   readonly stdout?: (text: string) => void;
   readonly stderr?: (text: string) => void;
-  /**
-   * The app's own checks of a loaded configuration, run after ops-config's for both
-   * `--check-config` and a run, so the two reach the same verdict with the same lines
-   * (the apps check that the TLS files parse with ops-tls-auth). Returns one line per problem.
-   */
-  readonly verify?: (loaded: LoadedConfig<T>) => readonly string[];
 }
 
-/** Either the loaded configuration to run with, or the exit code the app should stop with. */
+/**
+ * Either the loaded configuration, for a run or for `--check-config` (the caller makes its
+ * own checks, the same for both, then prints the verdict or starts), or the exit code the app
+ * should stop with (help, a bad command line, `--print-config`, problems in the file: printed).
+ */
 export type CommandLineOutcome<T> =
-  | { readonly action: 'run'; readonly loaded: LoadedConfig<T> }
+  | { readonly action: 'run' | 'check-config'; readonly loaded: LoadedConfig<T>; readonly strict: boolean }
   | { readonly action: 'exit'; readonly exitCode: number };
 
 /** Exit status for a command line that cannot be understood (as Go's flag package uses). */
@@ -94,7 +91,7 @@ function helpText(app: AppKind, program: string): string {
   ].join('\n');
 }
 
-function outcomeFor<T>(app: AppKind, options: CommandLineOptions<T>, load: (configFile: string | undefined) => ResolvedConfig<T>): CommandLineOutcome<T> {
+function outcomeFor<T>(app: AppKind, options: CommandLineOptions, load: (configFile: string | undefined) => ResolvedConfig<T>): CommandLineOutcome<T> {
   const program = options.program ?? `fabric-ops-${app}`;
   const stdout = options.stdout ?? ((text: string) => void process.stdout.write(text));
   const stderr = options.stderr ?? ((text: string) => void process.stderr.write(text));
@@ -122,27 +119,10 @@ function outcomeFor<T>(app: AppKind, options: CommandLineOptions<T>, load: (conf
     stdout(renderEffectiveConfig(resolved));
     return { action: 'exit', exitCode: 0 };
   }
-  // The same checks, in the same order, whether this is a check or a start.
-  const unreadable = unreadableTlsFiles(loaded as LoadedConfig<PeerConfig | OrdererConfig>);
-  const problems = unreadable.length > 0 ? unreadable : (options.verify?.(loaded) ?? []);
-  if (problems.length > 0) {
-    stderr(lines(problems));
-    return { action: 'exit', exitCode: 1 };
-  }
-  if (parsed.strict === true && loaded.warnings.length > 0) {
-    const count = loaded.warnings.length;
-    stderr(`${lines(loaded.warnings, 'warning: ')}--strict: ${count} warning${count === 1 ? '' : 's'}, treated as problems\n`);
-    return { action: 'exit', exitCode: 1 };
-  }
-  if (parsed.action === 'check-config') {
-    if (loaded.warnings.length > 0) stderr(lines(loaded.warnings, 'warning: '));
-    stdout(`configuration OK: ${loaded.file}\n`);
-    return { action: 'exit', exitCode: 0 };
-  }
-  return { action: 'run', loaded };
+  return { action: parsed.action, loaded, strict: parsed.strict === true };
 }
 
-function locateOptions<T>(options: CommandLineOptions<T>, configFile: string | undefined) {
+function locateOptions(options: CommandLineOptions, configFile: string | undefined) {
   return {
     ...(options.env !== undefined && { env: options.env }),
     ...(options.cwd !== undefined && { cwd: options.cwd }),
@@ -152,16 +132,16 @@ function locateOptions<T>(options: CommandLineOptions<T>, configFile: string | u
 }
 
 /**
- * The peer's start-up: parses the flags, loads `core.yaml`, and handles `--help`,
- * `--print-config` and `--check-config` itself (printing, then an exit code). Problems are
- * printed one per line to stderr; a run stops on the same problems `--check-config` reports,
- * with the same lines. Only a run outcome carries a configuration.
+ * The peer's command line and `core.yaml`: parses the flags, loads the file, and handles
+ * `--help` and `--print-config` itself (printing, then an exit code). Problems in the file are
+ * printed one per line to stderr, for every action. A run and `--check-config` get the loaded
+ * configuration back: nothing is called back, the caller's own checks come next.
  */
-export function peerConfigFromCommandLine(options: CommandLineOptions<PeerConfig> = {}): CommandLineOutcome<PeerConfig> {
+export function peerConfigFromCommandLine(options: CommandLineOptions = {}): CommandLineOutcome<PeerConfig> {
   return outcomeFor('peer', options, (configFile) => resolveConfigFile('peer', locateOptions(options, configFile)) as ResolvedConfig<PeerConfig>);
 }
 
 /** The orderer's start-up, as peerConfigFromCommandLine with `orderer.yaml`. */
-export function ordererConfigFromCommandLine(options: CommandLineOptions<OrdererConfig> = {}): CommandLineOutcome<OrdererConfig> {
+export function ordererConfigFromCommandLine(options: CommandLineOptions = {}): CommandLineOutcome<OrdererConfig> {
   return outcomeFor('orderer', options, (configFile) => resolveConfigFile('orderer', locateOptions(options, configFile)) as ResolvedConfig<OrdererConfig>);
 }

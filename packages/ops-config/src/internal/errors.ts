@@ -1,18 +1,17 @@
+import { errorGuard, FabricOpsError } from '@fabric-ops/ops-http/errors';
+
 export type ConfigErrorCode = 'CONFIG_NOT_FOUND' | 'CONFIG_UNREADABLE' | 'CONFIG_INVALID';
 
 /** A configuration problem. `problems` holds one readable line per problem. */
-export class ConfigError extends Error {
+export class ConfigError extends FabricOpsError<ConfigErrorCode> {
   override readonly name = 'ConfigError';
-  readonly code: ConfigErrorCode;
   readonly problems: readonly string[];
 
   constructor(code: ConfigErrorCode, problems: readonly string[], options?: { cause?: unknown }) {
-    super(problems.join('\n'), options);
-    this.code = code;
+    super(code, problems.join('\n'), options);
     this.problems = problems;
   }
 }
 
-export function isConfigError(value: unknown): value is ConfigError {
-  return value instanceof ConfigError || (value instanceof Error && value.name === 'ConfigError' && 'problems' in value);
-}
+/** True for a ConfigError, also across duplicate copies of this package. */
+export const isConfigError: (value: unknown) => value is ConfigError = errorGuard(ConfigError, 'ConfigError', 'problems');

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { MAX_GO_DURATION_NANOS, parseCastDuration, parseGoBool, parseGoDuration, splitBracketList, splitFields } from './go-values.ts';
 
 const MAX_NANOS = Number(MAX_GO_DURATION_NANOS);
@@ -171,69 +170,81 @@ export function describeValue(value: unknown): string {
   return typeof value;
 }
 
-function fail(ctx: z.core.$RefinementCtx, input: unknown, message: string): never {
-  ctx.issues.push({ code: 'custom', message, input });
-  return z.NEVER;
+/** Where in a list value a problem is (`[1]`), and what it is. */
+export interface LeafIssue {
+  readonly path: readonly number[];
+  readonly message: string;
 }
 
-const stringLeaf = z.unknown().transform((raw, ctx): string => {
-  if (typeof raw === 'string') return raw;
-  // viper's cast.ToString turns scalars into text, so `prefix: 123` means "123"
-  if (typeof raw === 'number' || typeof raw === 'boolean' || typeof raw === 'bigint') return String(raw);
-  return fail(ctx, raw, `expected a string, got ${describeValue(raw)}`);
-});
+/** One raw value (YAML node or environment text) read as its setting, or every issue with it. */
+export type LeafResult = { readonly ok: true; readonly value: SettingValue } | { readonly ok: false; readonly issues: readonly LeafIssue[] };
 
-const booleanLeaf = z.unknown().transform((raw, ctx): boolean => {
-  if (typeof raw === 'boolean') return raw;
+type LeafReader = (raw: unknown) => LeafResult;
+
+const fail = (message: string): LeafResult => ({ ok: false, issues: [{ path: [], message }] });
+
+const readString: LeafReader = (raw) => {
+  if (typeof raw === 'string') return { ok: true, value: raw };
+  // viper's cast.ToString turns scalars into text, so `prefix: 123` means "123"
+  if (typeof raw === 'number' || typeof raw === 'boolean' || typeof raw === 'bigint') return { ok: true, value: String(raw) };
+  return fail(`expected a string, got ${describeValue(raw)}`);
+};
+
+const readBoolean: LeafReader = (raw) => {
+  if (typeof raw === 'boolean') return { ok: true, value: raw };
   if (typeof raw === 'string') {
     const parsed = parseGoBool(raw);
-    if (parsed !== undefined) return parsed;
+    if (parsed !== undefined) return { ok: true, value: parsed };
   }
-  if (raw === 0 || raw === 1) return raw === 1;
-  return fail(ctx, raw, `expected a boolean, got ${describeValue(raw)}`);
-});
+  if (raw === 0 || raw === 1) return { ok: true, value: raw === 1 };
+  return fail(`expected a boolean, got ${describeValue(raw)}`);
+};
 
-function durationLeaf(dialect: Dialect) {
+function durationReader(dialect: Dialect): LeafReader {
   const expectation = `expected a duration like ${dialect.durationExample}`;
-  return z.unknown().transform((raw, ctx): number => {
+  return (raw) => {
     if (typeof raw === 'number' && Number.isFinite(raw) && Math.abs(raw) < MAX_NANOS) {
       // Go's Duration is whole nanoseconds: cast truncates a fractional number
-      if (dialect.bareNumberIsNanoseconds) return Math.trunc(raw) + 0;
-      return fail(ctx, raw, `${expectation}, got ${describeValue(raw)} (a unit is required: ns, us, ms, s, m or h)`);
+      if (dialect.bareNumberIsNanoseconds) return { ok: true, value: Math.trunc(raw) + 0 };
+      return fail(`${expectation}, got ${describeValue(raw)} (a unit is required: ns, us, ms, s, m or h)`);
     }
     if (typeof raw === 'string') {
       const nanos = dialect.parseDurationText(raw);
-      if (nanos !== undefined && Number.isFinite(nanos)) return nanos;
+      if (nanos !== undefined && Number.isFinite(nanos)) return { ok: true, value: nanos };
       const hint = /^[-+]?\d+(\.\d*)?$/.test(raw) ? ' (a unit is required: ns, us, ms, s, m or h)' : '';
-      return fail(ctx, raw, `${expectation}, got ${describeValue(raw)}${hint}`);
+      return fail(`${expectation}, got ${describeValue(raw)}${hint}`);
     }
-    return fail(ctx, raw, `${expectation}, got ${describeValue(raw)}`);
-  });
+    return fail(`${expectation}, got ${describeValue(raw)}`);
+  };
 }
 
-function listLeaf(dialect: Dialect) {
-  return z.unknown().transform((raw, ctx): string[] => {
-    if (typeof raw === 'string') return dialect.splitListText(raw);
-    if (!Array.isArray(raw)) return fail(ctx, raw, `expected a list of file paths, got ${describeValue(raw)}`);
+function listReader(dialect: Dialect): LeafReader {
+  return (raw) => {
+    if (typeof raw === 'string') return { ok: true, value: dialect.splitListText(raw) };
+    if (!Array.isArray(raw)) return fail(`expected a list of file paths, got ${describeValue(raw)}`);
     const paths: string[] = [];
+    const issues: LeafIssue[] = [];
     raw.forEach((entry: unknown, index) => {
       if ((typeof entry === 'string' && entry !== '') || typeof entry === 'number') paths.push(String(entry));
-      else ctx.issues.push({ code: 'custom', message: `expected a file path, got ${describeValue(entry)}`, input: entry, path: [index] });
+      else issues.push({ path: [index], message: `expected a file path, got ${describeValue(entry)}` });
     });
-    return paths;
-  });
+    return issues.length > 0 ? { ok: false, issues } : { ok: true, value: paths };
+  };
 }
 
-const schemasByDialect = new WeakMap<Dialect, Readonly<Record<ValueKind, z.ZodType<SettingValue>>>>();
+const readersByDialect = new WeakMap<Dialect, Readonly<Record<ValueKind, LeafReader>>>();
 
-/** The zod schema that turns one raw value (YAML node or environment text) into its setting. */
-export function leafSchema(kind: ValueKind, dialect: Dialect): z.ZodType<SettingValue> {
-  let schemas = schemasByDialect.get(dialect);
-  if (schemas === undefined) {
-    schemas = { string: stringLeaf, boolean: booleanLeaf, duration: durationLeaf(dialect), list: listLeaf(dialect) };
-    schemasByDialect.set(dialect, schemas);
+/**
+ * Reads one raw value (YAML node or environment text) as its setting: each kind's rules are
+ * Go's (strconv, time, spf13/cast), and a list reports every bad entry with its position.
+ */
+export function readLeaf(kind: ValueKind, dialect: Dialect, raw: unknown): LeafResult {
+  let readers = readersByDialect.get(dialect);
+  if (readers === undefined) {
+    readers = { string: readString, boolean: readBoolean, duration: durationReader(dialect), list: listReader(dialect) };
+    readersByDialect.set(dialect, readers);
   }
-  return schemas[kind];
+  return readers[kind](raw);
 }
 
 /** The value an empty environment variable stands for on the peer (viper reads "" as the zero value). */

@@ -468,6 +468,23 @@ describe('problems: one line each, naming file or variable, key and expectation'
     expect(lines).toEqual(expected);
   });
 
+  it('a mapping or a list as a key is a problem, not text with a warning from Node (issue 29)', () => {
+    const warned: string[] = [];
+    const onWarning = (warning: Error) => void warned.push(warning.message);
+    process.on('warning', onWarning);
+    try {
+      expect(problemsOf(() => peer('operations:\n  listenAddress: 127.0.0.1:1\n? [a, b]\n: 1\n', {}))).toEqual([
+        'core.yaml: not valid YAML: a key must be a scalar (text, a number or a boolean), not a mapping or a list at line 3, column 3',
+      ]);
+      expect(problemsOf(() => orderer('Operations:\n  {x: 1}: 2\n', {}))).toEqual([
+        'orderer.yaml: not valid YAML: a key must be a scalar (text, a number or a boolean), not a mapping or a list at line 2, column 3',
+      ]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warned).toEqual([]);
+  });
+
   it('reports every problem of a file together, in key order', () => {
     const text = 'operations:\n  listenAddress: [1]\n  tls:\n    enabled: yes\nmetrics:\n  provider: statsd\n  statsd:\n    writeInterval: soon\n    network: quic\n';
     expect(problemsOf(() => peer(text, { CORE_OPERATIONS_TLS_CLIENTAUTHREQUIRED: 'maybe' }))).toEqual([

@@ -2,22 +2,14 @@ import { readRegularFileSync } from '@fabric-ops/ops-http/fs';
 import { basename, dirname } from 'node:path';
 import { isMap, isScalar, isSeq, isPair, LineCounter, parseDocument, type Document, type Node as YamlNode } from 'yaml';
 import { ConfigError } from './errors.ts';
-import type { DockerEndpoint } from './docker-endpoint.ts';
-import type { HostPort } from './host-port.ts';
+import type { DockerEndpoint } from '@fabric-ops/ops-health/endpoint';
+import type { HostPort } from '@fabric-ops/ops-http/go';
+// The receiving packages own these shapes; the config produces them (types only: nothing of either is loaded).
+import type { StatsdTarget } from '@fabric-ops/ops-metrics';
+import type { TlsSettings } from '@fabric-ops/ops-tls-auth';
 import { dialectFor, type AppKind, type SettingRole } from './keys.ts';
 import { locateConfigFile, type LocateOptions } from './locate.ts';
 import { resolveSettings, type Resolution, type ValueSource } from './resolve.ts';
-
-export interface TlsSettings {
-  readonly enabled: boolean;
-  /** Server certificate (PEM; may hold a chain). */
-  readonly certFile: string;
-  /** Server private key (PEM). */
-  readonly keyFile: string;
-  readonly clientAuthRequired: boolean;
-  /** PEM files of the CAs trusted for client certificates. */
-  readonly clientRootCAs: readonly string[];
-}
 
 /**
  * What a message about each TLS file calls it: the environment variable when it set the path
@@ -50,17 +42,6 @@ export interface OperationsSettings {
   readonly health: HealthSettings;
 }
 
-/** Where and how StatsD metrics are pushed (the statsd section, parsed). */
-export interface StatsdTarget {
-  readonly network: 'udp' | 'tcp';
-  /** Never empty: an address written `:8125` means this machine, `127.0.0.1`. */
-  readonly host: string;
-  readonly port: number;
-  readonly writeIntervalMs: number;
-  /** As written; ops-metrics adds the separating `.`. */
-  readonly prefix: string;
-}
-
 /**
  * The metrics section. An unknown provider has already become `disabled`, with one warning
  * in `warnings`; the statsd section is there only when StatsD is the provider.
@@ -82,6 +63,7 @@ export interface OrdererConfig {
 }
 
 export type { ValueSource } from './resolve.ts';
+export type { StatsdTarget, TlsSettings };
 
 export interface LoadedConfig<T> {
   /** The file the configuration was read from. */
@@ -128,15 +110,21 @@ function keyOffset(key: YamlNode, text: string): number {
   return at;
 }
 
+interface KeyProblem {
+  readonly offset: number;
+  readonly what: 'duplicate' | 'collection';
+}
+
 /**
- * yaml's own duplicate-key check compares each key with every earlier one of its map (32,000
- * keys took 29 s); this is the same rule (scalar keys with equal values; other keys never
- * match) with one Set per map. Each offset is the duplicate key's own, which is where yaml
- * reports it too for a key that starts its line (after an empty value yaml names the end of
- * the line before).
+ * Keys no Go decoder takes: a duplicate, and a mapping or a list used as a key (yaml would turn
+ * it into text, with a warning from Node on stderr; Go's decoders refuse it). yaml's own
+ * duplicate-key check compares each key with every earlier one of its map (32,000 keys took
+ * 29 s); this is the same rule (scalar keys with equal values; other keys never match) with one
+ * Set per map. Each offset is the key's own, which is where yaml reports a duplicate too for a
+ * key that starts its line (after an empty value yaml names the end of the line before).
  */
-function duplicateKeyOffsets(document: Document, text: string): number[] {
-  const offsets: number[] = [];
+function keyProblems(document: Document, text: string): KeyProblem[] {
+  const found: KeyProblem[] = [];
   // a stack, not recursion: nesting as deep as yaml parses stays within bounds here
   const pending: unknown[] = [document.contents];
   while (pending.length > 0) {
@@ -147,8 +135,10 @@ function duplicateKeyOffsets(document: Document, text: string): number[] {
         const key = pair.key as YamlNode | null;
         // yaml compares with ===: NaN never equals itself
         if (isScalar(key) && !Number.isNaN(key.value)) {
-          if (seen.has(key.value)) offsets.push(keyOffset(key, text));
+          if (seen.has(key.value)) found.push({ offset: keyOffset(key, text), what: 'duplicate' });
           else seen.add(key.value);
+        } else if (isMap(key) || isSeq(key)) {
+          found.push({ offset: key.range?.[0] ?? 0, what: 'collection' });
         }
         pending.push(pair.key, pair.value);
       }
@@ -158,7 +148,7 @@ function duplicateKeyOffsets(document: Document, text: string): number[] {
       pending.push(node.key, node.value);
     }
   }
-  return offsets.sort((a, b) => a - b);
+  return found.sort((a, b) => a.offset - b.offset);
 }
 
 function parseYaml(text: string, label: string): unknown {
@@ -166,9 +156,10 @@ function parseYaml(text: string, label: string): unknown {
   // merge keys (`<<: *base`) as Go's YAML decoders understand them
   const document = parseDocument(text, { merge: true, uniqueKeys: false, prettyErrors: true, lineCounter });
   const problems = document.errors.map((error) => ({ at: error.pos[0], line: `${label}: not valid YAML: ${firstLine(error.message)}` }));
-  for (const offset of duplicateKeyOffsets(document, text)) {
+  for (const { offset, what } of keyProblems(document, text)) {
     const { line, col } = lineCounter.linePos(offset);
-    problems.push({ at: offset, line: `${label}: not valid YAML: Map keys must be unique at line ${line}, column ${col}` });
+    const why = what === 'duplicate' ? 'Map keys must be unique' : 'a key must be a scalar (text, a number or a boolean), not a mapping or a list';
+    problems.push({ at: offset, line: `${label}: not valid YAML: ${why} at line ${line}, column ${col}` });
   }
   if (problems.length > 0) {
     throw new ConfigError(

@@ -1,9 +1,8 @@
 import { isAbsolute, resolve as resolvePath } from 'node:path';
-import { DOCKER_ENDPOINT_FORMS, parseDockerEndpoint, type DockerEndpoint } from './docker-endpoint.ts';
-import { isConfigError } from './errors.ts';
-import { formatGoDuration } from '@fabric-ops/ops-http/go';
-import { parseHostPort, type HostPort } from './host-port.ts';
-import { describeValue, leafSchema, zeroValue, type Dialect, type KeySpec, type SettingRole, type SettingValue } from './keys.ts';
+// vm.endpoint's grammar is ops-health's (the docker checker's own); host:port is Go's, in ops-http.
+import { DOCKER_ENDPOINT_FORMS, readDockerEndpoint, type DockerEndpoint } from '@fabric-ops/ops-health/endpoint';
+import { formatGoDuration, splitHostPort, type HostPort } from '@fabric-ops/ops-http/go';
+import { describeValue, readLeaf, zeroValue, type Dialect, type LeafIssue, type KeySpec, type SettingRole, type SettingValue } from './keys.ts';
 import { closeName } from './suggest.ts';
 
 /** Where an effective value came from. */
@@ -112,22 +111,18 @@ function sourceLabel(fileLabel: string, spec: KeySpec, source: ValueSource): str
   return source.from === 'env' ? source.variable : `${fileLabel}: ${spec.key}`;
 }
 
-/** One line per zod issue: `<where>: <message>`, with list positions as `key[1]`. */
-function issueLines(where: string, issues: readonly { path: readonly PropertyKey[]; message: string }[]): string[] {
+/** One line per issue: `<where>: <message>`, with list positions as `key[1]`. */
+function issueLines(where: string, issues: readonly LeafIssue[]): string[] {
   return issues.map((issue) => {
-    const suffix = issue.path.map((part) => (typeof part === 'number' ? `[${part}]` : `.${String(part)}`)).join('');
+    const suffix = issue.path.map((index) => `[${index}]`).join('');
     return `${where}${suffix}: ${issue.message}`;
   });
 }
 
 function hostPortOf(text: string): HostPort | { readonly problem: string } {
-  try {
-    return parseHostPort(text);
-  } catch (error) {
-    if (!isConfigError(error)) throw error;
-    // Go's text is `address <a>: <why>`; the message already shows the address
-    return { problem: error.problems[0]!.replace(/^address .*: /, '') };
-  }
+  const split = splitHostPort(text);
+  // Go's text is `address <a>: <why>`; the message already shows the address
+  return 'problem' in split ? { problem: split.problem.replace(/^address .*: /, '') } : split;
 }
 
 /** As written when it was text (cut short, as every echoed value), else Go's spelling. */
@@ -137,7 +132,7 @@ function displayDuration(nanos: number, raw: unknown): string {
 
 /**
  * Maps a parsed YAML document and the environment onto the operations settings: defaults,
- * file values, environment overrides, per-key validation (zod), then the rules that tie
+ * file values, environment overrides, per-key validation (readLeaf), then the rules that tie
  * keys together. Pure: no file or process access.
  */
 export function resolveSettings(input: ResolveInput): Resolution {
@@ -170,13 +165,13 @@ export function resolveSettings(input: ResolveInput): Resolution {
       continue;
     }
     rawValues.set(spec.role, raw);
-    const parsed = leafSchema(spec.kind, dialect).safeParse(raw);
-    if (parsed.success) {
-      values.set(spec.role, parsed.data);
+    const read = readLeaf(spec.kind, dialect, raw);
+    if (read.ok) {
+      values.set(spec.role, read.value);
     } else {
       failed.add(spec.role);
       values.set(spec.role, spec.defaultValue);
-      leafProblems.push(...issueLines(sourceLabel(fileLabel, spec, source), parsed.error.issues));
+      leafProblems.push(...issueLines(sourceLabel(fileLabel, spec, source), read.issues));
     }
   }
 
@@ -265,7 +260,7 @@ export function resolveSettings(input: ResolveInput): Resolution {
   if (specs.has('vm.endpoint') && ok('vm.endpoint')) {
     const text = values.get('vm.endpoint') as string;
     if (text !== '') {
-      const parsed = parseDockerEndpoint(text);
+      const parsed = readDockerEndpoint(text);
       if (parsed.ok) dockerEndpoint = parsed.endpoint;
       else crossProblems.push(`${labelOf('vm.endpoint')}: expected ${DOCKER_ENDPOINT_FORMS} (or "" for no docker health check), got ${describeValue(text)} (${parsed.reason})`);
     }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import * as errors from '@fabric-ops/ops-http/errors';
 import * as files from '@fabric-ops/ops-http/fs';
 import * as go from '@fabric-ops/ops-http/go';
 import * as index from '@fabric-ops/ops-http';
@@ -13,5 +14,10 @@ describe('entries', () => {
   it('keeps the bounded file reader out of the index, in ./fs', () => {
     expect(Object.keys(files).sort()).toEqual(['DEFAULT_MAX_FILE_BYTES', 'describeFileKind', 'readRegularFileSync', 'shownPath']);
     for (const name of Object.keys(files)) expect(Object.keys(index)).not.toContain(name);
+  });
+
+  it('keeps the error base out of the index, in ./errors', () => {
+    expect(Object.keys(errors).sort()).toEqual(['FabricOpsError', 'errorGuard']);
+    for (const name of Object.keys(errors)) expect(Object.keys(index)).not.toContain(name);
   });
 });

@@ -1,3 +1,5 @@
+import { errorGuard, FabricOpsError } from './error-base.ts';
+
 /** Every failure ops-http raises, by cause. */
 export type OpsHttpErrorCode =
   | 'BODY_TOO_LARGE'
@@ -6,20 +8,12 @@ export type OpsHttpErrorCode =
   | 'DUPLICATE_ROUTE'
   | 'INVALID_ROUTE';
 
-export class OpsHttpError extends Error {
+export class OpsHttpError extends FabricOpsError<OpsHttpErrorCode> {
   override readonly name = 'OpsHttpError';
-  readonly code: OpsHttpErrorCode;
-
-  constructor(code: OpsHttpErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
-  }
 }
 
 /** True for an OpsHttpError, also across duplicate copies of this package. */
-export function isOpsHttpError(value: unknown): value is OpsHttpError {
-  return value instanceof OpsHttpError || (value instanceof Error && value.name === 'OpsHttpError' && 'code' in value);
-}
+export const isOpsHttpError: (value: unknown) => value is OpsHttpError = errorGuard(OpsHttpError, 'OpsHttpError');
 
 /** The one place where ops-http failures become HTTP statuses. */
 export function httpStatusFor(code: OpsHttpErrorCode): number {

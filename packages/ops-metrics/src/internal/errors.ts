@@ -1,3 +1,5 @@
+import { errorGuard, FabricOpsError } from '@fabric-ops/ops-http/errors';
+
 /** Every failure ops-metrics raises, by cause. */
 export type MetricsErrorCode =
   /** `with()` named a label the metric was not declared with. */
@@ -13,17 +15,9 @@ export type MetricsErrorCode =
   /** Provider options that cannot work (unknown provider, port 0, writeIntervalMs ≤ 0, …). */
   | 'INVALID_SETTINGS';
 
-export class MetricsError extends Error {
+export class MetricsError extends FabricOpsError<MetricsErrorCode> {
   override readonly name = 'MetricsError';
-  readonly code: MetricsErrorCode;
-
-  constructor(code: MetricsErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
-  }
 }
 
 /** True for a MetricsError, also across duplicate copies of this package. */
-export function isMetricsError(value: unknown): value is MetricsError {
-  return value instanceof MetricsError || (value instanceof Error && value.name === 'MetricsError' && 'code' in value);
-}
+export const isMetricsError: (value: unknown) => value is MetricsError = errorGuard(MetricsError, 'MetricsError');

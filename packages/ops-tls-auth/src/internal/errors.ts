@@ -1,3 +1,5 @@
+import { errorGuard, FabricOpsError } from '@fabric-ops/ops-http/errors';
+
 /** Every failure ops-tls-auth raises, by cause. */
 export type TlsAuthErrorCode =
   | 'FILE_UNREADABLE'
@@ -7,17 +9,9 @@ export type TlsAuthErrorCode =
   | 'INVALID_ALLOW_LIST';
 
 /** A TLS set-up failure; `message` is one line naming the config key and the file. */
-export class TlsAuthError extends Error {
+export class TlsAuthError extends FabricOpsError<TlsAuthErrorCode> {
   override readonly name = 'TlsAuthError';
-  readonly code: TlsAuthErrorCode;
-
-  constructor(code: TlsAuthErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
-  }
 }
 
 /** True for a TlsAuthError, also across duplicate copies of this package. */
-export function isTlsAuthError(value: unknown): value is TlsAuthError {
-  return value instanceof TlsAuthError || (value instanceof Error && value.name === 'TlsAuthError' && 'code' in value);
-}
+export const isTlsAuthError: (value: unknown) => value is TlsAuthError = errorGuard(TlsAuthError, 'TlsAuthError');
