@@ -13,6 +13,7 @@ export type {
   HistogramOptions,
   MetricOptions,
   MetricsOptions,
+  OtlpTarget,
   StatsdCaptureOptions,
   StatsdInterval,
   StatsdTarget,
