@@ -5,4 +5,5 @@ export type { LoadedConfig, MetricsSettings, OperationsSettings, OrdererConfig, 
 export type { DockerEndpoint } from './internal/docker-endpoint.ts';
 export { parseHostPort } from './internal/host-port.ts';
 export type { HostPort } from './internal/host-port.ts';
+export type { OtlpTarget } from './internal/otlp.ts';
 export { ordererConfigFromCommandLine, peerConfigFromCommandLine } from './internal/cli.ts';
