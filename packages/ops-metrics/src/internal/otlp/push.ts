@@ -120,6 +120,7 @@ export async function startOtlpPush(options: OtlpPushOptions): Promise<OtlpPush>
   const start = hrTime(Date.now());
   const sliceMs = options.sliceMs ?? DEFAULT_SLICE_MS;
   let running: Promise<string | undefined> | undefined;
+  /** Intervals since the last push that got through: failed ones and ones skipped while a push waited. */
   let failedPushes = 0;
   let stopped = false;
 
@@ -154,7 +155,7 @@ export async function startOtlpPush(options: OtlpPushOptions): Promise<OtlpPush>
       failedPushes++;
       if (!stopped) logger?.warn(`OTLP push to ${target.endpoint} failed: ${problem}`);
     } else if (failedPushes > 0) {
-      logger?.warn(`OTLP push to ${target.endpoint} succeeded again after ${failedPushes} failed ${failedPushes === 1 ? 'push' : 'pushes'}`);
+      logger?.warn(`OTLP push to ${target.endpoint} succeeded again after ${failedPushes} failed or skipped ${failedPushes === 1 ? 'interval' : 'intervals'}`);
       failedPushes = 0;
     }
     return problem;
