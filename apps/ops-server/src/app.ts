@@ -127,7 +127,8 @@ function verdictOf(startup: { readonly action: 'run' | 'check-config'; readonly 
 
 /** ops-config's parsed `metrics` section is already what ops-metrics takes; only its shape differs. */
 function metricsOptionsFor(metrics: MetricsSettings): MetricsOptions {
-  return metrics.provider === 'statsd' ? { provider: 'statsd', statsd: metrics.statsd } : { provider: metrics.provider };
+  if (metrics.provider === 'statsd') return { provider: 'statsd', statsd: metrics.statsd };
+  return metrics.provider === 'prometheus' && metrics.otlp !== undefined ? { provider: 'prometheus', otlp: metrics.otlp } : { provider: metrics.provider };
 }
 
 /** The facts an operator checks first, as fields and as one readable message. */
@@ -137,8 +138,9 @@ function readyLine(config: AppConfig, address: string, checks: readonly string[]
   const clientAuth = !tls.enabled ? 'none' : tls.clientAuthRequired ? 'required' : 'verify-if-given';
   const { metrics } = config;
   const statsd = metrics.provider === 'statsd' ? `${metrics.statsd.network}://${formatHostPort(metrics.statsd.host, metrics.statsd.port)}` : undefined;
-  const fields = { address, scheme, clientAuth, metricsProvider: metrics.provider, ...(statsd === undefined ? {} : { statsd }), checks };
-  const metricsText = statsd === undefined ? metrics.provider : `statsd to ${statsd}`;
+  const otlp = metrics.provider === 'statsd' ? undefined : metrics.otlp?.endpoint;
+  const fields = { address, scheme, clientAuth, metricsProvider: metrics.provider, ...(statsd === undefined ? {} : { statsd }), ...(otlp === undefined ? {} : { otlp }), checks };
+  const metricsText = statsd !== undefined ? `statsd to ${statsd}` : otlp !== undefined ? `${metrics.provider}, OTLP push to ${otlp}` : metrics.provider;
   const checksText = checks.length === 0 ? 'none' : checks.join(', ');
   return {
     fields,

@@ -5,5 +5,6 @@ export type { LoadedConfig, MetricsSettings, OperationsSettings, OrdererConfig, 
 // The shapes the config produces, owned by the packages that read them (re-exported as types only).
 export type { DockerEndpoint } from '@fabric-ops/ops-health/endpoint';
 export type { HostPort } from '@fabric-ops/ops-http/go';
+export type { OtlpTarget } from './internal/otlp.ts';
 export { ordererConfigFromCommandLine, peerConfigFromCommandLine } from './internal/cli.ts';
 export type { CommandLineOptions, CommandLineOutcome } from './internal/cli.ts';

@@ -15,6 +15,7 @@ export type {
   HistogramOptions,
   MetricOptions,
   MetricsOptions,
+  OtlpTarget,
   StatsdCaptureOptions,
   StatsdInterval,
   StatsdTarget,

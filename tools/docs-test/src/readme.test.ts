@@ -87,7 +87,7 @@ function sampleValue(row: ConfigRow): string {
   if (/enabled|clientauthrequired/i.test(row.key)) return 'false';
   if (/provider$/i.test(row.key)) return 'disabled';
   if (/network$/i.test(row.key)) return 'tcp';
-  if (/(writeinterval|checktimeout|cachettl|checkinterval)$/i.test(row.key)) return '7s';
+  if (/(writeinterval|checktimeout|cachettl|timeout|interval)$/i.test(row.key)) return '7s';
   if (/clientrootcas/i.test(row.key)) return row.variable.startsWith('ORDERER_') ? '[ca.pem]' : 'ca.pem';
   if (/address$/i.test(row.key)) return '127.0.0.1:7777';
   if (/endpoint$/i.test(row.key)) return 'unix:///var/run/from-env.sock';
@@ -95,8 +95,8 @@ function sampleValue(row: ConfigRow): string {
 }
 
 for (const app of [
-  { name: 'peer', heading: '### Peer (`core.yaml`)', bin: PEER_BIN, file: 'core.yaml', rows: 15 },
-  { name: 'orderer', heading: '### Orderer (`orderer.yaml`)', bin: ORDERER_BIN, file: 'orderer.yaml', rows: 14 },
+  { name: 'peer', heading: '### Peer (`core.yaml`)', bin: PEER_BIN, file: 'core.yaml', rows: 20 },
+  { name: 'orderer', heading: '### Orderer (`orderer.yaml`)', bin: ORDERER_BIN, file: 'orderer.yaml', rows: 19 },
 ]) {
   describe(`README configuration reference: ${app.name}`, () => {
     const rows = configRows(app.heading);

@@ -14,8 +14,8 @@ export interface PrometheusTargetTls {
 }
 
 export interface StartPrometheusOptions {
-  /** `host:port` of the operations server. */
-  readonly target: string;
+  /** `host:port` of the operations server; without it nothing is scraped (an OTLP receiver only). */
+  readonly target?: string;
   /** Scrape over HTTPS presenting this client certificate; plain HTTP without it. */
   readonly tls?: PrometheusTargetTls;
   readonly scrapeIntervalSeconds?: number;
@@ -26,6 +26,8 @@ export interface StartPrometheusOptions {
   readonly scrapeProtocols?: readonly string[];
   /** More command-line flags, e.g. `--web.enable-otlp-receiver`. */
   readonly extraArgs?: readonly string[];
+  /** The config file's `otlp:` block (with `--web.enable-otlp-receiver` among extraArgs). */
+  readonly otlp?: { readonly translationStrategy?: string };
 }
 
 /**
@@ -69,13 +71,11 @@ export async function startPrometheus(options: StartPrometheusOptions): Promise<
     'global:',
     `  scrape_interval: ${interval}s`,
     `  scrape_timeout: ${interval}s`,
-    'scrape_configs:',
-    '  - job_name: operations',
-    '    metrics_path: /metrics',
-    `    scheme: ${options.tls ? 'https' : 'http'}`,
   ];
-  if (options.scrapeProtocols !== undefined) lines.push(`    scrape_protocols: [${options.scrapeProtocols.join(', ')}]`);
-  if (options.tls) {
+  if (options.otlp?.translationStrategy !== undefined) lines.push('otlp:', `  translation_strategy: ${options.otlp.translationStrategy}`);
+  if (options.target !== undefined) lines.push('scrape_configs:', '  - job_name: operations', '    metrics_path: /metrics', `    scheme: ${options.tls ? 'https' : 'http'}`);
+  if (options.target !== undefined && options.scrapeProtocols !== undefined) lines.push(`    scrape_protocols: [${options.scrapeProtocols.join(', ')}]`);
+  if (options.target !== undefined && options.tls) {
     lines.push(
       '    tls_config:',
       `      ca_file: ${JSON.stringify(options.tls.caFile)}`,
@@ -84,7 +84,8 @@ export async function startPrometheus(options: StartPrometheusOptions): Promise<
     );
     if (options.tls.serverName !== undefined) lines.push(`      server_name: ${JSON.stringify(options.tls.serverName)}`);
   }
-  lines.push('    static_configs:', `      - targets: [${JSON.stringify(options.target)}]`, '');
+  if (options.target !== undefined) lines.push('    static_configs:', `      - targets: [${JSON.stringify(options.target)}]`);
+  lines.push('');
   const configFile = join(dir, 'prometheus.yml');
   await writeFile(configFile, lines.join('\n'));
 

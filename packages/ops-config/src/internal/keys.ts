@@ -17,6 +17,11 @@ export type SettingRole =
   | 'statsd.address'
   | 'statsd.writeInterval'
   | 'statsd.prefix'
+  | 'otlp.enabled'
+  | 'otlp.endpoint'
+  | 'otlp.headers'
+  | 'otlp.timeout'
+  | 'otlp.interval'
   | 'health.checkTimeout'
   | 'health.cacheTTL'
   | 'health.checkInterval'
@@ -70,6 +75,10 @@ function spec(prefix: string, role: SettingRole, key: string, kind: ValueKind, d
 const NANOS_PER_SECOND = 1e9;
 /** ops-health's per-check timeout when none is configured. */
 const DEFAULT_CHECK_TIMEOUT_NANOS = 5 * NANOS_PER_SECOND;
+/** OpenTelemetry's defaults: the OTLP/HTTP receiver on this machine, a 10 s timeout, a push a minute. */
+export const DEFAULT_OTLP_ENDPOINT = 'http://localhost:4318/v1/metrics';
+const DEFAULT_OTLP_TIMEOUT_NANOS = 10 * NANOS_PER_SECOND;
+const DEFAULT_OTLP_INTERVAL_NANOS = 60 * NANOS_PER_SECOND;
 
 export const PEER_DIALECT: Dialect = {
   app: 'peer',
@@ -89,6 +98,11 @@ export const PEER_DIALECT: Dialect = {
     spec('CORE', 'statsd.address', 'metrics.statsd.address', 'string', '127.0.0.1:8125'),
     spec('CORE', 'statsd.writeInterval', 'metrics.statsd.writeInterval', 'duration', 10 * NANOS_PER_SECOND),
     spec('CORE', 'statsd.prefix', 'metrics.statsd.prefix', 'string', ''),
+    spec('CORE', 'otlp.enabled', 'metrics.otlp.enabled', 'boolean', false),
+    spec('CORE', 'otlp.endpoint', 'metrics.otlp.endpoint', 'string', DEFAULT_OTLP_ENDPOINT),
+    spec('CORE', 'otlp.headers', 'metrics.otlp.headers', 'string', ''),
+    spec('CORE', 'otlp.timeout', 'metrics.otlp.timeout', 'duration', DEFAULT_OTLP_TIMEOUT_NANOS),
+    spec('CORE', 'otlp.interval', 'metrics.otlp.interval', 'duration', DEFAULT_OTLP_INTERVAL_NANOS),
     spec('CORE', 'vm.endpoint', 'vm.endpoint', 'string', 'unix:///var/run/docker.sock'),
   ],
   emptyEnvOverrides: true,
@@ -103,6 +117,7 @@ export const PEER_DIALECT: Dialect = {
     { path: ['operations', 'health'], alsoAllowed: [] },
     { path: ['metrics'], alsoAllowed: [] },
     { path: ['metrics', 'statsd'], alsoAllowed: [] },
+    { path: ['metrics', 'otlp'], alsoAllowed: [] },
   ],
   topLevelSections: ['peer', 'vm', 'chaincode', 'ledger', 'operations', 'metrics'],
   statsdSection: ['metrics', 'statsd'],
@@ -130,6 +145,11 @@ export const ORDERER_DIALECT: Dialect = {
     spec('ORDERER', 'statsd.address', 'Metrics.Statsd.Address', 'string', '127.0.0.1:8125'),
     spec('ORDERER', 'statsd.writeInterval', 'Metrics.Statsd.WriteInterval', 'duration', 30 * NANOS_PER_SECOND),
     spec('ORDERER', 'statsd.prefix', 'Metrics.Statsd.Prefix', 'string', ''),
+    spec('ORDERER', 'otlp.enabled', 'Metrics.OTLP.Enabled', 'boolean', false),
+    spec('ORDERER', 'otlp.endpoint', 'Metrics.OTLP.Endpoint', 'string', DEFAULT_OTLP_ENDPOINT),
+    spec('ORDERER', 'otlp.headers', 'Metrics.OTLP.Headers', 'string', ''),
+    spec('ORDERER', 'otlp.timeout', 'Metrics.OTLP.Timeout', 'duration', DEFAULT_OTLP_TIMEOUT_NANOS),
+    spec('ORDERER', 'otlp.interval', 'Metrics.OTLP.Interval', 'duration', DEFAULT_OTLP_INTERVAL_NANOS),
   ],
   emptyEnvOverrides: false,
   resolvesTlsPathsAgainstConfigDir: false,
@@ -141,6 +161,7 @@ export const ORDERER_DIALECT: Dialect = {
     { path: ['Operations', 'Health'], alsoAllowed: [] },
     { path: ['Metrics'], alsoAllowed: [] },
     { path: ['Metrics', 'Statsd'], alsoAllowed: [] },
+    { path: ['Metrics', 'OTLP'], alsoAllowed: [] },
   ],
   topLevelSections: ['General', 'FileLedger', 'Debug', 'Operations', 'Metrics', 'Admin', 'ChannelParticipation', 'Consensus', 'Kafka', 'RAMLedger'],
   statsdSection: ['Metrics', 'Statsd'],

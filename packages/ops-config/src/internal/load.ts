@@ -9,6 +9,7 @@ import type { StatsdTarget } from '@fabric-ops/ops-metrics';
 import type { TlsSettings } from '@fabric-ops/ops-tls-auth';
 import { dialectFor, type AppKind, type SettingRole } from './keys.ts';
 import { locateConfigFile, type LocateOptions } from './locate.ts';
+import type { OtlpTarget } from './otlp.ts';
 import { resolveSettings, type Resolution, type ValueSource } from './resolve.ts';
 
 /**
@@ -44,10 +45,11 @@ export interface OperationsSettings {
 
 /**
  * The metrics section. An unknown provider has already become `disabled`, with one warning
- * in `warnings`; the statsd section is there only when StatsD is the provider.
+ * in `warnings`; the statsd section is there only when StatsD is the provider; `otlp` only when
+ * the OTLP push is on, which needs the prometheus provider.
  */
 export type MetricsSettings =
-  | { readonly provider: 'prometheus' | 'disabled'; readonly statsd?: undefined }
+  | { readonly provider: 'prometheus' | 'disabled'; readonly statsd?: undefined; readonly otlp?: OtlpTarget }
   | { readonly provider: 'statsd'; readonly statsd: StatsdTarget };
 
 export interface PeerConfig {
@@ -198,7 +200,7 @@ function settingsFrom(resolution: Resolution): OrdererConfig {
             prefix: text('statsd.prefix'),
           },
         }
-      : { provider: parsed.provider };
+      : { provider: parsed.provider, ...(parsed.otlp === undefined ? {} : { otlp: parsed.otlp }) };
   return {
     operations: {
       listenAddress: parsed.listenAddress,

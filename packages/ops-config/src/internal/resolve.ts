@@ -3,6 +3,7 @@ import { isAbsolute, resolve as resolvePath } from 'node:path';
 import { DOCKER_ENDPOINT_FORMS, readDockerEndpoint, type DockerEndpoint } from '@fabric-ops/ops-health/endpoint';
 import { formatGoDuration, splitHostPort, type HostPort } from '@fabric-ops/ops-http/go';
 import { describeValue, readLeaf, zeroValue, type Dialect, type LeafIssue, type KeySpec, type SettingRole, type SettingValue } from './keys.ts';
+import { otelExporterOverride, otelSettingOverrides, otlpEndpointProblem, parseOtlpHeaders, type OtelOverride, type OtlpTarget } from './otlp.ts';
 import { closeName } from './suggest.ts';
 
 /** Where an effective value came from. */
@@ -22,6 +23,8 @@ export interface ParsedValues {
   readonly statsdAddress: HostPort;
   /** undefined when `vm.endpoint` is empty (no docker checker). */
   readonly dockerEndpoint: DockerEndpoint | undefined;
+  /** Where the OTLP push goes; undefined when it is off. */
+  readonly otlp: OtlpTarget | undefined;
 }
 
 export interface Resolution {
@@ -145,6 +148,20 @@ export function resolveSettings(input: ResolveInput): Resolution {
   const specs = new Map<SettingRole, KeySpec>();
   const leafProblems: string[] = [];
   const failed = new Set<SettingRole>();
+  // OpenTelemetry's variables, between the file and our own variables: OTEL_METRICS_EXPORTER
+  // gives `otlp.enabled`; the rest are read only once the push is on (otlp.enabled comes first).
+  const otelExporter = otelExporterOverride(env);
+  if (otelExporter.problem !== undefined) leafProblems.push(otelExporter.problem);
+  let otelSettings: ReturnType<typeof otelSettingOverrides> | undefined;
+  const otelOverride = (role: SettingRole): OtelOverride | undefined => {
+    if (role === 'otlp.enabled') return otelExporter.override;
+    if (!role.startsWith('otlp.') || values.get('otlp.enabled') !== true) return undefined;
+    if (otelSettings === undefined) {
+      otelSettings = otelSettingOverrides(env);
+      leafProblems.push(...otelSettings.problems);
+    }
+    return otelSettings.overrides.get(role);
+  };
 
   for (const spec of dialect.keys) {
     specs.set(spec.role, spec);
@@ -152,9 +169,13 @@ export function resolveSettings(input: ResolveInput): Resolution {
     let raw: unknown;
     const envText = env[spec.envVar];
     const inFile = reader.lookup(spec.path);
+    const otel = otelOverride(spec.role);
     if (envText !== undefined && (envText !== '' || dialect.emptyEnvOverrides)) {
       source = { from: 'env', variable: spec.envVar };
       raw = envText === '' ? zeroValue(spec.kind) : envText;
+    } else if (otel !== undefined) {
+      source = { from: 'env', variable: otel.variable };
+      raw = otel.raw;
     } else if (inFile.found && inFile.value !== null && inFile.value !== undefined) {
       source = { from: 'file' };
       raw = inFile.value;
@@ -327,6 +348,41 @@ export function resolveSettings(input: ResolveInput): Resolution {
     }
   }
 
+  let otlp: OtlpTarget | undefined;
+  if (ok('otlp.enabled') && values.get('otlp.enabled') === true) {
+    const before = crossProblems.length;
+    if (ok('metrics.provider') && provider !== 'prometheus') {
+      crossProblems.push(
+        `${labelOf('otlp.enabled')}: the OTLP push sends the series /metrics serves, so it needs ${keyOf('metrics.provider')} prometheus, got ${describeValue(providerText)}`,
+      );
+    }
+    const endpoint = values.get('otlp.endpoint') as string;
+    const endpointProblem = otlpEndpointProblem(endpoint);
+    if (ok('otlp.endpoint') && endpointProblem !== undefined) {
+      crossProblems.push(`${labelOf('otlp.endpoint')}: expected an http:// or https:// URL like http://localhost:4318/v1/metrics, got ${describeValue(endpoint)} (${endpointProblem})`);
+    }
+    const headers = parseOtlpHeaders(values.get('otlp.headers') as string);
+    if (ok('otlp.headers') && 'problem' in headers) crossProblems.push(`${labelOf('otlp.headers')}: ${headers.problem}`);
+    for (const role of ['otlp.timeout', 'otlp.interval'] as const) {
+      const nanos = values.get(role) as number;
+      if (!ok(role)) continue;
+      if (nanos < NANOS_PER_MS || nanos > MAX_TIMER_NANOS) {
+        crossProblems.push(
+          `${labelOf(role)}: expected a duration from 1ms to 596h (the longest timer Node.js keeps) when ${keyOf('otlp.enabled')} is true, got ${displayDuration(nanos, rawValues.get(role))}`,
+        );
+      }
+    }
+    const clean = crossProblems.length === before && !['otlp.endpoint', 'otlp.headers', 'otlp.timeout', 'otlp.interval'].some((role) => failed.has(role as SettingRole));
+    if (clean && 'headers' in headers) {
+      otlp = {
+        endpoint,
+        headers: headers.headers,
+        timeoutMs: (values.get('otlp.timeout') as number) / NANOS_PER_MS,
+        intervalMs: (values.get('otlp.interval') as number) / NANOS_PER_MS,
+      };
+    }
+  }
+
   if (dialect.resolvesTlsPathsAgainstConfigDir) {
     const anchor = (path: string) => (path === '' || isAbsolute(path) ? path : resolvePath(input.configDir, path));
     values.set('tls.certFile', anchor(values.get('tls.certFile') as string));
@@ -339,7 +395,7 @@ export function resolveSettings(input: ResolveInput): Resolution {
 
   return {
     values,
-    parsed: { listenAddress, provider, statsdAddress, dockerEndpoint },
+    parsed: { listenAddress, provider, statsdAddress, dockerEndpoint, otlp },
     labels,
     sources,
     problems: [...reader.structuralProblems, ...leafProblems, ...keyProblems, ...crossProblems],

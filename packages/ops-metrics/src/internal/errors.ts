@@ -13,7 +13,9 @@ export type MetricsErrorCode =
   /** A metric of that name already exists with different options. */
   | 'DUPLICATE_METRIC'
   /** Provider options that cannot work (unknown provider, port 0, writeIntervalMs ≤ 0, …). */
-  | 'INVALID_SETTINGS';
+  | 'INVALID_SETTINGS'
+  /** OTLP push was asked for and OpenTelemetry's exporter packages (optional peers) cannot be loaded. */
+  | 'OTLP_UNAVAILABLE';
 
 export class MetricsError extends FabricOpsError<MetricsErrorCode> {
   override readonly name = 'MetricsError';

@@ -4,6 +4,7 @@ import type { Declaration } from './declare.ts';
 import { BodyWriter, MAX_RETAINED_BODY_BYTES } from './body-writer.ts';
 import { appMetricLines } from './exposition.ts';
 import { createMetricsHandler } from './metrics-handler.ts';
+import { startOtlpPush, type OtlpPush } from './otlp/push.ts';
 import { NEVER_CANCELLED, type CancelToken } from './scrape-cancel.ts';
 import { TEXT_FORMAT, type ExpositionFormat } from './negotiate.ts';
 import { PrometheusFamily } from './prometheus-family.ts';
@@ -186,6 +187,26 @@ export function createPrometheusProvider(options: PrometheusProviderOptions = {}
     onError: (error) => options.logger?.warn(`error collecting metrics: ${error instanceof Error ? error.message : String(error)}`),
   });
 
+  // OTLP push of the same series, when asked for: OpenTelemetry's packages load at start(), and only then.
+  let otlp: OtlpPush | undefined;
+  const startOtlp = async () => {
+    const target = options.otlp;
+    if (target === undefined || otlp !== undefined) return;
+    otlp = await startOtlpPush({
+      target,
+      logger: options.logger,
+      collect: async () => {
+        const app = await appMetrics();
+        runtime?.beforeScrape();
+        if (!sorted) {
+          families.sort(byName);
+          sorted = true;
+        }
+        return { families: families.slice(), app };
+      },
+    });
+  };
+
   const provider: PrometheusProvider = {
     kind: 'prometheus',
     handler,
@@ -194,10 +215,15 @@ export function createPrometheusProvider(options: PrometheusProviderOptions = {}
     newCounter: (o: MetricOptions): Counter => declarations.newCounter(o),
     newGauge: (o: MetricOptions): Gauge => declarations.newGauge(o),
     newHistogram: (o: HistogramOptions): Histogram => declarations.newHistogram(o),
-    start: async () => startRuntime(),
+    start: async () => {
+      startRuntime();
+      await startOtlp();
+    },
     stop: async () => {
       runtime?.stop();
       runtime = undefined;
+      await otlp?.stop();
+      otlp = undefined;
     },
   };
   renderers.set(provider, render);

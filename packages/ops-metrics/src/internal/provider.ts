@@ -2,7 +2,7 @@ import { createDisabledProvider, type DisabledProvider } from './disabled.ts';
 import { MetricsError } from './errors.ts';
 import { createPrometheusProvider, type PrometheusProvider } from './prometheus.ts';
 import { createStatsdCaptureProvider, createStatsdProvider, type StatsdProvider } from './statsd.ts';
-import type { MetricsOptions, StatsdTarget } from './types.ts';
+import type { MetricsOptions, OtlpTarget, StatsdTarget } from './types.ts';
 
 export type AnyMetricsProvider = PrometheusProvider | StatsdProvider | DisabledProvider;
 
@@ -40,6 +40,29 @@ function checkStatsdTarget(target: StatsdTarget | undefined): void {
   if (typeof target.prefix !== 'string') invalid(`statsd.prefix must be a string, got ${describe(target.prefix)}`);
 }
 
+function checkOtlpTarget(target: OtlpTarget, aggregated: boolean): void {
+  if (target === null || typeof target !== 'object') invalid(`otlp: a target { endpoint, headers, timeoutMs, intervalMs } is required, got ${describe(target)}`);
+  if (aggregated) invalid('otlp: not available with aggregate (a multi-process primary pushes only its own series)');
+  let url: URL | undefined;
+  try {
+    url = new URL(target.endpoint);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    invalid(`otlp.endpoint must be an http:// or https:// URL, got ${describe(target.endpoint)}`);
+  }
+  if (target.headers === null || typeof target.headers !== 'object') invalid(`otlp.headers must be an object of header names and values, got ${describe(target.headers)}`);
+  for (const [name, value] of Object.entries(target.headers)) {
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) invalid(`otlp.headers: ${describe(name)} is not a valid header name`);
+    if (typeof value !== 'string' || /[\r\n\0]/.test(value)) invalid(`otlp.headers: the value of ${name} must be text on one line`);
+  }
+  checkNumber('otlp.timeoutMs', target.timeoutMs, { min: 1, max: MAX_TIMER_MS });
+  if (target.timeoutMs === undefined) invalid('otlp.timeoutMs is required');
+  checkNumber('otlp.intervalMs', target.intervalMs, { min: 1, max: MAX_TIMER_MS });
+  if (target.intervalMs === undefined) invalid('otlp.intervalMs is required');
+}
+
 function checkOptions(options: MetricsOptions): void {
   if (options === null || typeof options !== 'object') invalid(`metrics options must be an object, got ${describe(options)}`);
   switch (options.provider) {
@@ -51,6 +74,7 @@ function checkOptions(options: MetricsOptions): void {
       if (options.registry !== undefined && typeof options.registry?.getMetricsAsJSON !== 'function') {
         invalid('registry must be a prom-client Registry (something with getMetricsAsJSON())');
       }
+      if (options.otlp !== undefined) checkOtlpTarget(options.otlp, options.aggregate !== undefined);
       return;
     case 'statsd':
       if (options.statsd === undefined && 'capture' in options && options.capture === true) {

@@ -70,6 +70,23 @@ export interface StatsdTarget {
 }
 
 /**
+ * Where the Prometheus provider also pushes its series over OTLP/HTTP (protobuf): already parsed
+ * (ops-config produces it from `metrics.otlp` and the `OTEL_*` variables). Needs the optional peers
+ * `@opentelemetry/exporter-metrics-otlp-proto`, `@opentelemetry/sdk-metrics` and
+ * `@opentelemetry/resources`, loaded at `start()` and only then.
+ */
+export interface OtlpTarget {
+  /** The full URL pushes are POSTed to, used as is (`http://collector:4318/v1/metrics`). */
+  readonly endpoint: string;
+  /** Sent with every push (an API key, a tenant). */
+  readonly headers: Readonly<Record<string, string>>;
+  /** How long one push may take, retries included; 1 ms to 2^31-1 ms. */
+  readonly timeoutMs: number;
+  /** How often the series are pushed; 1 ms to 2^31-1 ms. */
+  readonly intervalMs: number;
+}
+
+/**
  * An application's own prom-client `Registry` (or anything with the same public
  * `getMetricsAsJSON()`), whose metrics are served on `/metrics` beside ops-metrics' own.
  */
@@ -112,6 +129,8 @@ export interface PrometheusOptions {
    * answer the text format.
    */
   readonly aggregate?: (own: string) => Promise<string>;
+  /** Also push every series `/metrics` serves over OTLP on an interval (not with `aggregate`). */
+  readonly otlp?: OtlpTarget;
 }
 
 /** The statsd provider's options beyond its target. */
