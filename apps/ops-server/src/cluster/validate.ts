@@ -2,15 +2,13 @@
 // `process.send` anything with our tag, so every tagged message is read as untrusted input: it is
 // taken only if it has exactly the shape protocol.ts describes, within the limits below; anything
 // else is refused with a reason (the coordinator drops and counts it). Nothing here throws.
-import { PROTOCOL_TAG, type WorkerHealth, type WorkerMessage } from './protocol.ts';
+import { PROTOCOL_TAG, type WireSeries, type WorkerHealth, type WorkerMessage } from './protocol.ts';
 import type { WireStatsdInterval } from './statsd-merge.ts';
 
 /** Limits on one worker message; generous for real use, small enough to bound the primary's work. */
-export const MESSAGE_LIMITS: Readonly<Record<'specChars' | 'expositionChars' | 'healthEntries' | 'healthTextChars' | 'errorChars' | 'statsdEntries' | 'statsdObservations' | 'statsdNameChars', number>> = {
+export const MESSAGE_LIMITS: Readonly<Record<'specChars' | 'healthEntries' | 'healthTextChars' | 'errorChars' | 'statsdEntries' | 'statsdObservations' | 'statsdNameChars', number>> = {
   /** A logging spec a worker reports (the primary's own PUT body limit is smaller). */
   specChars: 2 * 1024 * 1024,
-  /** One exposition text (1M series fit). */
-  expositionChars: 256 * 1024 * 1024,
   /** Failed checks in one health answer, and the characters kept of each name and reason. */
   healthEntries: 1_000,
   healthTextChars: 1_024,
@@ -101,11 +99,14 @@ export function checkWorkerMessage(value: unknown): Checked {
     return { ok: true, message: { tag: PROTOCOL_TAG, type: 'reply', id, ok: false, error: cut(error, MESSAGE_LIMITS.errorChars) } };
   }
   if (ok !== true) return refuse('reply: ok must be true or false', id);
-  const reply: { metrics?: string; health?: WorkerHealth; spec?: string; statsd?: WireStatsdInterval } = {};
+  const reply: { metrics?: WireSeries; health?: WorkerHealth; spec?: string; statsd?: WireStatsdInterval } = {};
   if (value['metrics'] !== undefined) {
+    // The shape only: the layout is checked where it is kept (worker-series.ts), within its limits.
     const metrics = value['metrics'];
-    if (typeof metrics !== 'string' || metrics.length > MESSAGE_LIMITS.expositionChars) return refuse('reply: metrics must be a string of at most 256 Mi characters', id);
-    reply.metrics = metrics;
+    if (!isObject(metrics) || typeof metrics['layoutId'] !== 'number' || !Number.isSafeInteger(metrics['layoutId']) || !Array.isArray(metrics['values']) || (metrics['layout'] !== undefined && !Array.isArray(metrics['layout']))) {
+      return refuse('reply: metrics must be {layoutId, layout?, values} (a worker of an earlier version sends text, which the primary no longer reads)', id);
+    }
+    reply.metrics = metrics as unknown as WireSeries;
   }
   if (value['health'] !== undefined) {
     const health = checkHealth(value['health']);
