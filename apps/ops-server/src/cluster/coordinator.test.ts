@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ClusterCoordinator, DEPARTED_LIMIT, type CoordinatorEvent } from './coordinator.ts';
+import { ClusterCoordinator, DEPARTED_LIMIT, GREETINGS_PER_WORKER, type CoordinatorEvent } from './coordinator.ts';
 import type { KeyedFamily, SeriesFamily, SeriesSnapshot } from '@fabric-ops/ops-metrics';
 import { PROTOCOL_TAG, type PrimaryMessage, type WorkerChannel } from './protocol.ts';
 
@@ -35,9 +35,16 @@ class FakeWorker extends EventEmitter implements WorkerChannel {
   /** Requests received while hung, answered by wake() or answerHeld(). */
   readonly held: PrimaryMessage[] = [];
 
-  send(message: PrimaryMessage, _callback?: (error: Error | null) => void): void {
+  /** Reads nothing: what is sent to it stays queued (its write never completes). */
+  stalled = false;
+
+  send(message: PrimaryMessage, callback?: (error: Error | null) => void): void {
     this.received.push(message);
-    this.defer(() => this.answer(message));
+    if (this.stalled) return;
+    this.defer(() => {
+      callback?.(null);
+      this.answer(message);
+    });
   }
 
   /** Answers the held request at `index` (out of order when not 0). */
@@ -129,6 +136,41 @@ describe('ClusterCoordinator', () => {
     const afterDeath = await coordinator.collectMetrics(ownWork(1));
     // 12 kept from the dead worker + 5 + 1 new + 1 primary
     expect(work(afterDeath)).toBe(19);
+  });
+
+  it('answers one hello at a time until the worker is ready, and greets a worker a bounded number of times', async () => {
+    const coordinator = new ClusterCoordinator({ workerTimeoutMs: 50, activeSpec: () => 'debug' });
+    const worker = new FakeWorker();
+    worker.greets = false;
+    coordinator.attach('1', worker);
+    const inits = () => worker.received.filter((message) => message.type === 'init').length;
+    for (let i = 0; i < 100; i++) worker.emit('message', { tag: PROTOCOL_TAG, type: 'hello' });
+    // The greeting on attach, and one for the first hello; the other 99 wait for a `ready` that never comes.
+    expect(inits()).toBe(2);
+    expect(coordinator.dropped).toBe(99);
+    for (let i = 0; i < 100; i++) {
+      worker.emit('message', { tag: PROTOCOL_TAG, type: 'hello' });
+      worker.emit('message', { tag: PROTOCOL_TAG, type: 'ready', spec: 'debug' });
+    }
+    expect(inits()).toBe(GREETINGS_PER_WORKER);
+    expect(coordinator.liveCount()).toBe(1);
+  });
+
+  it('refuses sends past a worker’s queue bound, so a worker that stops reading holds a bounded number of bytes', async () => {
+    const spec = 'x'.repeat(3_000);
+    const coordinator = new ClusterCoordinator({ workerTimeoutMs: 200, activeSpec: () => spec, maxQueuedBytes: 4_096 });
+    const worker = new FakeWorker();
+    coordinator.attach('1', worker);
+    await tick();
+    expect(coordinator.liveCount()).toBe(1);
+    worker.stalled = true;
+    // Queued: 3 KB of spec and its envelope, never written; the next spec (3 KB more) is over the bound.
+    const first = coordinator.broadcastSpec(spec);
+    const second = await coordinator.broadcastSpec(spec);
+    expect(second).toEqual(['1']);
+    expect(await first).toEqual(['1']);
+    expect(coordinator.sendsRefused).toBeGreaterThanOrEqual(1);
+    expect(worker.received.filter((message) => message.type === 'request')).toHaveLength(1);
   });
 
   it('acknowledges a spec change once every ready worker has applied it, and names the late ones', async () => {
