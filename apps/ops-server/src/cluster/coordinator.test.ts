@@ -78,7 +78,7 @@ class FakeWorker extends EventEmitter implements WorkerChannel {
       const delta = this.statsdPending;
       this.statsdPending = 0;
       this.reply({ id: message.id, ok: true, statsd: { counters: delta > 0 ? [['work_total', delta]] : [], gauges: [['queue', 5, 'queue']], timings: [['took', [0.1]]] } });
-    } else if (message.op === 'metrics') this.reply({ id: message.id, ok: true, metrics: { layoutId: 1, ...(message.layout === 1 ? {} : { layout: WORKER_LAYOUT }), values: [this.counted, 1] } });
+    } else if (message.op === 'metrics') this.reply({ id: message.id, ok: true, metrics: JSON.stringify({ layoutId: 1, ...(message.layout === 1 ? {} : { layout: WORKER_LAYOUT }), values: [this.counted, 1] }) });
     else if (message.op === 'health') this.reply({ id: message.id, ok: true, health: { healthy: this.failing.length === 0, failed: this.failing } });
     else if (message.op === 'logspec') {
       this.spec = message.spec;

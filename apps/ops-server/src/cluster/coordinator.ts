@@ -2,8 +2,8 @@ import { normaliseSpec } from '@fabric-ops/ops-logspec';
 import { keyLayouts, mergeSeries, withValues, type GaugeRule, type KeyedFamily, type ScrapeCancelToken, type SeriesSnapshot, type StatsdInterval } from '@fabric-ops/ops-metrics';
 import { DEFAULT_GAUGE_RULES } from './gauge-rules.ts';
 import { RetiredSeries, type RetiredLimits } from './retired.ts';
-import { checkLayout, WorkerSeries, type ApplyCounts, type DropReason, type SeriesLimits } from './worker-series.ts';
-import { isProtocolMessage, PROTOCOL_TAG, type ClusterMetricsKind, type PrimaryMessage, type WireSeries, type WorkerChannel, type WorkerHealth, type WorkerMessage, type WorkerRequest } from './protocol.ts';
+import { checkLayout, readWireSeries, WorkerSeries, type ApplyCounts, type DropReason, type SeriesLimits } from './worker-series.ts';
+import { isProtocolMessage, PROTOCOL_TAG, type ClusterMetricsKind, type PrimaryMessage, type WorkerChannel, type WorkerHealth, type WorkerMessage, type WorkerRequest } from './protocol.ts';
 import { decodeStatsdInterval, mergeStatsdIntervals, type StatsdMergeInput, type WireStatsdInterval } from './statsd-merge.ts';
 import { checkWorkerMessage } from './validate.ts';
 
@@ -53,7 +53,7 @@ export type CoordinatorEvent =
 
 type Reply = Extract<WorkerMessage, { type: 'reply' }>;
 
-export const DEFAULT_SERIES_LIMITS: SeriesLimits = { samples: 200_000, layoutChars: 16 * 1024 * 1024 };
+export const DEFAULT_SERIES_LIMITS: SeriesLimits = { samples: 200_000, replyBytes: 8 * 1024 * 1024 };
 export const DEFAULT_RETIRED_LIMITS: RetiredLimits = { series: 50_000, chars: 4 * 1024 * 1024 };
 export const DEFAULT_MAX_QUEUED_BYTES: number = 8 * 1024 * 1024;
 
@@ -449,7 +449,12 @@ export class ClusterCoordinator {
   }
 
   /** Takes one worker's series reply: a new layout is checked first (one at a time per worker). */
-  private async take(worker: Tracked, id: number, metrics: WireSeries): Promise<void> {
+  private async take(worker: Tracked, id: number, json: string): Promise<void> {
+    const metrics = readWireSeries(json, this.seriesLimits);
+    if (typeof metrics === 'string') {
+      this.drop(worker, `reply: ${metrics}`);
+      return;
+    }
     let series = worker.series;
     if (series === undefined || series.layout.id !== metrics.layoutId) {
       if (metrics.layout === undefined || worker.checking) {

@@ -23,8 +23,8 @@ export interface ClusterSettings {
   readonly departedTtlMs?: number;
   /** Samples the primary holds of one worker's series; the rest are left out and counted. Default 200 000. */
   readonly maxWorkerSamples?: number;
-  /** Characters of names, help texts and labels it holds of one worker's series. Default 16 Mi. */
-  readonly maxWorkerLayoutChars?: number;
+  /** Bytes of one worker's metrics reply (JSON); a larger reply is dropped unread and counted. Default 8 MiB. */
+  readonly maxWorkerReplyBytes?: number;
   /** Series it keeps of exited workers' counts; new ones past it are dropped and counted. Default 50 000. */
   readonly maxRetiredSeries?: number;
   /** Characters of those series' names and labels. Default 4 Mi. */
@@ -115,7 +115,7 @@ export function createOperationsCluster(options: OperationsClusterOptions): Oper
     departedTtlMs,
     seriesLimits: {
       samples: positiveWhole('maxWorkerSamples', settings.maxWorkerSamples, DEFAULT_SERIES_LIMITS.samples),
-      layoutChars: positiveWhole('maxWorkerLayoutChars', settings.maxWorkerLayoutChars, DEFAULT_SERIES_LIMITS.layoutChars),
+      replyBytes: positiveWhole('maxWorkerReplyBytes', settings.maxWorkerReplyBytes, DEFAULT_SERIES_LIMITS.replyBytes),
     },
     retiredLimits: {
       series: positiveWhole('maxRetiredSeries', settings.maxRetiredSeries, DEFAULT_RETIRED_LIMITS.series),

@@ -49,7 +49,8 @@ export type WorkerMessage =
       readonly type: 'reply';
       readonly id: number;
       readonly ok: true;
-      readonly metrics?: WireSeries;
+      /** A WireSeries as JSON: its size is known before anything of it is parsed. */
+      readonly metrics?: string;
       readonly health?: WorkerHealth;
       readonly spec?: string;
       readonly statsd?: WireStatsdInterval;

@@ -2,7 +2,7 @@
 // `process.send` anything with our tag, so every tagged message is read as untrusted input: it is
 // taken only if it has exactly the shape protocol.ts describes, within the limits below; anything
 // else is refused with a reason (the coordinator drops and counts it). Nothing here throws.
-import { PROTOCOL_TAG, type WireSeries, type WorkerHealth, type WorkerMessage } from './protocol.ts';
+import { PROTOCOL_TAG, type WorkerHealth, type WorkerMessage } from './protocol.ts';
 import type { WireStatsdInterval } from './statsd-merge.ts';
 
 /** Limits on one worker message; generous for real use, small enough to bound the primary's work. */
@@ -99,14 +99,12 @@ export function checkWorkerMessage(value: unknown): Checked {
     return { ok: true, message: { tag: PROTOCOL_TAG, type: 'reply', id, ok: false, error: cut(error, MESSAGE_LIMITS.errorChars) } };
   }
   if (ok !== true) return refuse('reply: ok must be true or false', id);
-  const reply: { metrics?: WireSeries; health?: WorkerHealth; spec?: string; statsd?: WireStatsdInterval } = {};
+  const reply: { metrics?: string; health?: WorkerHealth; spec?: string; statsd?: WireStatsdInterval } = {};
   if (value['metrics'] !== undefined) {
-    // The shape only: the layout is checked where it is kept (worker-series.ts), within its limits.
+    // Its size and content are checked where it is kept (coordinator.ts, worker-series.ts), within the primary's limits.
     const metrics = value['metrics'];
-    if (!isObject(metrics) || typeof metrics['layoutId'] !== 'number' || !Number.isSafeInteger(metrics['layoutId']) || !Array.isArray(metrics['values']) || (metrics['layout'] !== undefined && !Array.isArray(metrics['layout']))) {
-      return refuse('reply: metrics must be {layoutId, layout?, values} (a worker of an earlier version sends text, which the primary no longer reads)', id);
-    }
-    reply.metrics = metrics as unknown as WireSeries;
+    if (typeof metrics !== 'string') return refuse('reply: metrics must be a string', id);
+    reply.metrics = metrics;
   }
   if (value['health'] !== undefined) {
     const health = checkHealth(value['health']);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { RetiredSeries } from './retired.ts';
-import { checkLayout, WorkerSeries, type ApplyCounts } from './worker-series.ts';
+import { checkLayout, readWireSeries, WorkerSeries, type ApplyCounts } from './worker-series.ts';
 
-const LIMITS = { samples: 1_000, layoutChars: 1_000_000 };
+const LIMITS = { samples: 1_000, replyBytes: 1_000_000 };
 const counts = (): ApplyCounts => ({ dropped: { limit: 0, invalid: 0, value: 0 }, resets: 0 });
 
 describe('checkLayout', () => {
@@ -44,11 +44,23 @@ describe('checkLayout', () => {
   });
 
   it('keeps at most the limit of samples and counts the rest, and is no layout when it is not a list of families', async () => {
-    const layout = await checkLayout(1, [{ name: 'a', help: '', type: 'gauge', samples: Array.from({ length: 50 }, (_, i) => ['', ['i', String(i)]]) }], { samples: 20, layoutChars: 1_000 });
+    const layout = await checkLayout(1, [{ name: 'a', help: '', type: 'gauge', samples: Array.from({ length: 50 }, (_, i) => ['', ['i', String(i)]]) }], { samples: 20, replyBytes: 1_000 });
     expect(layout?.positions.length).toBe(20);
     expect(layout?.limit).toBe(30);
     expect(await checkLayout(1, [{ name: 'a' }], LIMITS)).toBeUndefined();
     expect(await checkLayout(1, 'a 1\n', LIMITS)).toBeUndefined();
+  });
+});
+
+describe('readWireSeries', () => {
+  it('reads a reply within the byte bound and refuses one past it unread, text, and other shapes', () => {
+    const reply = JSON.stringify({ layoutId: 1, values: [1, 'NaN'] });
+    expect(readWireSeries(reply, { samples: 10, replyBytes: reply.length })).toEqual({ layoutId: 1, values: [1, 'NaN'] });
+    expect(readWireSeries(reply, { samples: 10, replyBytes: reply.length - 1 })).toMatch(/over the bound/);
+    // Multi-byte characters count as the bytes they take.
+    expect(readWireSeries(JSON.stringify({ layoutId: 1, values: [], x: 'é'.repeat(10) }), { samples: 10, replyBytes: 40 })).toMatch(/^metrics of 53 bytes/);
+    expect(readWireSeries('# TYPE a counter\na 1\n', { samples: 10, replyBytes: 1_000 })).toMatch(/not JSON/);
+    expect(readWireSeries('{"layoutId":1,"values":5}', { samples: 10, replyBytes: 1_000 })).toMatch(/must be/);
   });
 });
 

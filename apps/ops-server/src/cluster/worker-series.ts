@@ -4,13 +4,34 @@
 // a value that is not a finite number ≥ 0 is refused, and a decrease is that worker's reset (what
 // it had counted before is kept as an offset), so the cluster's sums never go down.
 import { isSeriesType, sampleKey, type KeyedLayout, type SeriesType } from '@fabric-ops/ops-metrics';
+import type { WireSeries } from './protocol.ts';
 
 /** What the primary holds per worker; past these, samples are left out and counted. */
 export interface SeriesLimits {
   /** Samples kept of one worker's layout. */
   readonly samples: number;
-  /** Characters of names, help texts and label pairs kept of one worker's layout. */
-  readonly layoutChars: number;
+  /** UTF-8 bytes of one metrics reply (its JSON); a larger reply is dropped unread. */
+  readonly replyBytes: number;
+}
+
+/**
+ * A metrics reply's JSON as a WireSeries, or why not. Its size is checked before it is parsed,
+ * so a reply costs the primary at most `replyBytes` of parsing.
+ */
+export function readWireSeries(json: string, limits: SeriesLimits): WireSeries | string {
+  // Three UTF-8 bytes per UTF-16 unit at most: only a long string needs counting.
+  const bytes = json.length * 3 <= limits.replyBytes ? json.length : Buffer.byteLength(json, 'utf8');
+  if (bytes > limits.replyBytes) return `metrics of ${bytes} bytes, over the bound of ${limits.replyBytes}`;
+  let wire: unknown;
+  try {
+    wire = JSON.parse(json);
+  } catch {
+    return 'metrics is not JSON (a worker of an earlier version sends text, which the primary no longer reads)';
+  }
+  if (!isObject(wire) || typeof wire['layoutId'] !== 'number' || !Number.isSafeInteger(wire['layoutId']) || !Array.isArray(wire['values']) || (wire['layout'] !== undefined && !Array.isArray(wire['layout']))) {
+    return 'metrics must be {layoutId, layout?, values}';
+  }
+  return wire as unknown as WireSeries;
 }
 
 /** Families whose names are the cluster's own: a worker cannot report them. */
@@ -58,23 +79,21 @@ function sampleRule(type: SeriesType, suffix: string): { ok: boolean; needs?: st
   return { ok: suffix === '', cumulative: type === 'counter' };
 }
 
-/** The characters one sample's labels take, or -1 when they are not label pairs of the grammar. */
-function checkLabels(labels: unknown, needs: string | undefined): number {
-  if (!Array.isArray(labels) || labels.length % 2 !== 0 || labels.length > 2 * MAX_LABEL_PAIRS) return -1;
-  let chars = 0;
+/** Whether `labels` are label pairs of the grammar (with the label `needs`, when given, holding a float). */
+function checkLabels(labels: unknown, needs: string | undefined): boolean {
+  if (!Array.isArray(labels) || labels.length % 2 !== 0 || labels.length > 2 * MAX_LABEL_PAIRS) return false;
   let found = needs === undefined;
   for (let i = 0; i < labels.length; i += 2) {
     const name: unknown = labels[i];
     const value: unknown = labels[i + 1];
-    if (typeof name !== 'string' || typeof value !== 'string' || !LABEL_NAME.test(name) || name.startsWith('__')) return -1;
-    for (let j = 0; j < i; j += 2) if (labels[j] === name) return -1;
+    if (typeof name !== 'string' || typeof value !== 'string' || !LABEL_NAME.test(name) || name.startsWith('__')) return false;
+    for (let j = 0; j < i; j += 2) if (labels[j] === name) return false;
     if (name === needs) {
-      if (!isFloatText(value)) return -1;
+      if (!isFloatText(value)) return false;
       found = true;
     }
-    chars += name.length + value.length;
   }
-  return found ? chars : -1;
+  return found;
 }
 
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -82,7 +101,7 @@ const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmedi
 /**
  * Checks a worker's layout (`unknown`: straight off the IPC channel). Families and samples that
  * do not fit the grammar, reserved names, repeated families or samples are left out and counted
- * `invalid`; past the limits, `limit`. Undefined when it is not a layout at all (the reply is
+ * `invalid`; past the sample limit, `limit`. Undefined when it is not a layout at all (the reply is
  * dropped). Works in slices, giving the event loop a turn every few milliseconds.
  */
 export async function checkLayout(id: number, wire: unknown, limits: SeriesLimits): Promise<CheckedLayout | undefined> {
@@ -99,7 +118,6 @@ export async function checkLayout(id: number, wire: unknown, limits: SeriesLimit
   const positions: number[] = [];
   const cumulative: number[] = [];
   const names = new Set<string>();
-  let chars = 0;
   let limit = 0;
   let invalid = 0;
   let position = 0;
@@ -110,7 +128,7 @@ export async function checkLayout(id: number, wire: unknown, limits: SeriesLimit
     const start = position;
     position += samples.length;
     const { name, help, type } = family;
-    if (examined >= limits.samples || chars >= limits.layoutChars) {
+    if (examined >= limits.samples) {
       limit += samples.length;
       continue;
     }
@@ -119,12 +137,11 @@ export async function checkLayout(id: number, wire: unknown, limits: SeriesLimit
       continue;
     }
     names.add(name);
-    chars += name.length + Math.min(help.length, MAX_HELP_CHARS);
     const keys: string[] = [];
     const seen = new Set<string>();
     for (let i = 0; i < samples.length; i++) {
       // Samples refused count against the limit too: a layout of nothing valid costs no more.
-      if (examined >= limits.samples || chars >= limits.layoutChars) {
+      if (examined >= limits.samples) {
         limit += samples.length - i;
         break;
       }
@@ -136,8 +153,7 @@ export async function checkLayout(id: number, wire: unknown, limits: SeriesLimit
       const sample = samples[i];
       const suffix: unknown = Array.isArray(sample) && sample.length === 2 ? sample[0] : undefined;
       const rule = typeof suffix === 'string' ? sampleRule(type, suffix) : undefined;
-      const labelChars = rule?.ok === true ? checkLabels((sample as unknown[])[1], rule.needs) : -1;
-      if (labelChars < 0) {
+      if (rule?.ok !== true || !checkLabels((sample as unknown[])[1], rule.needs)) {
         invalid++;
         continue;
       }
@@ -147,10 +163,9 @@ export async function checkLayout(id: number, wire: unknown, limits: SeriesLimit
         continue;
       }
       seen.add(key);
-      chars += labelChars + (suffix as string).length;
       keys.push(key);
       positions.push(start + i);
-      cumulative.push(rule!.cumulative ? 1 : 0);
+      cumulative.push(rule.cumulative ? 1 : 0);
     }
     if (keys.length > 0) families.push({ name, help: help.length > MAX_HELP_CHARS ? `${help.slice(0, MAX_HELP_CHARS)}…` : help, type, keys });
   }

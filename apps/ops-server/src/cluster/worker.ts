@@ -68,7 +68,7 @@ export function joinOperationsCluster(options: ClusterWorkerOptions): Promise<Cl
 
   const answer = async (message: Extract<PrimaryMessage, { type: 'request' }>): Promise<WorkerMessage> => {
     try {
-      if (message.op === 'metrics') return { tag: PROTOCOL_TAG, type: 'reply', id: message.id, ok: true, metrics: await wireSeries(message.layout) };
+      if (message.op === 'metrics') return { tag: PROTOCOL_TAG, type: 'reply', id: message.id, ok: true, metrics: JSON.stringify(await wireSeries(message.layout)) };
       if (message.op === 'statsd') return answerStatsd(message.id);
       if (message.op === 'health') {
         if (options.health === undefined) return { tag: PROTOCOL_TAG, type: 'reply', id: message.id, ok: true, health: { healthy: true, failed: [] } };
