@@ -2,7 +2,7 @@
 // list of keyed families (a sample's rendered name and labels, its key, beside its value), the
 // merge adds counters and histograms and combines gauges by rule, and the result is rendered
 // once, straight into bytes.
-import { BodyWriter } from './body-writer.ts';
+import { BodyWriter, MAX_RETAINED_BODY_BYTES } from './body-writer.ts';
 import { escapeHelp, escapeLabelValue } from './exposition.ts';
 import type { CancelToken } from './scrape-cancel.ts';
 import type { SeriesFamily, SeriesType } from './series-snapshot.ts';
@@ -206,7 +206,20 @@ const SPACE = 0x20;
  * back every few milliseconds, so a large merge never stalls other requests.
  */
 export async function renderKeyedFamilies(families: readonly KeyedFamily[], cancel?: CancelToken): Promise<Buffer> {
-  const writer = new BodyWriter();
+  // One scratch buffer, reused by renders that do not overlap (the body handed out is a copy).
+  const writer = spareWriter ?? new BodyWriter();
+  spareWriter = undefined;
+  try {
+    return await renderInto(writer, families, cancel);
+  } finally {
+    writer.reset();
+    if (writer.capacity <= MAX_RETAINED_BODY_BYTES) spareWriter = writer;
+  }
+}
+
+let spareWriter: BodyWriter | undefined;
+
+async function renderInto(writer: BodyWriter, families: readonly KeyedFamily[], cancel: CancelToken | undefined): Promise<Buffer> {
   let sliceStart = performance.now();
   let count = 0;
   for (const family of families) {
