@@ -150,6 +150,8 @@ function sameLayout(a: readonly SeriesFamily[], b: readonly SeriesFamily[]): boo
     const x = a[f]!;
     const y = b[f]!;
     if (x.name !== y.name || x.type !== y.type || x.help !== y.help || x.samples.length !== y.samples.length) return false;
+    // ops-metrics hands out the same samples array while a family's series are unchanged.
+    if (x.samples === y.samples) continue;
     for (let i = 0; i < x.samples.length; i++) {
       const [suffix, labels] = x.samples[i]!;
       const [otherSuffix, otherLabels] = y.samples[i]!;

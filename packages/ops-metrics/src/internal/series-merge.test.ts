@@ -45,6 +45,21 @@ describe('series snapshots and their merge', () => {
     expect(merged.conflicting).toBe(0);
   });
 
+  it('hands out the same layout while a family’s series are unchanged, and a new one once a series is removed or added', async () => {
+    const provider = createPrometheusProvider({ runtimeMetrics: false });
+    const counter = provider.newCounter({ name: 'c_total', help: 'C.', labelNames: ['k'] });
+    counter.with('k', 'a').add(1);
+    const family = async () => (await provider.seriesSnapshot()).families.find((f) => f.name === 'c_total')!;
+    const first = await family();
+    counter.with('k', 'a').add(1);
+    expect((await family()).samples).toBe(first.samples);
+    counter.with('k', 'a').remove();
+    counter.with('k', 'b').add(2);
+    const swapped = await provider.seriesSnapshot();
+    expect(swapped.families.find((f) => f.name === 'c_total')!.samples).toEqual([['', ['k', 'b']]]);
+    expect(await text(keyed(swapped))).toContain('\nc_total{k="b"} 2\n');
+  });
+
   it('leaves out a family declared with another type than the first, and counts its samples', async () => {
     const counter: SeriesSnapshot = { families: [{ name: 'x', help: '', type: 'counter', samples: [['', []]] }], values: [1] };
     const gauge: SeriesSnapshot = { families: [{ name: 'x', help: '', type: 'gauge', samples: [['', ['a', 'b']], ['', []]] }], values: [5, 6] };

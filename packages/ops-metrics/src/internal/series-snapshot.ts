@@ -57,30 +57,49 @@ function pairs(names: readonly string[], values: readonly string[]): string[] {
   return flat;
 }
 
-function appendOwn(family: PrometheusFamily, families: SeriesFamily[], values: number[]): void {
-  if (family.series.size === 0) return;
+/**
+ * A family's samples as last snapshotted, with the state of its series set then: a series is
+ * only ever added (the size grows) or removed (the family's epoch moves), so while both match,
+ * the same samples (the same array) describe it, and a receiver comparing layouts finds them
+ * equal at once.
+ */
+interface CachedSamples {
+  readonly size: number;
+  readonly epoch: number;
+  readonly samples: readonly SeriesSample[];
+}
+
+const cachedSamples = new WeakMap<PrometheusFamily, CachedSamples>();
+
+function samplesOf(family: PrometheusFamily): readonly SeriesSample[] {
+  const cached = cachedSamples.get(family);
+  if (cached !== undefined && cached.size === family.series.size && cached.epoch === family.family.epoch) return cached.samples;
   const samples: SeriesSample[] = [];
   const names = family.declaration.labelNames;
-  if (family.declaration.kind !== 'histogram') {
-    for (const series of family.series) {
-      if (!('value' in series)) continue;
-      samples.push(['', pairs(names, series.labelValues)]);
-      values.push(series.value);
-    }
-  } else {
-    const bounds = boundsOf(family);
-    for (const series of family.series) {
-      if (!('counts' in series)) continue;
-      const labels = pairs(names, series.labelValues);
-      let cumulative = 0;
-      for (let i = 0; i < bounds.length; i++) {
-        cumulative = i < series.counts.length ? cumulative + series.counts[i]! : series.count;
-        samples.push(['_bucket', [...labels, 'le', bounds[i]!]]);
-        values.push(cumulative);
-      }
+  const bounds = family.declaration.kind === 'histogram' ? boundsOf(family) : undefined;
+  for (const series of family.series) {
+    const labels = pairs(names, series.labelValues);
+    if (bounds === undefined) samples.push(['', labels]);
+    else {
+      for (const bound of bounds) samples.push(['_bucket', [...labels, 'le', bound]]);
       samples.push(['_sum', labels], ['_count', labels]);
-      values.push(series.sum, series.count);
     }
+  }
+  cachedSamples.set(family, { size: family.series.size, epoch: family.family.epoch, samples });
+  return samples;
+}
+
+function appendOwn(family: PrometheusFamily, families: SeriesFamily[], values: number[]): void {
+  if (family.series.size === 0) return;
+  const samples = samplesOf(family);
+  for (const series of family.series) {
+    if ('value' in series) {
+      values.push(series.value);
+      continue;
+    }
+    let cumulative = 0;
+    for (let i = 0; i < series.counts.length; i++) values.push((cumulative += series.counts[i]!));
+    values.push(series.count, series.sum, series.count);
   }
   families.push({ name: family.name, help: family.help, type: family.type as SeriesType, samples });
 }
