@@ -23,7 +23,7 @@ const cluster = useClusterService(() => ({
   NODE_OPTIONS: hostileWorkerOptions(),
   HOSTILE_SERIES: seriesFile,
   HOSTILE_MESSAGES: messagesFile,
-  HOSTILE_COUNT_DIR: dir,
+  HOSTILE_INIT_DIR: dir,
   CLUSTER_MAX_WORKER_SAMPLES: String(MAX_WORKER_SAMPLES),
   CLUSTER_MAX_RETIRED_SERIES: String(MAX_RETIRED_SERIES),
 }));
