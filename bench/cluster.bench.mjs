@@ -1,19 +1,25 @@
-// One /metrics for a multi-process service: ops-server's createOperationsCluster against
-// prom-client's AggregatorRegistry, on the same workload in the same run.
+// One /metrics for a multi-process service: ops-server's createOperationsCluster against one
+// process holding the same series (createOperationsSystem) and prom-client's AggregatorRegistry,
+// on the same workload in the same run.
 //
 //   node bench/cluster.bench.mjs [--quick]
+//   node --expose-gc bench/cluster.bench.mjs --hostile reply|retire|hello
 //
-// For 1, 2 and 4 workers, each worker holds SERIES counter series (default 1,000). Each cell
-// warms both targets up with the same number of scrapes, then scrapes the primary sequentially
-// (as Prometheus does) and reports latency and the CPU the whole service spent per scrape
-// (primary + workers, every thread, from /proc/<pid>/task/*/schedstat; the primary's share in
-// brackets), alternating the two targets round by round and printing medians. What each side
-// does: bench/README.md. Loopback only; every process is stopped at the end.
+// For 1, 2 and 4 workers, each worker holds SERIES counter series of its own (default 1,000); the
+// single process holds all of them. Each cell warms the targets up with the same number of
+// scrapes, then scrapes sequentially (as Prometheus does) and reports latency and the CPU the
+// whole service spent per scrape (primary + workers, every thread, from
+// /proc/<pid>/task/*/schedstat; the primary's share in brackets), alternating the targets round
+// by round and printing medians, and the CPU per series of the cluster against the single
+// process's. `--hostile` measures the primary against one hostile worker instead (issue #31:
+// RSS, scrape time, longest event-loop block). What each side does: bench/README.md. Loopback
+// only; every process is stopped at the end.
 import cluster from 'node:cluster';
 import { once } from 'node:events';
 import { request } from 'node:http';
 import { createRequire } from 'node:module';
 import { readdirSync, readFileSync } from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { cpuSeconds, median } from './lib/proc.mjs';
 
 /**
@@ -64,8 +70,23 @@ async function runTarget() {
     } else {
       const ops = await startOperationsWorker();
       const counter = ops.metrics.newCounter({ namespace: 'bench', name: 'work_total', help: 'Work.', labelNames: ['shard'] });
-      for (let i = 0; i < SERIES; i++) counter.with('shard', `s${i}`).add(i + 1);
+      for (let i = 0; i < SERIES; i++) counter.with('shard', `w${cluster.worker.id}-s${i}`).add(i + 1);
     }
+    return;
+  }
+  if (role === 'single') {
+    const { createOperationsSystem } = await import('@fabric-ops/ops-server');
+    const ops = createOperationsSystem({
+      listenAddress: `127.0.0.1:${port}`,
+      version: { version: 'bench', commitSha: '' },
+      metrics: { provider: 'prometheus' },
+      logger: { info() {}, warn() {}, error() {} },
+    });
+    await ops.start();
+    const counter = ops.metrics.newCounter({ namespace: 'bench', name: 'work_total', help: 'Work.', labelNames: ['shard'] });
+    // The series of every worker of the cluster, in one process (worker ids start at 1).
+    for (let w = 1; w <= workers; w++) for (let i = 0; i < SERIES; i++) counter.with('shard', `w${w}-s${i}`).add(i + 1);
+    process.send?.({ address: ops.address(), pids: [] });
     return;
   }
   const { AggregatorRegistry, Counter, Registry, collectDefaultMetrics } = promClient();
@@ -100,7 +121,7 @@ async function runTarget() {
     AggregatorRegistry.setRegistries([registry]);
     collectDefaultMetrics({ register: registry });
     const counter = new Counter({ name: 'bench_work_total', help: 'Work.', labelNames: ['shard'], registers: [registry] });
-    for (let i = 0; i < SERIES; i++) counter.inc({ shard: `s${i}` }, i + 1);
+    for (let i = 0; i < SERIES; i++) counter.inc({ shard: `w${cluster.worker.id}-s${i}` }, i + 1);
     process.send?.('bench-ready');
   }
 }
@@ -166,15 +187,17 @@ async function main() {
   const quick = process.argv.includes('--quick');
   const scrapes = Number(process.env.BENCH_SCRAPES) || (quick ? 20 : 100);
   const rounds = quick ? 1 : 3;
-  console.log(`cluster scrape: ${SERIES} series per worker, ${scrapes} sequential scrapes per round, ${rounds} round(s), medians; CPU = primary + workers`);
-  console.log('| workers | ours µs CPU/scrape (primary) | ours p50 / p99 ms | ours bytes | AggregatorRegistry µs CPU/scrape (primary) | theirs p50 / p99 ms | theirs bytes | CPU ours/theirs | first 30 scrapes µs CPU/scrape ours / theirs |');
-  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  console.log(`cluster scrape: ${SERIES} series per worker, ${scrapes} sequential scrapes per round, ${rounds} round(s), medians; CPU = primary + workers; load average ${load()}`);
+  console.log('| workers | series | ours µs CPU/scrape (primary) | ours p50 / p99 ms | single process µs CPU/scrape | ours/single CPU per series | AggregatorRegistry µs CPU/scrape (primary) | ours/theirs | bytes ours / single / theirs | first 30 scrapes µs CPU/scrape ours / single / theirs |');
+  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  const kinds = ['ours', 'single', 'theirs'];
   for (const workers of [1, 2, 4]) {
-    const targets = { ours: await startTarget('ours', workers), theirs: await startTarget('prom-client', workers) };
-    const results = { ours: [], theirs: [] };
+    const targets = { ours: await startTarget('ours', workers), single: await startTarget('single', workers), theirs: await startTarget('prom-client', workers) };
+    const results = { ours: [], single: [], theirs: [] };
     try {
       for (let round = 0; round < rounds; round++) {
-        for (const kind of ['ours', 'theirs']) results[kind].push(await measure(targets[kind], scrapes));
+        for (const kind of kinds) results[kind].push(await measure(targets[kind], scrapes));
       }
     } finally {
       for (const target of Object.values(targets)) {
@@ -190,12 +213,164 @@ async function main() {
     }
     const m = (kind, key) => median(results[kind].map((r) => r[key]));
     // A cross-check of the schedstat figures against /proc/<pid>/stat's 10 ms ticks (BENCH_TICKS=1).
-    if (process.env.BENCH_TICKS) console.log(`(${workers} workers, CPU/scrape by ticks: ours ${m('ours', 'ticksUs').toFixed(0)} µs, theirs ${m('theirs', 'ticksUs').toFixed(0)} µs)`);
+    if (process.env.BENCH_TICKS) console.log(`(${workers} workers, CPU/scrape by ticks: ours ${m('ours', 'ticksUs').toFixed(0)} µs, single ${m('single', 'ticksUs').toFixed(0)} µs, theirs ${m('theirs', 'ticksUs').toFixed(0)} µs)`);
+    // Both serve the same application series (workers × SERIES); the ratio is per series of the page.
     console.log(
-      `| ${workers} | ${m('ours', 'cpuUs').toFixed(0)} (${m('ours', 'primaryUs').toFixed(0)}) | ${m('ours', 'p50').toFixed(2)} / ${m('ours', 'p99').toFixed(2)} | ${m('ours', 'bytes')} | ${m('theirs', 'cpuUs').toFixed(0)} (${m('theirs', 'primaryUs').toFixed(0)}) | ${m('theirs', 'p50').toFixed(2)} / ${m('theirs', 'p99').toFixed(2)} | ${m('theirs', 'bytes')} | ${(m('ours', 'cpuUs') / m('theirs', 'cpuUs')).toFixed(2)}× | ${results.ours[0].coldUs.toFixed(0)} / ${results.theirs[0].coldUs.toFixed(0)} |`,
+      `| ${workers} | ${workers * SERIES} | ${m('ours', 'cpuUs').toFixed(0)} (${m('ours', 'primaryUs').toFixed(0)}) | ${m('ours', 'p50').toFixed(2)} / ${m('ours', 'p99').toFixed(2)} | ${m('single', 'cpuUs').toFixed(0)} | ${(m('ours', 'cpuUs') / m('single', 'cpuUs')).toFixed(2)}× | ${m('theirs', 'cpuUs').toFixed(0)} (${m('theirs', 'primaryUs').toFixed(0)}) | ${(m('ours', 'cpuUs') / m('theirs', 'cpuUs')).toFixed(2)}× | ${m('ours', 'bytes')} / ${m('single', 'bytes')} / ${m('theirs', 'bytes')} | ${results.ours[0].coldUs.toFixed(0)} / ${results.single[0].coldUs.toFixed(0)} / ${results.theirs[0].coldUs.toFixed(0)} |`,
     );
   }
+  console.log(`load average after: ${load()}`);
 }
 
-if (role === undefined) await main();
+// ---- --hostile: the primary against one hostile worker (issue #31, items 1, 2 and 5) ----
+
+const TAG = 'fabric-ops/cluster/v1';
+// The primary's protocol: `series` (structured, this tree) or `text` (an earlier version's).
+const FORMAT = process.env.HOSTILE_FORMAT ?? 'series';
+
+function getWithTimeout(address, path, timeoutMs = 120_000) {
+  const colon = address.lastIndexOf(':');
+  return new Promise((resolve, reject) => {
+    const req = request({ host: address.slice(0, colon), port: Number(address.slice(colon + 1)), path, agent: false }, (res) => {
+      let bytes = 0;
+      res.on('data', (chunk) => (bytes += chunk.length));
+      res.on('end', () => resolve({ status: res.statusCode, bytes }));
+    });
+    req.setTimeout(timeoutMs, () => req.destroy(new Error('timed out')));
+    req.on('error', reject);
+    req.end();
+  });
+}
+const mib = (bytes) => (bytes / 1048576).toFixed(0);
+const pause = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function payload(samples, name, labels) {
+  if (FORMAT === 'text') {
+    const parts = labels ? [`# TYPE ${name} counter\n`] : [];
+    for (let i = 0; i < samples; i++) parts.push(labels ? `${name}{${labels}="${process.pid}",i="${i}"} 1\n` : `${name} 1\n`);
+    return parts.join('');
+  }
+  const family = { name, help: '', type: labels ? 'counter' : 'untyped', samples: [] };
+  const values = [];
+  for (let i = 0; i < samples; i++) {
+    family.samples.push(['', labels ? [labels, String(process.pid), 'i', String(i)] : []]);
+    values.push(1);
+  }
+  return JSON.stringify({ layoutId: 1, layout: [family], values });
+}
+
+function hostileWorker() {
+  const kind = process.env.HOSTILE_KIND;
+  let answer;
+  if (kind === 'reply') answer = payload(Number(process.env.HOSTILE_SAMPLES), 'a', undefined);
+  if (kind === 'retire') answer = payload(100_000, 'x_total', 'pid');
+  process.on('message', (message) => {
+    if (message?.tag !== TAG) return;
+    if (message.type === 'init') process.send({ tag: TAG, type: 'ready', spec: message.spec });
+    if (message.type === 'request') {
+      if (message.op === 'metrics') process.send({ tag: TAG, type: 'reply', id: message.id, ok: true, metrics: answer });
+      else if (message.op === 'health') process.send({ tag: TAG, type: 'reply', id: message.id, ok: true, health: { healthy: true, failed: [] } });
+      else process.send({ tag: TAG, type: 'reply', id: message.id, ok: true, spec: message.spec });
+    }
+  });
+  if (kind === 'hello') {
+    for (let i = 0; i < 3000; i++) process.send({ tag: TAG, type: 'hello' });
+    // Stop reading: a process that never returns to its event loop.
+    setTimeout(() => {
+      const until = Date.now() + 600_000;
+      while (Date.now() < until);
+    }, 200);
+  } else process.send({ tag: TAG, type: 'hello' });
+}
+
+async function hostilePrimary(MODE) {
+  const { createOperationsCluster } = await import('@fabric-ops/ops-server/cluster');
+  const ops = createOperationsCluster({
+    listenAddress: '127.0.0.1:0',
+    version: { version: 'bench', commitSha: '' },
+    metrics: { provider: 'prometheus' },
+    cluster: { minWorkers: 1, workerTimeoutMs: 120_000 },
+    logger: { info() {}, warn() {}, error() {} },
+  });
+  await ops.start();
+  const address = ops.address();
+  const delay = monitorEventLoopDelay({ resolution: 10 });
+  const rss = () => process.memoryUsage().rss;
+  const settle = async () => {
+    for (let i = 0; i < 3; i++) {
+      globalThis.gc?.();
+      await pause(100);
+    }
+  };
+  await settle();
+  const rss0 = rss();
+  const ready = async () => {
+    for (let i = 0; i < 600; i++) {
+      if ((await getWithTimeout(address, '/readyz')).status === 200) return;
+      await pause(100);
+    }
+    throw new Error('no worker joined');
+  };
+  if (MODE === 'reply') {
+    const samples = Number(process.env.HOSTILE_SAMPLES ?? 8 * 1024 * 1024);
+    cluster.fork({ HOSTILE_KIND: 'reply', HOSTILE_SAMPLES: String(samples) });
+    await ready();
+    delay.enable();
+    let peak = rss();
+    const sampler = setInterval(() => (peak = Math.max(peak, rss())), 20);
+    const started = performance.now();
+    // A health probe while the scrape runs: how long the loop keeps it waiting.
+    const probe = (async () => {
+      await pause(50);
+      const t = performance.now();
+      const answer = await getWithTimeout(address, '/livez');
+      return { status: answer.status, ms: performance.now() - t };
+    })();
+    const scrape = await getWithTimeout(address, '/metrics');
+    const scrapeMs = performance.now() - started;
+    const live = await probe;
+    delay.disable();
+    clearInterval(sampler);
+    await settle();
+    console.log(
+      `load ${readFileSync('/proc/loadavg', 'utf8').split(' ')[0]}: item 1 (${FORMAT}, ${samples} samples): scrape ${scrape.status} ${scrape.bytes} B in ${scrapeMs.toFixed(0)} ms; /livez during it ${live.status} after ${live.ms.toFixed(0)} ms; longest loop block ${(delay.max / 1e6).toFixed(0)} ms; RSS ${mib(rss0)} → peak ${mib(peak)} → retained ${mib(rss())} MiB (heap used ${mib(process.memoryUsage().heapUsed)} MiB)`,
+    );
+  } else if (MODE === 'retire') {
+    for (let round = 1; round <= 6; round++) {
+      const worker = cluster.fork({ HOSTILE_KIND: 'retire' });
+      await ready();
+      await getWithTimeout(address, '/metrics');
+      worker.process.kill('SIGKILL');
+      await new Promise((resolve) => worker.once('exit', resolve));
+      const started = performance.now();
+      const scrape = await getWithTimeout(address, '/metrics');
+      const ms = performance.now() - started;
+      await settle();
+      console.log(`load ${readFileSync('/proc/loadavg', 'utf8').split(' ')[0]}: item 2 (${FORMAT}) after ${round} exits: /metrics ${scrape.bytes} B in ${ms.toFixed(0)} ms; RSS ${mib(rss())} MiB, heap used ${mib(process.memoryUsage().heapUsed)} MiB`);
+    }
+  } else if (MODE === 'hello') {
+    // A 310 KB spec, as in the issue.
+    const loggers = [];
+    for (let i = 0; loggers.join(':').length < 310_000; i++) loggers.push(`logger${String(i).padStart(6, '0')}=debug`);
+    ops.logging.activateSpec(`${loggers.join(':')}:info`);
+    const worker = cluster.fork({ HOSTILE_KIND: 'hello' });
+    delay.enable();
+    let peak = rss();
+    const sampler = setInterval(() => (peak = Math.max(peak, rss())), 20);
+    await pause(8_000);
+    delay.disable();
+    clearInterval(sampler);
+    await settle();
+    console.log(`load ${readFileSync('/proc/loadavg', 'utf8').split(' ')[0]}: item 5 (spec ${ops.logging.spec().length} B, 3000 hellos, worker stops reading): RSS ${mib(rss0)} → peak ${mib(peak)} → ${mib(rss())} MiB after 8 s; longest loop block ${(delay.max / 1e6).toFixed(0)} ms`);
+    worker.process.kill('SIGKILL');
+  }
+  for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGKILL');
+  await ops.stop();
+  process.exit(0);
+}
+
+const hostileAt = process.argv.indexOf('--hostile');
+if (cluster.isWorker && process.env.HOSTILE_KIND !== undefined) hostileWorker();
+else if (hostileAt >= 0) await hostilePrimary(process.argv[hostileAt + 1] ?? 'reply');
+else if (role === undefined) await main();
 else await runTarget();

@@ -7,7 +7,8 @@
 // APP_PORT (the service, default 8080), WORKERS (default: the number of cores).
 // STATSD_ADDRESS (host:port of a UDP StatsD daemon) switches metrics to StatsD: the primary pushes
 // one aggregated interval every STATSD_WRITE_INTERVAL_MS (default 10000, Fabric's), bucket names
-// prefixed with STATSD_PREFIX (default none).
+// prefixed with STATSD_PREFIX (default none). CLUSTER_MAX_WORKER_SAMPLES and CLUSTER_MAX_RETIRED_SERIES
+// set the primary's bounds of the same names (maxWorkerSamples, maxRetiredSeries).
 //
 // The primary serves /metrics, /logspec, /healthz, /livez, /readyz and /version for every worker;
 // each worker serves GET /work (counts example_work_total) and GET /whoami ({"pid", "spec"}).
@@ -42,7 +43,11 @@ if (cluster.isPrimary) {
     listenAddress: opsAddress,
     version: { version: '1.0.0', commitSha: 'example' },
     metrics: metricsSettings(),
-    cluster: { minWorkers: workerCount },
+    cluster: {
+      minWorkers: workerCount,
+      ...(process.env.CLUSTER_MAX_WORKER_SAMPLES ? { maxWorkerSamples: Number(process.env.CLUSTER_MAX_WORKER_SAMPLES) } : {}),
+      ...(process.env.CLUSTER_MAX_RETIRED_SERIES ? { maxRetiredSeries: Number(process.env.CLUSTER_MAX_RETIRED_SERIES) } : {}),
+    },
   });
   await operations.start();
 

@@ -16,6 +16,9 @@ export interface MetricsPart extends SystemPart {
   readonly provider: AnyMetricsProvider;
 }
 
+/** The Prometheus provider's `aggregate` hook. */
+export type PrometheusAggregate = NonNullable<Extract<MetricsOptions, { provider: 'prometheus' }>['aggregate']>;
+
 export interface MetricsPartOptions {
   /** Which provider and its typed settings (the apps take them from ops-config); disabled without it. */
   readonly settings: MetricsOptions | undefined;
@@ -24,8 +27,8 @@ export interface MetricsPartOptions {
   readonly logger: { warn(message: string): void };
   readonly logging: Logging;
   readonly health: HealthRegistry;
-  /** Multi-process primary: combines this process's exposition with its workers' (Prometheus only). */
-  readonly aggregate?: ((own: string) => Promise<string>) | undefined;
+  /** Multi-process primary: combines this process's series with its workers' (Prometheus only). */
+  readonly aggregate?: PrometheusAggregate | undefined;
   /** Multi-process primary: combines this process's StatsD interval with its workers' before each push. */
   readonly aggregateStatsd?: ((own: StatsdInterval) => Promise<StatsdInterval>) | undefined;
 }

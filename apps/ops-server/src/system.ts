@@ -11,6 +11,7 @@ import { createShutdownHooks, lifecycleMs, sleep, type ShutdownHook } from './sh
 import { createOperationsTls } from './tls.ts';
 import type { AnyMetricsProvider } from '@fabric-ops/ops-metrics';
 import type { MetricsOptions, StatsdInterval } from '@fabric-ops/ops-metrics';
+import type { PrometheusAggregate } from './metrics.ts';
 import { createMetricsPart } from './metrics.ts';
 import type { Logging } from '@fabric-ops/ops-logspec';
 import { createLogspecPart, DEFAULT_OPERATIONS_LOGGER_NAME, resolveLogging } from './logspec.ts';
@@ -108,8 +109,8 @@ type State = 'new' | 'starting' | 'running' | 'stopping' | 'stopped';
 
 /** Hooks the multi-process primary (cluster/primary.ts) uses to extend one system; not public. */
 export interface SystemExtensions {
-  /** Turns the primary's own exposition text into the cluster's. */
-  readonly aggregateMetrics?: (own: string) => Promise<string>;
+  /** Turns the primary's own series into the cluster's. */
+  readonly aggregateMetrics?: PrometheusAggregate;
   /** Turns the primary's own StatsD interval into the cluster's, before each push. */
   readonly aggregateStatsd?: (own: StatsdInterval) => Promise<StatsdInterval>;
   /** Runs after a PUT /logspec body is validated and before the spec is activated and 204 sent. */

@@ -1,8 +1,19 @@
 import { EventEmitter } from 'node:events';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ClusterCoordinator, DEPARTED_LIMIT, type CoordinatorEvent } from './coordinator.ts';
+import { ClusterCoordinator, DEPARTED_LIMIT, GREETINGS_PER_WORKER, type CoordinatorEvent } from './coordinator.ts';
+import type { KeyedFamily, SeriesFamily, SeriesSnapshot } from '@fabric-ops/ops-metrics';
 import { PROTOCOL_TAG, type PrimaryMessage, type WorkerChannel } from './protocol.ts';
+
+/** A worker's series: one counter and one gauge. */
+const WORKER_LAYOUT: SeriesFamily[] = [
+  { name: 'work_total', help: '', type: 'counter', samples: [['', []]] },
+  { name: 'up_gauge', help: '', type: 'gauge', samples: [['', []]] },
+];
+
+/** The primary's own series: `work_total` at `value`. */
+const ownWork = (value: number): SeriesSnapshot => ({ families: [WORKER_LAYOUT[0]!], values: [value] });
+const NOTHING: SeriesSnapshot = { families: [], values: [] };
 
 /** A worker's channel whose answers the test decides. */
 class FakeWorker extends EventEmitter implements WorkerChannel {
@@ -24,9 +35,16 @@ class FakeWorker extends EventEmitter implements WorkerChannel {
   /** Requests received while hung, answered by wake() or answerHeld(). */
   readonly held: PrimaryMessage[] = [];
 
-  send(message: PrimaryMessage, _callback?: (error: Error | null) => void): void {
+  /** Reads nothing: what is sent to it stays queued (its write never completes). */
+  stalled = false;
+
+  send(message: PrimaryMessage, callback?: (error: Error | null) => void): void {
     this.received.push(message);
-    this.defer(() => this.answer(message));
+    if (this.stalled) return;
+    this.defer(() => {
+      callback?.(null);
+      this.answer(message);
+    });
   }
 
   /** Answers the held request at `index` (out of order when not 0). */
@@ -60,7 +78,7 @@ class FakeWorker extends EventEmitter implements WorkerChannel {
       const delta = this.statsdPending;
       this.statsdPending = 0;
       this.reply({ id: message.id, ok: true, statsd: { counters: delta > 0 ? [['work_total', delta]] : [], gauges: [['queue', 5, 'queue']], timings: [['took', [0.1]]] } });
-    } else if (message.op === 'metrics') this.reply({ id: message.id, ok: true, metrics: `# TYPE work_total counter\nwork_total ${this.counted}\n# TYPE up_gauge gauge\nup_gauge 1\n` });
+    } else if (message.op === 'metrics') this.reply({ id: message.id, ok: true, metrics: JSON.stringify({ layoutId: 1, ...(message.layout === 1 ? {} : { layout: WORKER_LAYOUT }), values: [this.counted, 1] }) });
     else if (message.op === 'health') this.reply({ id: message.id, ok: true, health: { healthy: this.failing.length === 0, failed: this.failing } });
     else if (message.op === 'logspec') {
       this.spec = message.spec;
@@ -100,13 +118,13 @@ describe('ClusterCoordinator', () => {
     await tick();
     workers[0]!.counted = 10;
     workers[1]!.counted = 5;
-    const first = await coordinator.collectMetrics('# TYPE work_total counter\nwork_total 1\n');
-    expect(first).toContain('work_total 16\n');
+    const first = await coordinator.collectMetrics(ownWork(1));
+    expect(work(first)).toBe(16);
 
     workers[1]!.hung = true;
     workers[0]!.counted = 12;
-    const whileHung = await coordinator.collectMetrics('# TYPE work_total counter\nwork_total 1\n');
-    expect(whileHung).toContain('work_total 18\n');
+    const whileHung = await coordinator.collectMetrics(ownWork(1));
+    expect(work(whileHung)).toBe(18);
     expect(coordinator.timeouts).toBe(1);
 
     workers[0]!.die('SIGKILL');
@@ -115,9 +133,44 @@ describe('ClusterCoordinator', () => {
     await tick();
     replacement.counted = 1;
     workers[1]!.hung = false;
-    const afterDeath = await coordinator.collectMetrics('# TYPE work_total counter\nwork_total 1\n');
+    const afterDeath = await coordinator.collectMetrics(ownWork(1));
     // 12 kept from the dead worker + 5 + 1 new + 1 primary
-    expect(afterDeath).toContain('work_total 19\n');
+    expect(work(afterDeath)).toBe(19);
+  });
+
+  it('answers one hello at a time until the worker is ready, and greets a worker a bounded number of times', async () => {
+    const coordinator = new ClusterCoordinator({ workerTimeoutMs: 50, activeSpec: () => 'debug' });
+    const worker = new FakeWorker();
+    worker.greets = false;
+    coordinator.attach('1', worker);
+    const inits = () => worker.received.filter((message) => message.type === 'init').length;
+    for (let i = 0; i < 100; i++) worker.emit('message', { tag: PROTOCOL_TAG, type: 'hello' });
+    // The greeting on attach, and one for the first hello; the other 99 wait for a `ready` that never comes.
+    expect(inits()).toBe(2);
+    expect(coordinator.dropped).toBe(99);
+    for (let i = 0; i < 100; i++) {
+      worker.emit('message', { tag: PROTOCOL_TAG, type: 'hello' });
+      worker.emit('message', { tag: PROTOCOL_TAG, type: 'ready', spec: 'debug' });
+    }
+    expect(inits()).toBe(GREETINGS_PER_WORKER);
+    expect(coordinator.liveCount()).toBe(1);
+  });
+
+  it('refuses sends past a worker’s queue bound, so a worker that stops reading holds a bounded number of bytes', async () => {
+    const spec = 'x'.repeat(3_000);
+    const coordinator = new ClusterCoordinator({ workerTimeoutMs: 200, activeSpec: () => spec, maxQueuedBytes: 4_096 });
+    const worker = new FakeWorker();
+    coordinator.attach('1', worker);
+    await tick();
+    expect(coordinator.liveCount()).toBe(1);
+    worker.stalled = true;
+    // Queued: 3 KB of spec and its envelope, never written; the next spec (3 KB more) is over the bound.
+    const first = coordinator.broadcastSpec(spec);
+    const second = await coordinator.broadcastSpec(spec);
+    expect(second).toEqual(['1']);
+    expect(await first).toEqual(['1']);
+    expect(coordinator.sendsRefused).toBeGreaterThanOrEqual(1);
+    expect(worker.received.filter((message) => message.type === 'request')).toHaveLength(1);
   });
 
   it('acknowledges a spec change once every ready worker has applied it, and names the late ones', async () => {
@@ -217,7 +270,11 @@ describe('ClusterCoordinator', () => {
   });
 });
 
-const work = (text: string): number => Number(/^work_total (\S+)$/m.exec(text)?.[1] ?? Number.NaN);
+/** The merged `work_total`. */
+const work = (families: readonly KeyedFamily[]): number => {
+  const family = families.find((f) => f.name === 'work_total');
+  return family === undefined ? Number.NaN : family.values[family.start]!;
+};
 
 describe('ClusterCoordinator against hostile workers (issue #23)', () => {
   afterEach(() => {
@@ -249,7 +306,7 @@ describe('ClusterCoordinator against hostile workers (issue #23)', () => {
     expect(events.filter((event) => event.type === 'dropped')).toHaveLength(hostile.length);
     workers[0]!.counted = 2;
     workers[1]!.counted = 3;
-    expect(work(await coordinator.collectMetrics(''))).toBe(5);
+    expect(work(await coordinator.collectMetrics(NOTHING))).toBe(5);
     workers[0]!.statsdPending = 4;
     const interval = await coordinator.collectStatsd({ counters: [], gauges: [], timings: [] });
     expect(interval.counters).toEqual([['work_total', 4]]);
@@ -270,7 +327,7 @@ describe('ClusterCoordinator against hostile workers (issue #23)', () => {
       { numRuns: 500 },
     );
     worker.counted = 7;
-    expect(work(await coordinator.collectMetrics(''))).toBe(7);
+    expect(work(await coordinator.collectMetrics(NOTHING))).toBe(7);
     await expect(coordinator.collectStatsd({ counters: [], gauges: [], timings: [] })).resolves.toBeDefined();
   });
 
@@ -347,7 +404,7 @@ describe('ClusterCoordinator against hostile workers (issue #23)', () => {
           for (const next of steps) {
             const worker = live.length === 0 ? undefined : live[('worker' in next ? next.worker : 0) % live.length];
             if (next.kind === 'work' && worker !== undefined) worker.counted += next.amount;
-            else if (next.kind === 'scrape') scrapes.push(coordinator.collectMetrics('# TYPE work_total counter\nwork_total 1\n').then((text) => void readings.push(work(text))));
+            else if (next.kind === 'scrape') scrapes.push(coordinator.collectMetrics(ownWork(1)).then((text) => void readings.push(work(text))));
             else if (next.kind === 'answer' && worker !== undefined) worker.answerHeld(next.newest ? worker.held.length - 1 : 0);
             else if (next.kind === 'kill' && worker !== undefined) {
               live.splice(live.indexOf(worker), 1);
@@ -359,7 +416,7 @@ describe('ClusterCoordinator against hostile workers (issue #23)', () => {
           vi.advanceTimersByTime(1_000);
           await flush();
           await Promise.all(scrapes);
-          readings.push(work(await Promise.all([coordinator.collectMetrics('# TYPE work_total counter\nwork_total 1\n'), (async () => {
+          readings.push(work(await Promise.all([coordinator.collectMetrics(ownWork(1)), (async () => {
             await flush();
             for (const worker of live) worker.wake();
           })()]).then(([text]) => text)));

@@ -1,6 +1,8 @@
-import { isCumulative, mergeExpositions, parseExposition, type Exposition, type GaugeRule, type ParsedFamily } from './exposition.ts';
 import { normaliseSpec } from '@fabric-ops/ops-logspec';
-import type { StatsdInterval } from '@fabric-ops/ops-metrics';
+import { keyLayouts, mergeSeries, withValues, type GaugeRule, type KeyedFamily, type ScrapeCancelToken, type SeriesSnapshot, type StatsdInterval } from '@fabric-ops/ops-metrics';
+import { DEFAULT_GAUGE_RULES } from './gauge-rules.ts';
+import { RetiredSeries, type RetiredLimits } from './retired.ts';
+import { checkLayout, readWireSeries, WorkerSeries, type ApplyCounts, type DropReason, type SeriesLimits } from './worker-series.ts';
 import { isProtocolMessage, PROTOCOL_TAG, type ClusterMetricsKind, type PrimaryMessage, type WorkerChannel, type WorkerHealth, type WorkerMessage, type WorkerRequest } from './protocol.ts';
 import { decodeStatsdInterval, mergeStatsdIntervals, type StatsdMergeInput, type WireStatsdInterval } from './statsd-merge.ts';
 import { checkWorkerMessage } from './validate.ts';
@@ -9,6 +11,11 @@ import { checkWorkerMessage } from './validate.ts';
 export const DEPARTED_LIMIT = 16;
 /** Greetings a joining worker gets whose answer names another spec; past them it is failed. */
 export const GREETING_LIMIT = 4;
+/**
+ * Greetings (`init`) one worker gets in all: a greeting costs the whole active spec, so a worker
+ * that keeps saying hello cannot make the primary copy it without end.
+ */
+export const GREETINGS_PER_WORKER = 16;
 /** Specs up to this length are compared normalised (parsing is cheap there); longer ones as text. */
 const NORMALISE_LIMIT = 64 * 1024;
 
@@ -23,6 +30,12 @@ export interface CoordinatorOptions {
   readonly metricsKind?: ClusterMetricsKind;
   /** How long a departed worker stays named in /healthz when no replacement joins. Default 60 s. */
   readonly departedTtlMs?: number;
+  /** What the primary holds of one worker's series (default DEFAULT_SERIES_LIMITS). */
+  readonly seriesLimits?: SeriesLimits;
+  /** What it holds of exited workers' counts (default DEFAULT_RETIRED_LIMITS). */
+  readonly retiredLimits?: RetiredLimits;
+  /** Bytes of messages to one worker that may wait for its channel; a send past it is refused. Default 8 MiB. */
+  readonly maxQueuedBytes?: number;
   /** Told about workers that joined, exited, failed, did not answer in time, or sent what the protocol does not allow. */
   readonly onEvent?: (event: CoordinatorEvent) => void;
 }
@@ -40,6 +53,10 @@ export type CoordinatorEvent =
 
 type Reply = Extract<WorkerMessage, { type: 'reply' }>;
 
+export const DEFAULT_SERIES_LIMITS: SeriesLimits = { samples: 200_000, replyBytes: 8 * 1024 * 1024 };
+export const DEFAULT_RETIRED_LIMITS: RetiredLimits = { series: 50_000, chars: 4 * 1024 * 1024 };
+export const DEFAULT_MAX_QUEUED_BYTES: number = 8 * 1024 * 1024;
+
 interface Pending {
   readonly resolve: (message: Reply | undefined) => void;
   readonly timer: NodeJS.Timeout;
@@ -54,11 +71,18 @@ interface Tracked {
   joinedOnce: boolean;
   readonly pending: Map<number, Pending>;
   /**
-   * Its exposition as last reported (the answer to its newest request, `lastId`), kept so its
+   * Its series as last reported (the answer to its newest request, `lastId`), kept so its
    * counts survive its death or a hang. Moved into `retired` in the same turn as its exit.
    */
-  last: Exposition | undefined;
+  series: WorkerSeries | undefined;
   lastId: number;
+  /** A layout being checked (one at a time per worker). */
+  checking: boolean;
+  /** A greeting sent and not yet answered with `ready`: hellos meanwhile are dropped. */
+  greeting: boolean;
+  greetings: number;
+  /** Bytes of messages sent to it whose write has not completed. */
+  queuedBytes: number;
   /**
    * Requests that timed out but whose answer still matters when it comes: a StatsD interval the
    * worker has already handed over (and forgotten) must reach a push, late, not be lost.
@@ -79,18 +103,9 @@ interface Departed {
   readonly joinedOnce: boolean;
 }
 
-type Cumulative = Map<string, { family: ParsedFamily; value: number }>;
-
-/** Adds the cumulative series (counters, histograms, summary sums and counts) of `exposition` into `into`. */
-function addCumulative(into: Cumulative, exposition: Exposition | undefined): void {
-  if (exposition === undefined) return;
-  for (const family of exposition.values()) {
-    for (const series of family.series) {
-      if (!isCumulative(family, series.key)) continue;
-      const kept = into.get(series.key);
-      into.set(series.key, { family, value: (kept?.value ?? 0) + series.value });
-    }
-  }
+/** What a message costs queued: its spec (if any) plus the envelope, near enough to bound memory. */
+function queuedSize(message: PrimaryMessage): number {
+  return 256 + ('spec' in message && typeof message.spec === 'string' ? message.spec.length : 0);
 }
 
 /** The form two spellings of one spec share; a spec that does not parse stays as written. */
@@ -121,7 +136,7 @@ export interface WorkerStatus {
 export class ClusterCoordinator {
   private readonly workers = new Map<string, Tracked>();
   /** Counters and histogram samples of workers that have exited, summed. */
-  private readonly retired: Cumulative = new Map();
+  readonly retired: RetiredSeries;
   /** Workers that exited and have not been replaced yet, for /healthz: name → why, oldest first. */
   private readonly departed = new Map<string, Departed>();
   private departedTimer: NodeJS.Timeout | undefined;
@@ -133,8 +148,20 @@ export class ClusterCoordinator {
   timeouts = 0;
   /** Worker messages dropped because they did not fit the protocol. */
   dropped = 0;
+  /** Samples of worker replies left out of a merge, by reason, per reply. */
+  readonly samplesDropped: Record<DropReason, number> = { limit: 0, invalid: 0, value: 0 };
+  /** Counter and histogram samples that went down: taken as that worker's reset. */
+  resets = 0;
+  /** Messages to workers not sent because the worker's queue was full. */
+  sendsRefused = 0;
+  private readonly seriesLimits: SeriesLimits;
+  private readonly maxQueuedBytes: number;
 
-  constructor(private readonly options: CoordinatorOptions) {}
+  constructor(private readonly options: CoordinatorOptions) {
+    this.seriesLimits = options.seriesLimits ?? DEFAULT_SERIES_LIMITS;
+    this.retired = new RetiredSeries(options.retiredLimits ?? DEFAULT_RETIRED_LIMITS);
+    this.maxQueuedBytes = options.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES;
+  }
 
   /** Starts following a worker (a node:cluster Worker, a forked ChildProcess, or anything with its channel). */
   attach(name: string, channel: WorkerChannel): void {
@@ -146,8 +173,12 @@ export class ClusterCoordinator {
       alive: true,
       joinedOnce: false,
       pending: new Map(),
-      last: undefined,
+      series: undefined,
       lastId: 0,
+      checking: false,
+      greeting: false,
+      greetings: 0,
+      queuedBytes: 0,
       late: new Map(),
       unresponsive: false,
       greetedWith: '',
@@ -166,13 +197,24 @@ export class ClusterCoordinator {
     channel.on('error', () => {});
     channel.on('exit', (code, signal) => this.exited(tracked, signal === null ? `exited with code ${code ?? 0}` : `killed by ${signal}`));
     // A worker that joined before the primary attached it said hello to nobody: greet it now.
-    this.greet(tracked);
+    // Not an outstanding greeting: a worker not listening yet loses it, and its hello is answered.
+    this.greet(tracked, false);
   }
 
-  private greet(tracked: Tracked): void {
+  /**
+   * Sends the active spec. At most one greeting answering a hello is outstanding (until `ready`),
+   * and a worker gets GREETINGS_PER_WORKER in all: hellos past them are dropped and counted.
+   */
+  private greet(tracked: Tracked, outstanding = true): void {
     if (tracked.failed !== undefined || !tracked.alive) return;
+    if (tracked.greetings >= GREETINGS_PER_WORKER) {
+      this.drop(tracked, `hello: already greeted ${GREETINGS_PER_WORKER} times`);
+      return;
+    }
     tracked.greetedWith = this.options.activeSpec();
-    this.send(tracked, { tag: PROTOCOL_TAG, type: 'init', spec: tracked.greetedWith, metrics: this.options.metricsKind ?? 'prometheus' });
+    if (!this.send(tracked, { tag: PROTOCOL_TAG, type: 'init', spec: tracked.greetedWith, metrics: this.options.metricsKind ?? 'prometheus' })) return;
+    tracked.greetings++;
+    if (outstanding) tracked.greeting = true;
   }
 
   private drop(tracked: Tracked, reason: string): void {
@@ -199,8 +241,13 @@ export class ClusterCoordinator {
       tracked.unresponsive = false;
       if (tracked.ready) void this.request(tracked, { op: 'logspec', spec: this.broadcasting ?? this.options.activeSpec() });
     }
-    if (typed.type === 'hello') this.greet(tracked);
-    else if (typed.type === 'ready') this.readied(tracked, typed.spec);
+    if (typed.type === 'hello') {
+      if (tracked.greeting) this.drop(tracked, 'hello: a greeting is already on its way');
+      else this.greet(tracked);
+    } else if (typed.type === 'ready') {
+      tracked.greeting = false;
+      this.readied(tracked, typed.spec);
+    }
     else if (typed.type === 'statsd-final') this.carry(tracked.name, typed.statsd);
     else if (typed.type === 'reply') {
       const late = tracked.late.get(typed.id);
@@ -264,8 +311,8 @@ export class ClusterCoordinator {
     }
     tracked.pending.clear();
     tracked.late.clear();
-    addCumulative(this.retired, tracked.last);
-    tracked.last = undefined;
+    if (tracked.series !== undefined) this.retired.retire(tracked.series);
+    tracked.series = undefined;
     this.workers.delete(tracked.name);
     while (this.departed.size >= DEPARTED_LIMIT) this.departed.delete(this.departed.keys().next().value!);
     this.departed.set(tracked.name, { reason: tracked.failed === undefined ? reason : `${reason} (it ${tracked.failed})`, until: Date.now() + this.departedTtlMs(), joinedOnce: tracked.joinedOnce });
@@ -300,13 +347,31 @@ export class ClusterCoordinator {
     this.departedTimer.unref();
   }
 
+  /**
+   * Sends unless the worker's queue is full: a worker that stops reading its channel would
+   * otherwise have the primary hold every message meant for it. The bytes count until the write
+   * completes (Node calls back then).
+   */
   private send(tracked: Tracked, message: PrimaryMessage): boolean {
+    const size = queuedSize(message);
+    if (tracked.queuedBytes + size > this.maxQueuedBytes) {
+      this.sendsRefused++;
+      return false;
+    }
+    tracked.queuedBytes += size;
+    let settled = false;
+    const written = () => {
+      if (settled) return;
+      settled = true;
+      tracked.queuedBytes -= size;
+    };
     try {
       // A worker that just died has a closed channel: the failure must not become an unhandled
       // 'error' event that takes the primary down; its 'exit' is on its way.
-      tracked.channel.send(message, () => {});
+      tracked.channel.send(message, written);
       return true;
     } catch {
+      written();
       return false;
     }
   }
@@ -350,31 +415,73 @@ export class ClusterCoordinator {
   }
 
   /**
-   * The cluster's exposition: the primary's own text plus every live joined worker's newest
-   * report, plus what exited workers had counted. A worker that does not answer within the
-   * timeout contributes the series it last reported (never less, so `rate()` sees no reset)
-   * and is counted in `timeouts`.
+   * The cluster's series: the primary's own plus every live joined worker's newest report, plus
+   * what exited workers had counted. A worker that does not answer within the timeout
+   * contributes the series it last reported (never less, so `rate()` sees no reset) and is
+   * counted in `timeouts`.
    */
-  async collectMetrics(own: string): Promise<string> {
+  async collectMetrics(own: SeriesSnapshot, cancel?: ScrapeCancelToken): Promise<KeyedFamily[]> {
     const workers = this.readyWorkers();
     await Promise.all(
-      workers.map((worker) =>
-        this.request(worker, { op: 'metrics' }).then((reply) => {
-          // Kept as soon as it arrives (before any exit that follows it is handled), and only
-          // if newer than what is held: concurrent scrapes may see their answers out of order.
-          if (reply?.ok !== true || typeof reply.metrics !== 'string' || !worker.alive || reply.id < worker.lastId) return;
-          worker.last = parseExposition(reply.metrics);
-          worker.lastId = reply.id;
-        }),
-      ),
+      workers.map(async (worker) => {
+        const reply = await this.request(worker, worker.series === undefined ? { op: 'metrics' } : { op: 'metrics', layout: worker.series.layout.id });
+        // Kept as soon as it arrives (before any exit that follows it is handled), and only
+        // if newer than what is held: concurrent scrapes may see their answers out of order.
+        if (reply?.ok !== true || reply.metrics === undefined || !worker.alive || reply.id < worker.lastId) return;
+        await this.take(worker, reply.id, reply.metrics);
+      }),
     );
-    const inputs: { worker: string; exposition: Exposition }[] = [{ worker: 'primary', exposition: parseExposition(own) }];
-    for (const worker of this.workers.values()) if (worker.alive && worker.last !== undefined) inputs.push({ worker: worker.name, exposition: worker.last });
-    return mergeExpositions(inputs, {
-      retired: this.retired,
-      ...(this.options.gaugeRules === undefined ? {} : { gaugeRules: this.options.gaugeRules }),
-      ...(this.options.defaultGaugeRule === undefined ? {} : { defaultGaugeRule: this.options.defaultGaugeRule }),
-    });
+    const inputs = [{ worker: 'primary', families: withValues(keyLayouts(own.families), own.values) }];
+    for (const worker of this.workers.values()) {
+      if (worker.alive && worker.series !== undefined) inputs.push({ worker: worker.name, families: withValues(worker.series.layout.families, worker.series.values) });
+    }
+    inputs.push({ worker: 'retired', families: this.retired.keyed() });
+    const merged = await mergeSeries(
+      inputs,
+      {
+        gaugeRules: { ...DEFAULT_GAUGE_RULES, ...this.options.gaugeRules },
+        ...(this.options.defaultGaugeRule === undefined ? {} : { defaultGaugeRule: this.options.defaultGaugeRule }),
+      },
+      cancel,
+    );
+    this.samplesDropped.invalid += merged.conflicting;
+    return merged.families;
+  }
+
+  /** Takes one worker's series reply: a new layout is checked first (one at a time per worker). */
+  private async take(worker: Tracked, id: number, json: string): Promise<void> {
+    const metrics = readWireSeries(json, this.seriesLimits);
+    if (typeof metrics === 'string') {
+      this.drop(worker, `reply: ${metrics}`);
+      return;
+    }
+    let series = worker.series;
+    if (series === undefined || series.layout.id !== metrics.layoutId) {
+      if (metrics.layout === undefined || worker.checking) {
+        // Values for a layout the primary does not hold: nothing to read them against.
+        this.drop(worker, `reply: values for layout ${metrics.layoutId}, which the primary does not hold`);
+        return;
+      }
+      worker.checking = true;
+      const layout = await checkLayout(metrics.layoutId, metrics.layout, this.seriesLimits).finally(() => (worker.checking = false));
+      if (layout === undefined) {
+        this.drop(worker, 'reply: metrics.layout is not a list of families with samples');
+        return;
+      }
+      if (!worker.alive || id < worker.lastId) return;
+      series = new WorkerSeries(layout, worker.series);
+    }
+    if (metrics.values.length !== series.layout.declared) {
+      this.drop(worker, `reply: ${metrics.values.length} values for a layout of ${series.layout.declared} samples`);
+      return;
+    }
+    const counts: ApplyCounts = { dropped: this.samplesDropped, resets: 0 };
+    series.apply(metrics.values, counts);
+    this.samplesDropped.limit += series.layout.limit;
+    this.samplesDropped.invalid += series.layout.invalid;
+    this.resets += counts.resets;
+    worker.series = series;
+    worker.lastId = id;
   }
 
   /** Decodes one worker's (checked) interval; one that cannot be read costs only that worker's interval. */

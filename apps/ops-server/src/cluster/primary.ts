@@ -4,10 +4,9 @@ import { createOperationsSystem, OpsServerError, type OperationsSystem, type Ope
 import { DEFAULT_OPERATIONS_LOGGER_NAME } from '../logspec.ts';
 import type { ExtendedSystem, SystemExtensions } from '../system.ts';
 import { SYSTEM_EXTENSIONS } from '../system-extensions.ts';
-import { ClusterCoordinator, type WorkerStatus } from './coordinator.ts';
-import type { GaugeRule } from './exposition.ts';
+import { ClusterCoordinator, DEFAULT_MAX_QUEUED_BYTES, DEFAULT_RETIRED_LIMITS, DEFAULT_SERIES_LIMITS, type CoordinatorOptions, type WorkerStatus } from './coordinator.ts';
 import type { WorkerChannel } from './protocol.ts';
-import type { StatsdInterval } from '@fabric-ops/ops-metrics';
+import type { GaugeRule, KeyedFamily, StatsdInterval } from '@fabric-ops/ops-metrics';
 
 export interface ClusterSettings {
   /** `/readyz` (and `/healthz`, as the `cluster` check) fail while fewer workers than this have joined. Default 1. */
@@ -22,6 +21,37 @@ export interface ClusterSettings {
   readonly followClusterWorkers?: boolean;
   /** How long a dead worker stays named in /healthz when no replacement joins. Default 60 s. */
   readonly departedTtlMs?: number;
+  /** Samples the primary holds of one worker's series; the rest are left out and counted. Default 200 000. */
+  readonly maxWorkerSamples?: number;
+  /** Bytes of one worker's metrics reply (JSON); a larger reply is dropped unread and counted. Default 8 MiB. */
+  readonly maxWorkerReplyBytes?: number;
+  /** Series it keeps of exited workers' counts; new ones past it are dropped and counted. Default 50 000. */
+  readonly maxRetiredSeries?: number;
+  /** Characters of those series' names and labels. Default 4 Mi. */
+  readonly maxRetiredChars?: number;
+  /** Bytes of messages waiting to be written to one worker; sends past it are refused and counted. Default 8 MiB. */
+  readonly maxQueuedBytesPerWorker?: number;
+}
+
+/** The bounds on what the primary holds for its workers, from the settings (checked) or their defaults. */
+function workerBounds(settings: ClusterSettings): Pick<CoordinatorOptions, 'seriesLimits' | 'retiredLimits' | 'maxQueuedBytes'> {
+  return {
+    seriesLimits: {
+      samples: positiveWhole('maxWorkerSamples', settings.maxWorkerSamples, DEFAULT_SERIES_LIMITS.samples),
+      replyBytes: positiveWhole('maxWorkerReplyBytes', settings.maxWorkerReplyBytes, DEFAULT_SERIES_LIMITS.replyBytes),
+    },
+    retiredLimits: {
+      series: positiveWhole('maxRetiredSeries', settings.maxRetiredSeries, DEFAULT_RETIRED_LIMITS.series),
+      chars: positiveWhole('maxRetiredChars', settings.maxRetiredChars, DEFAULT_RETIRED_LIMITS.chars),
+    },
+    maxQueuedBytes: positiveWhole('maxQueuedBytesPerWorker', settings.maxQueuedBytesPerWorker, DEFAULT_MAX_QUEUED_BYTES),
+  };
+}
+
+function positiveWhole(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < 1) throw new OpsServerError('INVALID_OPTIONS', `cluster.${name}: expected a whole number ≥ 1, got ${String(value)}`);
+  return value;
 }
 
 /** PUT /logspec changes held waiting behind the one in progress; one more is refused with 503. */
@@ -41,6 +71,42 @@ export interface OperationsCluster extends OperationsSystem {
   attach(member: ClusterMember | (WorkerChannel & { readonly pid?: number | undefined })): void;
   /** The workers followed now. */
   workers(): WorkerStatus[];
+}
+
+/** The cluster's own families: workers, timeouts, and what was dropped, folded or refused. */
+function clusterFamilies(coordinator: ClusterCoordinator): KeyedFamily[] {
+  const family = (name: string, type: 'counter' | 'gauge', help: string, keys: string[], values: number[]): KeyedFamily => ({ name, type, help, keys, values, start: 0 });
+  const dropped = coordinator.samplesDropped;
+  const retired = coordinator.retired;
+  return [
+    family('fabric_ops_cluster_workers', 'gauge', 'Workers that have joined the operations endpoint and not exited.', ['fabric_ops_cluster_workers'], [coordinator.liveCount()]),
+    family(
+      'fabric_ops_cluster_worker_timeouts_total',
+      'counter',
+      'Requests to workers (scrape, health, spec change) not answered in time; the scrape used their last counts.',
+      ['fabric_ops_cluster_worker_timeouts_total'],
+      [coordinator.timeouts],
+    ),
+    family(
+      'fabric_ops_cluster_messages_dropped_total',
+      'counter',
+      'Messages from workers dropped because they do not fit the cluster protocol (shape, types, sizes, a negative counter delta, a hello past the greeting bounds).',
+      ['fabric_ops_cluster_messages_dropped_total'],
+      [coordinator.dropped],
+    ),
+    family(
+      'fabric_ops_cluster_samples_dropped_total',
+      'counter',
+      "Samples of workers' metrics replies left out, per reply: past the primary's limits, not in the exposition grammar (or a reserved name, or another type than the family's), or a counter value that is not finite and at least 0.",
+      ['fabric_ops_cluster_samples_dropped_total{reason="limit"}', 'fabric_ops_cluster_samples_dropped_total{reason="invalid"}', 'fabric_ops_cluster_samples_dropped_total{reason="value"}'],
+      [dropped.limit, dropped.invalid, dropped.value],
+    ),
+    family('fabric_ops_cluster_counter_resets_total', 'counter', "Counter and histogram samples that went down in a worker's reply, taken as that worker's reset.", ['fabric_ops_cluster_counter_resets_total'], [coordinator.resets]),
+    family('fabric_ops_cluster_retired_series', 'gauge', "Series kept of exited workers' counts.", ['fabric_ops_cluster_retired_series'], [retired.series]),
+    family('fabric_ops_cluster_retired_folded_total', 'counter', "Exited workers' series added into the kept counts.", ['fabric_ops_cluster_retired_folded_total'], [retired.folded]),
+    family('fabric_ops_cluster_retired_dropped_total', 'counter', "Exited workers' series dropped because the kept counts were at their bound.", ['fabric_ops_cluster_retired_dropped_total'], [retired.dropped]),
+    family('fabric_ops_cluster_sends_refused_total', 'counter', "Messages to workers not sent because that worker's queue was at its bound.", ['fabric_ops_cluster_sends_refused_total'], [coordinator.sendsRefused]),
+  ];
 }
 
 /** Component name of a worker's entry in `/healthz`. */
@@ -98,6 +164,7 @@ export function createOperationsCluster(options: OperationsClusterOptions): Oper
     metricsKind,
     activeSpec: () => system?.logging.spec() ?? '',
     departedTtlMs,
+    ...workerBounds(settings),
     ...(settings.gaugeRules === undefined ? {} : { gaugeRules: settings.gaugeRules }),
     ...(settings.defaultGaugeRule === undefined ? {} : { defaultGaugeRule: settings.defaultGaugeRule }),
     onEvent: (event) => {
@@ -114,7 +181,10 @@ export function createOperationsCluster(options: OperationsClusterOptions): Oper
   let specChanges: Promise<void> = Promise.resolve();
   let specChangesHeld = 0;
   const extensions: SystemExtensions = {
-    aggregateMetrics: async (own) => `${await coordinator.collectMetrics(own)}${clusterFamilies()}`,
+    // The cluster's own families are made after the workers have answered (not declared on the
+    // provider, whose own series are taken before they are asked), so a scrape counts its own
+    // timeouts and drops.
+    aggregateMetrics: async (own, cancel) => [...(await coordinator.collectMetrics(own, cancel)), ...clusterFamilies(coordinator)],
     aggregateStatsd: async (own) => withClusterBuckets(await coordinator.collectStatsd(own, statsdWaitMs)),
     // One change at a time, so every worker ends on the spec whose 204 was sent last: the
     // handler activates a spec as soon as its broadcast resolves, before the next one starts.
@@ -137,21 +207,6 @@ export function createOperationsCluster(options: OperationsClusterOptions): Oper
     },
   };
   const created = createOperationsSystem({ ...options, [SYSTEM_EXTENSIONS]: extensions } as OperationsSystemOptions) as ExtendedSystem;
-  // Written after the workers have answered (not declared on the provider, whose own page is
-  // rendered before they are asked), so a scrape counts its own timeouts.
-  const clusterFamilies = (): string =>
-    [
-      '# HELP fabric_ops_cluster_workers Workers that have joined the operations endpoint and not exited.',
-      '# TYPE fabric_ops_cluster_workers gauge',
-      `fabric_ops_cluster_workers ${coordinator.liveCount()}`,
-      '# HELP fabric_ops_cluster_worker_timeouts_total Requests to workers (scrape, health, spec change) not answered in time; the scrape used their last counts.',
-      '# TYPE fabric_ops_cluster_worker_timeouts_total counter',
-      `fabric_ops_cluster_worker_timeouts_total ${coordinator.timeouts}`,
-      '# HELP fabric_ops_cluster_messages_dropped_total Messages from workers dropped because they do not fit the cluster protocol (shape, types, sizes, a negative counter delta).',
-      '# TYPE fabric_ops_cluster_messages_dropped_total counter',
-      `fabric_ops_cluster_messages_dropped_total ${coordinator.dropped}`,
-      '',
-    ].join('\n');
   // StatsD: the cluster's own metrics under Fabric's naming (namespace.subsystem.name); the
   // counters are pushed as the delta since the last push, as every StatsD counter is.
   let timeoutsPushed = 0;

@@ -2,6 +2,7 @@
 // child_process.fork give every worker. Each carries a tag so that the application's own IPC
 // messages on the same channel are left alone.
 
+import type { SeriesFamily } from '@fabric-ops/ops-metrics';
 import type { WireStatsdInterval } from './statsd-merge.ts';
 
 export const PROTOCOL_TAG = 'fabric-ops/cluster/v1';
@@ -12,15 +13,27 @@ export type WorkerOperation = 'metrics' | 'health' | 'logspec' | 'statsd';
 export type ClusterMetricsKind = 'prometheus' | 'statsd' | 'disabled';
 
 /**
- * What the primary asks a worker for. `statsd` takes the worker's StatsD interval (the worker
+ * What the primary asks a worker for. `metrics` names the layout the primary holds of the worker's
+ * series (absent: none), so the worker sends its layout only when it differs. `statsd` takes the worker's StatsD interval (the worker
  * forgets it once handed over).
  */
-export type WorkerRequest = { readonly op: 'metrics' } | { readonly op: 'health' } | { readonly op: 'logspec'; readonly spec: string } | { readonly op: 'statsd' };
+export type WorkerRequest = { readonly op: 'metrics'; readonly layout?: number } | { readonly op: 'health' } | { readonly op: 'logspec'; readonly spec: string } | { readonly op: 'statsd' };
 
 /** Primary → worker. `metrics` is absent from a primary of an earlier version (read: prometheus). */
 export type PrimaryMessage =
   | { readonly tag: typeof PROTOCOL_TAG; readonly type: 'init'; readonly spec: string; readonly metrics?: ClusterMetricsKind }
   | ({ readonly tag: typeof PROTOCOL_TAG; readonly type: 'request'; readonly id: number } & WorkerRequest);
+
+/**
+ * A worker's series on the wire: the numbers of its snapshot (non-finite ones as `NaN`, `+Inf`,
+ * `-Inf`, which JSON cannot carry), and its layout (ops-metrics' SeriesFamily list) whenever the
+ * primary asked with another layout id than `layoutId`.
+ */
+export interface WireSeries {
+  readonly layoutId: number;
+  readonly layout?: readonly SeriesFamily[];
+  readonly values: readonly (number | string)[];
+}
 
 export interface WorkerHealth {
   readonly healthy: boolean;
@@ -36,6 +49,7 @@ export type WorkerMessage =
       readonly type: 'reply';
       readonly id: number;
       readonly ok: true;
+      /** A WireSeries as JSON: its size is known before anything of it is parsed. */
       readonly metrics?: string;
       readonly health?: WorkerHealth;
       readonly spec?: string;

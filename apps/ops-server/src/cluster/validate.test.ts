@@ -12,7 +12,7 @@ describe('checkWorkerMessage', () => {
     for (const message of [
       tagged({ type: 'hello' }),
       tagged({ type: 'ready', spec: 'info' }),
-      tagged({ type: 'reply', id: 3, ok: true, metrics: '# TYPE a counter\na 1\n' }),
+      tagged({ type: 'reply', id: 3, ok: true, metrics: JSON.stringify({ layoutId: 1, layout: [{ name: 'a', help: '', type: 'counter', samples: [['', []]] }], values: [1] }) }),
       tagged({ type: 'reply', id: 3, ok: true, health: { healthy: false, failed: [{ component: 'db', reason: 'down' }] } }),
       tagged({ type: 'reply', id: 3, ok: true, spec: 'debug' }),
       tagged({ type: 'reply', id: 3, ok: true, statsd: interval }),
@@ -34,6 +34,7 @@ describe('checkWorkerMessage', () => {
     ['a gauge without its metric', tagged({ type: 'statsd-final', statsd: { counters: [], gauges: [['g', 1]], timings: [] } })],
     ['a reply with statsd null', tagged({ type: 'reply', id: 1, ok: true, statsd: null })],
     ['a reply whose metrics is no string', tagged({ type: 'reply', id: 1, ok: true, metrics: 5 })],
+    ['a reply whose metrics is an object (read only from its JSON, whose size is known first)', tagged({ type: 'reply', id: 1, ok: true, metrics: { layoutId: 1, values: [] } })],
     ['a reply with bad health', tagged({ type: 'reply', id: 1, ok: true, health: { healthy: true, failed: [null] } })],
     ['a refusal without error', tagged({ type: 'reply', id: 1, ok: false })],
     ['an id that is no whole number', tagged({ type: 'reply', id: 1.5, ok: true })],

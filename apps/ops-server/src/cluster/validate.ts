@@ -6,11 +6,9 @@ import { PROTOCOL_TAG, type WorkerHealth, type WorkerMessage } from './protocol.
 import type { WireStatsdInterval } from './statsd-merge.ts';
 
 /** Limits on one worker message; generous for real use, small enough to bound the primary's work. */
-export const MESSAGE_LIMITS: Readonly<Record<'specChars' | 'expositionChars' | 'healthEntries' | 'healthTextChars' | 'errorChars' | 'statsdEntries' | 'statsdObservations' | 'statsdNameChars', number>> = {
+export const MESSAGE_LIMITS: Readonly<Record<'specChars' | 'healthEntries' | 'healthTextChars' | 'errorChars' | 'statsdEntries' | 'statsdObservations' | 'statsdNameChars', number>> = {
   /** A logging spec a worker reports (the primary's own PUT body limit is smaller). */
   specChars: 2 * 1024 * 1024,
-  /** One exposition text (1M series fit). */
-  expositionChars: 256 * 1024 * 1024,
   /** Failed checks in one health answer, and the characters kept of each name and reason. */
   healthEntries: 1_000,
   healthTextChars: 1_024,
@@ -103,8 +101,9 @@ export function checkWorkerMessage(value: unknown): Checked {
   if (ok !== true) return refuse('reply: ok must be true or false', id);
   const reply: { metrics?: string; health?: WorkerHealth; spec?: string; statsd?: WireStatsdInterval } = {};
   if (value['metrics'] !== undefined) {
+    // Its size and content are checked where it is kept (coordinator.ts, worker-series.ts), within the primary's limits.
     const metrics = value['metrics'];
-    if (typeof metrics !== 'string' || metrics.length > MESSAGE_LIMITS.expositionChars) return refuse('reply: metrics must be a string of at most 256 Mi characters', id);
+    if (typeof metrics !== 'string') return refuse('reply: metrics must be a string', id);
     reply.metrics = metrics;
   }
   if (value['health'] !== undefined) {

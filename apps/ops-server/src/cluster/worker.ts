@@ -1,16 +1,20 @@
 import { createHealthRegistry, type Checker, type HealthOptions, type HealthRegistry, type RegisterOptions } from '@fabric-ops/ops-health';
 import { createLoggingFromEnv, type Logging } from '@fabric-ops/ops-logspec';
-import { createMetricsProvider, type MetricsOptions, type PrometheusProvider, type StatsdInterval, type StatsdProvider } from '@fabric-ops/ops-metrics';
+import { createMetricsProvider, type MetricsOptions, type PrometheusProvider, type SeriesFamily, type SeriesSnapshot, type StatsdInterval, type StatsdProvider } from '@fabric-ops/ops-metrics';
 import { OpsServerError } from '@fabric-ops/ops-server';
 import { observeLogging } from '../metrics.ts';
-import { isProtocolMessage, PROTOCOL_TAG, type ClusterMetricsKind, type PrimaryMessage, type WorkerMessage } from './protocol.ts';
+import { isProtocolMessage, PROTOCOL_TAG, type ClusterMetricsKind, type PrimaryMessage, type WireSeries, type WorkerMessage } from './protocol.ts';
+import { encodeValue } from './worker-series.ts';
 import { EMPTY_STATSD_INTERVAL, encodeStatsdInterval } from './statsd-merge.ts';
 
 export interface ClusterWorkerOptions {
   /** The worker's logger registry: the primary's active spec is applied to it, now and on every change. */
   readonly logging: Logging;
-  /** The worker's metrics in the Prometheus text format (ops-metrics, prom-client's `registry.metrics()`, or both joined). */
-  readonly metrics?: () => string | Promise<string>;
+  /**
+   * The worker's series as data: an ops-metrics Prometheus provider's `seriesSnapshot` (which
+   * includes a prom-client registry given to it as `registry`).
+   */
+  readonly metrics?: () => SeriesSnapshot | Promise<SeriesSnapshot>;
   /**
    * When the primary pushes StatsD (`ClusterWorker.metricsProvider === 'statsd'`): hands over the
    * worker's interval and forgets it, e.g. `() => provider.drain()` of an ops-metrics provider
@@ -49,9 +53,22 @@ export function joinOperationsCluster(options: ClusterWorkerOptions): Promise<Cl
     if (channel.connected !== false) channel.send!(message, undefined, {}, () => {});
   };
 
+  // The layout last reported, and its id: the primary gets the layout only when it holds another.
+  let layout: readonly SeriesFamily[] = [];
+  let layoutId = 0;
+  const wireSeries = async (known: number | undefined): Promise<WireSeries> => {
+    const snapshot = (await options.metrics?.()) ?? EMPTY_SNAPSHOT;
+    if (layoutId === 0 || !sameLayout(layout, snapshot.families)) {
+      layout = snapshot.families;
+      layoutId++;
+    }
+    const values = snapshot.values.map(encodeValue);
+    return known === layoutId ? { layoutId, values } : { layoutId, layout, values };
+  };
+
   const answer = async (message: Extract<PrimaryMessage, { type: 'request' }>): Promise<WorkerMessage> => {
     try {
-      if (message.op === 'metrics') return { tag: PROTOCOL_TAG, type: 'reply', id: message.id, ok: true, metrics: (await options.metrics?.()) ?? '' };
+      if (message.op === 'metrics') return { tag: PROTOCOL_TAG, type: 'reply', id: message.id, ok: true, metrics: JSON.stringify(await wireSeries(message.layout)) };
       if (message.op === 'statsd') return answerStatsd(message.id);
       if (message.op === 'health') {
         if (options.health === undefined) return { tag: PROTOCOL_TAG, type: 'reply', id: message.id, ok: true, health: { healthy: true, failed: [] } };
@@ -124,6 +141,27 @@ export function joinOperationsCluster(options: ClusterWorkerOptions): Promise<Cl
   });
 }
 
+const EMPTY_SNAPSHOT: SeriesSnapshot = { families: [], values: [] };
+
+/** Whether two layouts name the same samples in the same order (their strings are mostly the same objects). */
+function sameLayout(a: readonly SeriesFamily[], b: readonly SeriesFamily[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let f = 0; f < a.length; f++) {
+    const x = a[f]!;
+    const y = b[f]!;
+    if (x.name !== y.name || x.type !== y.type || x.help !== y.help || x.samples.length !== y.samples.length) return false;
+    // ops-metrics hands out the same samples array while a family's series are unchanged.
+    if (x.samples === y.samples) continue;
+    for (let i = 0; i < x.samples.length; i++) {
+      const [suffix, labels] = x.samples[i]!;
+      const [otherSuffix, otherLabels] = y.samples[i]!;
+      if (suffix !== otherSuffix || labels.length !== otherLabels.length) return false;
+      for (let j = 0; j < labels.length; j++) if (labels[j] !== otherLabels[j]) return false;
+    }
+  }
+  return true;
+}
+
 export interface OperationsWorkerOptions {
   /** The worker's loggers. Default: one registry built from FABRIC_LOGGING_SPEC / FABRIC_LOGGING_FORMAT. */
   readonly logging?: Logging;
@@ -164,7 +202,7 @@ export async function startOperationsWorker(options: OperationsWorkerOptions = {
   let provider: PrometheusProvider | StatsdProvider | undefined;
   const joined = await joinOperationsCluster({
     logging,
-    metrics: () => (provider?.kind === 'prometheus' ? provider.exposition() : ''),
+    metrics: () => (provider?.kind === 'prometheus' ? provider.seriesSnapshot() : EMPTY_SNAPSHOT),
     statsd: () => (provider?.kind === 'statsd' ? provider.drain() : EMPTY_STATSD_INTERVAL),
     health,
     ...(options.initTimeoutMs === undefined ? {} : { initTimeoutMs: options.initTimeoutMs }),

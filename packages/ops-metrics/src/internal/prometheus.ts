@@ -8,6 +8,8 @@ import { startOtlpPush, type OtlpPush } from './otlp/push.ts';
 import { NEVER_CANCELLED, type CancelToken } from './scrape-cancel.ts';
 import { TEXT_FORMAT, type ExpositionFormat } from './negotiate.ts';
 import { PrometheusFamily } from './prometheus-family.ts';
+import { renderKeyedFamilies } from './series-merge.ts';
+import { snapshotSeries, type SeriesSnapshot } from './series-snapshot.ts';
 import { Declarations, DEFAULT_MAX_SERIES_PER_METRIC, type MetricsProvider } from './provider-base.ts';
 import { createRuntimeCollectors, DEFAULT_RUNTIME_SAMPLE_INTERVAL_MS, type RuntimeCollectors } from './runtime-collectors.ts';
 import type { AppMetric, Counter, Gauge, Histogram, HistogramOptions, MetricOptions, MetricsLogger, PrometheusOptions } from './types.ts';
@@ -25,8 +27,10 @@ export interface PrometheusProvider extends MetricsProvider {
    * (`routes` holds the same handler at `/metrics`).
    */
   readonly handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
-  /** This process's metrics in the text format (0.0.4), without HTTP: what a worker hands its primary. */
+  /** This process's metrics in the text format (0.0.4), without HTTP. */
   exposition(): Promise<string>;
+  /** This process's series as data (the application registry's included): what a cluster worker hands its primary. */
+  seriesSnapshot(): Promise<SeriesSnapshot>;
 }
 
 const NEWLINE = 0x0a;
@@ -171,11 +175,20 @@ export function createPrometheusProvider(options: PrometheusProviderOptions = {}
       if (writer.capacity <= MAX_RETAINED_BODY_BYTES) spare = writer;
     }
   };
+  const seriesSnapshot = async (): Promise<SeriesSnapshot> => {
+    const app = options.registry === undefined ? NO_APP_METRICS : await appMetrics();
+    runtime?.beforeScrape();
+    if (!sorted) {
+      families.sort(byName);
+      sorted = true;
+    }
+    return snapshotSeries(families, app);
+  };
   const aggregate = options.aggregate;
   const render =
     aggregate === undefined
       ? renderOwn
-      : async (_format: ExpositionFormat, cancel: CancelToken): Promise<Buffer> => Buffer.from(await aggregate((await renderOwn(TEXT_FORMAT, cancel)).toString()));
+      : async (_format: ExpositionFormat, cancel: CancelToken): Promise<Buffer> => renderKeyedFamilies(await aggregate(await seriesSnapshot(), cancel), cancel);
 
   const handler = createMetricsHandler({
     render,
@@ -211,6 +224,7 @@ export function createPrometheusProvider(options: PrometheusProviderOptions = {}
     kind: 'prometheus',
     handler,
     exposition: async () => (await renderOwn(TEXT_FORMAT, NEVER_CANCELLED)).toString(),
+    seriesSnapshot,
     routes: [{ path: '/metrics', secure: true, handler }] satisfies Route[],
     newCounter: (o: MetricOptions): Counter => declarations.newCounter(o),
     newGauge: (o: MetricOptions): Gauge => declarations.newGauge(o),

@@ -1,3 +1,6 @@
+import type { KeyedFamily } from './series-merge.ts';
+import type { SeriesSnapshot } from './series-snapshot.ts';
+
 /** What every metric is declared with (Fabric's CounterOpts / GaugeOpts). */
 export interface MetricOptions {
   readonly namespace?: string;
@@ -107,6 +110,12 @@ export interface AppMetric {
   }[];
 }
 
+/** A scrape's cancellation, as `aggregate` sees it: stop early once it is aborted. */
+export interface ScrapeCancelToken {
+  readonly aborted: boolean;
+  throwIfAborted(): void;
+}
+
 /** The `/metrics` endpoint's options (not in Fabric's config files; defaults apply). */
 export interface PrometheusOptions {
   /** Scrapes served at once; more get 503. Default 4. */
@@ -124,11 +133,11 @@ export interface PrometheusOptions {
   /** An application's own prom-client registry, served after ops-metrics' families. */
   readonly registry?: AppRegistry;
   /**
-   * For the primary of a multi-process service: turns this process's text exposition into the
-   * one `/metrics` serves (ops-server's cluster merges its workers' in here). Scrapes then always
-   * answer the text format.
+   * For the primary of a multi-process service: turns this process's series into the families
+   * `/metrics` serves (ops-server's cluster merges its workers' in here, with `mergeSeries`).
+   * Scrapes then always answer the text format.
    */
-  readonly aggregate?: (own: string) => Promise<string>;
+  readonly aggregate?: (own: SeriesSnapshot, cancel: ScrapeCancelToken) => Promise<readonly KeyedFamily[]>;
   /** Also push every series `/metrics` serves over OTLP on an interval (not with `aggregate`). */
   readonly otlp?: OtlpTarget;
 }

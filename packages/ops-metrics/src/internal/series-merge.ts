@@ -1,0 +1,246 @@
+// Merging the series of several processes into one exposition, without text: each input is a
+// list of keyed families (a sample's rendered name and labels, its key, beside its value), the
+// merge adds counters and histograms and combines gauges by rule, and the result is rendered
+// once, straight into bytes.
+import { BodyWriter, MAX_RETAINED_BODY_BYTES } from './body-writer.ts';
+import { escapeHelp, escapeLabelValue } from './exposition.ts';
+import type { CancelToken } from './scrape-cancel.ts';
+import type { SeriesFamily, SeriesType } from './series-snapshot.ts';
+
+/** How a gauge family is combined across processes. */
+export type GaugeRule = 'sum' | 'max' | 'min' | 'perWorker';
+
+/** A family's samples by key (`name_suffix{a="x"}`, as rendered); the values live apart. */
+export interface KeyedLayout {
+  readonly name: string;
+  readonly help: string;
+  readonly type: SeriesType;
+  readonly keys: readonly string[];
+}
+
+/** A keyed family with its values: `values[start + i]` is the value of `keys[i]`. */
+export interface KeyedFamily extends KeyedLayout {
+  readonly values: ArrayLike<number>;
+  readonly start: number;
+}
+
+/** The rendered key of one sample: `name` + `suffix` + `{a="x",…}` (values escaped). */
+export function sampleKey(name: string, suffix: string, labels: readonly string[]): string {
+  if (labels.length === 0) return name + suffix;
+  let key = `${name}${suffix}{`;
+  for (let i = 0; i + 1 < labels.length; i += 2) key += `${i === 0 ? '' : ','}${labels[i]}="${escapeLabelValue(labels[i + 1]!)}"`;
+  return `${key}}`;
+}
+
+/** Keys for every sample of `families` (one string per sample, made once per layout). */
+export function keyLayouts(families: readonly SeriesFamily[]): KeyedLayout[] {
+  return families.map((family) => ({
+    name: family.name,
+    help: family.help,
+    type: family.type,
+    keys: family.samples.map(([suffix, labels]) => sampleKey(family.name, suffix, labels)),
+  }));
+}
+
+/** Keyed families of a snapshot whose values are `values`, in family then sample order. */
+export function withValues(layouts: readonly KeyedLayout[], values: ArrayLike<number>): KeyedFamily[] {
+  let start = 0;
+  return layouts.map((layout) => {
+    const family = { ...layout, values, start };
+    start += layout.keys.length;
+    return family;
+  });
+}
+
+/** A summary's `_sum` and `_count` samples (cumulative), as against its quantiles. */
+function isSummaryTotal(name: string, key: string): boolean {
+  const after = key.startsWith('_sum', name.length) ? name.length + 4 : key.startsWith('_count', name.length) ? name.length + 6 : -1;
+  return after > 0 && (after === key.length || key.charCodeAt(after) === 123 /* { */);
+}
+
+/** Samples that only ever grow: counters, histograms, a summary's sum and count. */
+export function isCumulativeSample(type: SeriesType, name: string, key: string): boolean {
+  return type === 'counter' || type === 'histogram' || (type === 'summary' && isSummaryTotal(name, key));
+}
+
+/** Adds `worker="<id>"` to a key, for series kept apart per process. */
+export function withWorkerLabel(key: string, worker: string): string {
+  const label = `worker="${escapeLabelValue(worker)}"`;
+  if (!key.endsWith('}')) return `${key}{${label}}`;
+  return key.endsWith('{}') ? `${key.slice(0, -1)}${label}}` : `${key.slice(0, -1)},${label}}`;
+}
+
+export interface SeriesMergeInput {
+  /** The process's name in `worker` labels. */
+  readonly worker: string;
+  readonly families: readonly KeyedFamily[];
+}
+
+export interface SeriesMergeOptions {
+  /** Per family name: how gauges combine. Unlisted gauges use `defaultGaugeRule`. */
+  readonly gaugeRules?: Readonly<Record<string, GaugeRule>>;
+  readonly defaultGaugeRule?: GaugeRule;
+}
+
+/** A merged family: its keys in first-seen order and their values. */
+export interface MergedFamily extends KeyedLayout {
+  readonly keys: string[];
+  readonly values: number[];
+  readonly start: 0;
+  /** key → slot, built only when an input's keys do not line up with those already held. */
+  index: Map<string, number> | undefined;
+}
+
+export interface SeriesMergeResult {
+  readonly families: MergedFamily[];
+  /** Samples left out because their family was first declared with another type. */
+  readonly conflicting: number;
+}
+
+/** Longest stretch of merging or rendering before the event loop gets a turn. */
+const SLICE_MS = 5;
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** Set by slotOf: whether the slot it returned was just added (so holds no value yet). */
+let slotIsNew = false;
+
+/**
+ * The slot of `key` in `target`. `aligned` says that every earlier sample of this input took the
+ * slot at its own position, so a key past those held is new without a lookup. Processes running
+ * the same code have the same keys in the same order, so a merge is mostly positional compares
+ * (of the same strings, when layouts are kept between scrapes), with no hashing.
+ */
+function slotOf(target: MergedFamily, key: string, expected: number, aligned: boolean): number {
+  slotIsNew = false;
+  const keys = target.keys;
+  if (expected < keys.length) {
+    if (keys[expected] === key) return expected;
+  } else if (aligned) {
+    keys.push(key);
+    target.values.push(0);
+    target.index?.set(key, expected);
+    slotIsNew = true;
+    return expected;
+  }
+  if (target.index === undefined) {
+    target.index = new Map();
+    for (let i = 0; i < keys.length; i++) target.index.set(keys[i]!, i);
+  }
+  const found = target.index.get(key);
+  if (found !== undefined) return found;
+  const slot = keys.length;
+  keys.push(key);
+  target.values.push(0);
+  target.index.set(key, slot);
+  slotIsNew = true;
+  return slot;
+}
+
+function combine(rule: Exclude<GaugeRule, 'perWorker'>, a: number, b: number): number {
+  if (rule === 'sum') return a + b;
+  if (rule === 'max') return Math.max(a, b);
+  return Math.min(a, b);
+}
+
+/**
+ * One set of families from many processes' (in input order; the first to declare a family gives
+ * its HELP and TYPE, and a family of the same name with another type is left out). Counters,
+ * histograms and summaries' sums and counts add up; gauges combine by their rule; summary
+ * quantiles and `perWorker` gauges get a `worker` label. Yields to the event loop every few
+ * milliseconds.
+ */
+export async function mergeSeries(inputs: readonly SeriesMergeInput[], options: SeriesMergeOptions = {}, cancel?: CancelToken): Promise<SeriesMergeResult> {
+  let sliceStart = performance.now();
+  const rules = options.gaugeRules ?? {};
+  const defaultRule = options.defaultGaugeRule ?? 'sum';
+  const merged = new Map<string, MergedFamily>();
+  let conflicting = 0;
+  for (const { worker, families } of inputs) {
+    for (const family of families) {
+      let target = merged.get(family.name);
+      if (target === undefined) {
+        target = { name: family.name, help: family.help, type: family.type, keys: [], values: [], start: 0, index: undefined };
+        merged.set(family.name, target);
+      } else if (target.type !== family.type) {
+        conflicting += family.keys.length;
+        continue;
+      }
+      const type = target.type;
+      const rule: GaugeRule = type === 'gauge' || type === 'untyped' ? (rules[family.name] ?? defaultRule) : 'sum';
+      const { keys, values, start } = family;
+      const allCumulative = type === 'counter' || type === 'histogram';
+      let expected = 0;
+      let aligned = true;
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i]!;
+        const value = values[start + i]!;
+        let slot: number;
+        if (allCumulative || (type === 'summary' && isSummaryTotal(family.name, key))) {
+          slot = slotOf(target, key, expected, aligned);
+          target.values[slot] = slotIsNew ? value : target.values[slot]! + value;
+        } else if (rule === 'perWorker' || type === 'summary') {
+          slot = slotOf(target, withWorkerLabel(key, worker), expected, aligned);
+          target.values[slot] = value;
+        } else {
+          slot = slotOf(target, key, expected, aligned);
+          target.values[slot] = slotIsNew ? value : combine(rule, target.values[slot]!, value);
+        }
+        aligned &&= slot === expected;
+        expected = slot + 1;
+        if ((i & 1023) === 1023 && performance.now() - sliceStart >= SLICE_MS) {
+          await yieldToEventLoop();
+          cancel?.throwIfAborted();
+          sliceStart = performance.now();
+        }
+      }
+    }
+  }
+  return { families: [...merged.values()], conflicting };
+}
+
+const NEWLINE = 0x0a;
+const SPACE = 0x20;
+
+/**
+ * The text exposition (0.0.4) of keyed families, rendered into bytes once. Gives the event loop
+ * back every few milliseconds, so a large merge never stalls other requests.
+ */
+export async function renderKeyedFamilies(families: readonly KeyedFamily[], cancel?: CancelToken): Promise<Buffer> {
+  // One scratch buffer, reused by renders that do not overlap (the body handed out is a copy).
+  const writer = spareWriter ?? new BodyWriter();
+  spareWriter = undefined;
+  try {
+    return await renderInto(writer, families, cancel);
+  } finally {
+    writer.reset();
+    if (writer.capacity <= MAX_RETAINED_BODY_BYTES) spareWriter = writer;
+  }
+}
+
+let spareWriter: BodyWriter | undefined;
+
+async function renderInto(writer: BodyWriter, families: readonly KeyedFamily[], cancel: CancelToken | undefined): Promise<Buffer> {
+  let sliceStart = performance.now();
+  let count = 0;
+  for (const family of families) {
+    const { keys, values, start } = family;
+    if (keys.length === 0) continue;
+    if (family.help !== '') writer.write(`# HELP ${family.name} ${escapeHelp(family.help, false)}\n`);
+    writer.write(`# TYPE ${family.name} ${family.type}\n`);
+    for (let i = 0; i < keys.length; i++) {
+      writer.write(keys[i]!);
+      writer.byte(SPACE);
+      writer.number(values[start + i]!);
+      writer.byte(NEWLINE);
+      if (++count >= 256) {
+        count = 0;
+        if (performance.now() - sliceStart >= SLICE_MS) {
+          await yieldToEventLoop();
+          cancel?.throwIfAborted();
+          sliceStart = performance.now();
+        }
+      }
+    }
+  }
+  return writer.take();
+}
