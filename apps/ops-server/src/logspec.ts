@@ -29,7 +29,7 @@ export function createLogspecPart(
   // 503 and Retry-After, in /logspec's error shape, instead of the router's bare 500.
   const guarded: Handler = (req, res) => {
     const result = handler(req, res);
-    if (result === undefined) return;
+    if (!(result instanceof Promise)) return result;
     return result.catch((error: unknown) => {
       if (!isOpsServerError(error) || error.code !== 'SPEC_CHANGES_BUSY' || res.headersSent) throw error;
       writeJson(res, 503, { error: error.message }, { trailingNewline: true, headers: { 'Retry-After': '1' } });

@@ -221,6 +221,6 @@ describe('OTLP settings an embedder passes', () => {
   });
 
   it('refuses otlp with aggregate (a cluster primary)', () => {
-    expect(() => createMetricsProvider({ provider: 'prometheus', otlp, aggregate: async (own) => own })).toThrow('otlp: not available with aggregate');
+    expect(() => createMetricsProvider({ provider: 'prometheus', otlp, aggregate: async () => [] })).toThrow('otlp: not available with aggregate');
   });
 });
