@@ -26,7 +26,20 @@ const LONG_FUNCTION_FILES = [
 export default tseslint.config(
   {
     // Build and test-runner settings are not in a tsconfig project (the type-aware rules need one).
-    ignores: ['**/dist/**', '**/node_modules/**', '**/*.js', '**/*.mjs', '**/*.cjs', 'bench/**', 'examples/**', 'deploy/**', '**/tsup.config.ts', '**/vitest.config.ts', '*.shared.ts', 'vitest.workspace.ts'],
+    ignores: [
+      '**/dist/**',
+      '**/node_modules/**',
+      '**/*.js',
+      '**/*.mjs',
+      '**/*.cjs',
+      'bench/**',
+      'examples/**',
+      'deploy/**',
+      '**/tsup.config.ts',
+      '**/vitest.config.ts',
+      '*.shared.ts',
+      'vitest.workspace.ts',
+    ],
   },
   {
     files: ['**/*.ts'],

@@ -180,7 +180,15 @@ async function measure(target, scrapes) {
   const ticksPerScrape = ((ticks() - ticksBefore) / scrapes) * 1e6;
   const primaryPerScrape = ((primaryCpu() - primaryBefore) / scrapes) * 1e6;
   latencies.sort((a, b) => a - b);
-  return { cpuUs: cpuPerScrape, ticksUs: ticksPerScrape, primaryUs: primaryPerScrape, coldUs, p50: latencies[Math.floor(latencies.length * 0.5)], p99: latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))], bytes };
+  return {
+    cpuUs: cpuPerScrape,
+    ticksUs: ticksPerScrape,
+    primaryUs: primaryPerScrape,
+    coldUs,
+    p50: latencies[Math.floor(latencies.length * 0.5)],
+    p99: latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))],
+    bytes,
+  };
 }
 
 async function main() {
@@ -189,7 +197,9 @@ async function main() {
   const rounds = quick ? 1 : 3;
   const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
   console.log(`cluster scrape: ${SERIES} series per worker, ${scrapes} sequential scrapes per round, ${rounds} round(s), medians; CPU = primary + workers; load average ${load()}`);
-  console.log('| workers | series | ours µs CPU/scrape (primary) | ours p50 / p99 ms | single process µs CPU/scrape | ours/single CPU per series | AggregatorRegistry µs CPU/scrape (primary) | ours/theirs | bytes ours / single / theirs | first 30 scrapes µs CPU/scrape ours / single / theirs |');
+  console.log(
+    '| workers | series | ours µs CPU/scrape (primary) | ours p50 / p99 ms | single process µs CPU/scrape | ours/single CPU per series | AggregatorRegistry µs CPU/scrape (primary) | ours/theirs | bytes ours / single / theirs | first 30 scrapes µs CPU/scrape ours / single / theirs |',
+  );
   console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   const kinds = ['ours', 'single', 'theirs'];
   for (const workers of [1, 2, 4]) {
@@ -213,7 +223,10 @@ async function main() {
     }
     const m = (kind, key) => median(results[kind].map((r) => r[key]));
     // A cross-check of the schedstat figures against /proc/<pid>/stat's 10 ms ticks (BENCH_TICKS=1).
-    if (process.env.BENCH_TICKS) console.log(`(${workers} workers, CPU/scrape by ticks: ours ${m('ours', 'ticksUs').toFixed(0)} µs, single ${m('single', 'ticksUs').toFixed(0)} µs, theirs ${m('theirs', 'ticksUs').toFixed(0)} µs)`);
+    if (process.env.BENCH_TICKS)
+      console.log(
+        `(${workers} workers, CPU/scrape by ticks: ours ${m('ours', 'ticksUs').toFixed(0)} µs, single ${m('single', 'ticksUs').toFixed(0)} µs, theirs ${m('theirs', 'ticksUs').toFixed(0)} µs)`,
+      );
     // Both serve the same application series (workers × SERIES); the ratio is per series of the page.
     console.log(
       `| ${workers} | ${workers * SERIES} | ${m('ours', 'cpuUs').toFixed(0)} (${m('ours', 'primaryUs').toFixed(0)}) | ${m('ours', 'p50').toFixed(2)} / ${m('ours', 'p99').toFixed(2)} | ${m('single', 'cpuUs').toFixed(0)} | ${(m('ours', 'cpuUs') / m('single', 'cpuUs')).toFixed(2)}× | ${m('theirs', 'cpuUs').toFixed(0)} (${m('theirs', 'primaryUs').toFixed(0)}) | ${(m('ours', 'cpuUs') / m('theirs', 'cpuUs')).toFixed(2)}× | ${m('ours', 'bytes')} / ${m('single', 'bytes')} / ${m('theirs', 'bytes')} | ${results.ours[0].coldUs.toFixed(0)} / ${results.single[0].coldUs.toFixed(0)} / ${results.theirs[0].coldUs.toFixed(0)} |`,
@@ -346,7 +359,9 @@ async function hostilePrimary(MODE) {
       const scrape = await getWithTimeout(address, '/metrics');
       const ms = performance.now() - started;
       await settle();
-      console.log(`load ${readFileSync('/proc/loadavg', 'utf8').split(' ')[0]}: item 2 (${FORMAT}) after ${round} exits: /metrics ${scrape.bytes} B in ${ms.toFixed(0)} ms; RSS ${mib(rss())} MiB, heap used ${mib(process.memoryUsage().heapUsed)} MiB`);
+      console.log(
+        `load ${readFileSync('/proc/loadavg', 'utf8').split(' ')[0]}: item 2 (${FORMAT}) after ${round} exits: /metrics ${scrape.bytes} B in ${ms.toFixed(0)} ms; RSS ${mib(rss())} MiB, heap used ${mib(process.memoryUsage().heapUsed)} MiB`,
+      );
     }
   } else if (MODE === 'hello') {
     // A 310 KB spec, as in the issue.
@@ -361,7 +376,9 @@ async function hostilePrimary(MODE) {
     delay.disable();
     clearInterval(sampler);
     await settle();
-    console.log(`load ${readFileSync('/proc/loadavg', 'utf8').split(' ')[0]}: item 5 (spec ${ops.logging.spec().length} B, 3000 hellos, worker stops reading): RSS ${mib(rss0)} → peak ${mib(peak)} → ${mib(rss())} MiB after 8 s; longest loop block ${(delay.max / 1e6).toFixed(0)} ms`);
+    console.log(
+      `load ${readFileSync('/proc/loadavg', 'utf8').split(' ')[0]}: item 5 (spec ${ops.logging.spec().length} B, 3000 hellos, worker stops reading): RSS ${mib(rss0)} → peak ${mib(peak)} → ${mib(rss())} MiB after 8 s; longest loop block ${(delay.max / 1e6).toFixed(0)} ms`,
+    );
     worker.process.kill('SIGKILL');
   }
   for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGKILL');

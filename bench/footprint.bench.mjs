@@ -198,7 +198,10 @@ try {
   const pki = createBenchPki(dir);
   const tlsFiles = pki.files;
   const configs = {};
-  for (const [key, tls] of [['plain', null], ['tls', tlsFiles]]) {
+  for (const [key, tls] of [
+    ['plain', null],
+    ['tls', tlsFiles],
+  ]) {
     const cfg = join(dir, key);
     rmSync(cfg, { recursive: true, force: true });
     await import('node:fs').then((fs) => fs.mkdirSync(cfg));
@@ -227,7 +230,11 @@ try {
   for (const [name, args, env, tls, go] of targets) if (only.test(name)) results.push(await measure(name, args, env, tls, go));
 
   const f = (bytes) => (bytes / MiB).toFixed(1);
-  console.log(`node ${process.version}${PEER_ARGS.length > 0 ? `, peer with ${PEER_ARGS.join(' ')}` : ''}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the end`);
+  console.log(
+    `node ${process.version}${PEER_ARGS.length > 0 ? `, peer with ${PEER_ARGS.join(' ')}` : ''}, load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')} at the end`,
+  );
   console.log(`RSS in MiB (anonymous + file-backed), ${REQUESTS} keep-alive requests over ${CONNECTIONS} connections (${PATHS.join(' ')})`);
   console.log('| target | idle | after load | growth | peak | after GC | server CPU/request | req/s | statuses |');
   console.log('|---|---|---|---|---|---|---|---|---|');
@@ -237,19 +244,26 @@ try {
     );
   }
   const byName = (name) => results.find((r) => r.name === name);
-  for (const [peer, raw] of [[byName('peer, TLS off'), byName('raw node:http hello')], [byName('peer, TLS on'), byName('raw node:https hello')]]) {
+  for (const [peer, raw] of [
+    [byName('peer, TLS off'), byName('raw node:http hello')],
+    [byName('peer, TLS on'), byName('raw node:https hello')],
+  ]) {
     if (peer === undefined || raw === undefined) continue;
     // Issue #22's goals, on every Node line: within 8 MiB of raw node on the same line, idle and after the same load.
     const idleGap = peer.idle.total - raw.idle.total;
     const loadedGap = peer.loaded.total - raw.loaded.total;
-    console.log(`${peer.name}: idle +${f(idleGap)} MiB over raw, after load +${f(loadedGap)} MiB; goals: idle ≤ raw + 8 MiB ${idleGap <= 8 * MiB ? 'met' : 'missed'}, after load ≤ raw + 8 MiB ${loadedGap <= 8 * MiB ? 'met' : 'missed'}`);
+    console.log(
+      `${peer.name}: idle +${f(idleGap)} MiB over raw, after load +${f(loadedGap)} MiB; goals: idle ≤ raw + 8 MiB ${idleGap <= 8 * MiB ? 'met' : 'missed'}, after load ≤ raw + 8 MiB ${loadedGap <= 8 * MiB ? 'met' : 'missed'}`,
+    );
   }
-  console.log('\nV8 heap spaces, committed/used MiB (new space is the young generation; old space grows by at least V8\'s 8 MiB step)');
+  console.log("\nV8 heap spaces, committed/used MiB (new space is the young generation; old space grows by at least V8's 8 MiB step)");
   console.log('| target | new idle | new after load | old idle | old after load | code idle | code after load |');
   console.log('|---|---|---|---|---|---|---|');
   const space = (heap, name) => (heap?.[name] ? `${f(heap[name][0])}/${f(heap[name][1])}` : '?');
   for (const r of results.filter((result) => result.idleHeap !== undefined)) {
-    console.log(`| ${r.name} | ${space(r.idleHeap, 'new_space')} | ${space(r.loadedHeap, 'new_space')} | ${space(r.idleHeap, 'old_space')} | ${space(r.loadedHeap, 'old_space')} | ${space(r.idleHeap, 'code_space')} | ${space(r.loadedHeap, 'code_space')} |`);
+    console.log(
+      `| ${r.name} | ${space(r.idleHeap, 'new_space')} | ${space(r.loadedHeap, 'new_space')} | ${space(r.idleHeap, 'old_space')} | ${space(r.loadedHeap, 'old_space')} | ${space(r.idleHeap, 'code_space')} | ${space(r.loadedHeap, 'code_space')} |`,
+    );
   }
   if (process.env.FOOTPRINT_JSON === '1') console.log(JSON.stringify(results));
 } finally {

@@ -46,31 +46,79 @@ const ours = logging.getLogger('gossip.privdata');
 const oursChild = ours.child({ channel: 'mychannel' });
 
 console.log(`node ${process.version}, pino ${pino.version}; median of interleaved rounds`);
-const disabledRatio = compare('disabled call (debug at info)', 10_000_000, 9,
-  (n) => { for (let i = 0; i < n; i++) plain.debug('not written %d', i); },
-  (n) => { for (let i = 0; i < n; i++) ours.debug('not written %d', i); });
-compare('disabled call on a child', 10_000_000, 9,
-  (n) => { for (let i = 0; i < n; i++) plainChild.debug('not written %d', i); },
-  (n) => { for (let i = 0; i < n; i++) oursChild.debug('not written %d', i); });
-compare('enabled call, JSON (info at info)', 500_000, 7,
-  (n) => { for (let i = 0; i < n; i++) plain.info({ block: i }, 'written'); },
-  (n) => { for (let i = 0; i < n; i++) ours.info({ block: i }, 'written'); });
-compare('enabled call on a child, JSON', 500_000, 7,
-  (n) => { for (let i = 0; i < n; i++) plainChild.info({ block: i }, 'written'); },
-  (n) => { for (let i = 0; i < n; i++) oursChild.info({ block: i }, 'written'); });
+const disabledRatio = compare(
+  'disabled call (debug at info)',
+  10_000_000,
+  9,
+  (n) => {
+    for (let i = 0; i < n; i++) plain.debug('not written %d', i);
+  },
+  (n) => {
+    for (let i = 0; i < n; i++) ours.debug('not written %d', i);
+  },
+);
+compare(
+  'disabled call on a child',
+  10_000_000,
+  9,
+  (n) => {
+    for (let i = 0; i < n; i++) plainChild.debug('not written %d', i);
+  },
+  (n) => {
+    for (let i = 0; i < n; i++) oursChild.debug('not written %d', i);
+  },
+);
+compare(
+  'enabled call, JSON (info at info)',
+  500_000,
+  7,
+  (n) => {
+    for (let i = 0; i < n; i++) plain.info({ block: i }, 'written');
+  },
+  (n) => {
+    for (let i = 0; i < n; i++) ours.info({ block: i }, 'written');
+  },
+);
+compare(
+  'enabled call on a child, JSON',
+  500_000,
+  7,
+  (n) => {
+    for (let i = 0; i < n; i++) plainChild.info({ block: i }, 'written');
+  },
+  (n) => {
+    for (let i = 0; i < n; i++) oursChild.info({ block: i }, 'written');
+  },
+);
 
 const text = createLogging({ format: 'text', destination: sink }).getLogger('gossip.privdata');
-compare('enabled call, text format vs pino JSON', 200_000, 5,
-  (n) => { for (let i = 0; i < n; i++) plain.info({ block: i }, 'written'); },
-  (n) => { for (let i = 0; i < n; i++) text.info({ block: i }, 'written'); });
+compare(
+  'enabled call, text format vs pino JSON',
+  200_000,
+  5,
+  (n) => {
+    for (let i = 0; i < n; i++) plain.info({ block: i }, 'written');
+  },
+  (n) => {
+    for (let i = 0; i < n; i++) text.info({ block: i }, 'written');
+  },
+);
 
 const observed = createLogging({ format: 'json', destination: sink, spec: 'x=debug:info' });
 let counted = 0;
 observed.setObserver({ checked: () => counted++, written: () => counted++ });
 const observedLogger = observed.getLogger('gossip.privdata');
-compare('disabled call with a metrics observer', 10_000_000, 9,
-  (n) => { for (let i = 0; i < n; i++) plain.debug('not written %d', i); },
-  (n) => { for (let i = 0; i < n; i++) observedLogger.debug('not written %d', i); });
+compare(
+  'disabled call with a metrics observer',
+  10_000_000,
+  9,
+  (n) => {
+    for (let i = 0; i < n; i++) plain.debug('not written %d', i);
+  },
+  (n) => {
+    for (let i = 0; i < n; i++) observedLogger.debug('not written %d', i);
+  },
+);
 if (counted === 0) throw new Error('observer was never called');
 
 // Activation over 10,000 registered loggers, each with a child.

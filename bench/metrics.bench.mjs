@@ -207,10 +207,10 @@ function hotPathBench() {
   const cachedRaw = rawCounter.labels('channel0', 'type0');
 
   const results = [
-    perCall('baseline: prom-client counter.inc({channel, type}, 1)', (i) => rawCounter.inc({ channel: channels[i % 10], type: types[(i / 10) % 10 | 0] }, 1)),
-    perCall('baseline: prom-client counter.labels(c, t).inc(1)', (i) => rawCounter.labels(channels[i % 10], types[(i / 10) % 10 | 0]).inc(1)),
-    perCall('prometheus: counter.with(...).add(1)', (i) => prometheus.with('channel', channels[i % 10], 'type', types[(i / 10) % 10 | 0]).add(1)),
-    perCall('statsd: counter.with(...).add(1)', (i) => statsd.with('channel', channels[i % 10], 'type', types[(i / 10) % 10 | 0]).add(1)),
+    perCall('baseline: prom-client counter.inc({channel, type}, 1)', (i) => rawCounter.inc({ channel: channels[i % 10], type: types[((i / 10) % 10) | 0] }, 1)),
+    perCall('baseline: prom-client counter.labels(c, t).inc(1)', (i) => rawCounter.labels(channels[i % 10], types[((i / 10) % 10) | 0]).inc(1)),
+    perCall('prometheus: counter.with(...).add(1)', (i) => prometheus.with('channel', channels[i % 10], 'type', types[((i / 10) % 10) | 0]).add(1)),
+    perCall('statsd: counter.with(...).add(1)', (i) => statsd.with('channel', channels[i % 10], 'type', types[((i / 10) % 10) | 0]).add(1)),
     perCall('baseline: prom-client child.inc(1) (child kept)', () => cachedRaw.inc(1)),
     perCall('prometheus: child.add(1) (child kept)', () => cachedProm.add(1)),
   ];
@@ -218,7 +218,11 @@ function hotPathBench() {
   for (const r of results) console.log(`${r.label.padEnd(56)} ${fmt(r.ns).padStart(7)} ns/call  ${fmt(r.ns / base, 2)}x of inc({..})`);
 }
 
-console.log(`machine: ${availableParallelism()} CPUs, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} (stalls include time other processes took the CPU)`);
+console.log(
+  `machine: ${availableParallelism()} CPUs, load average ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')} (stalls include time other processes took the CPU)`,
+);
 await scrapeBench();
 await wireBench();
 await histogramBench();

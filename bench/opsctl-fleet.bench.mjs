@@ -106,7 +106,12 @@ try {
       ok: parsed.length - failed.length,
       failed: failed.length,
       reasons: [...new Set(failed.map((row) => row.reason))].join(',') || '-',
-      floor: deadlineMs !== undefined ? `deadline ${seconds(deadlineMs)}` : hungCount === 0 ? `~${seconds(startupMs)} (start-up)` : `${Math.ceil(hungCount / concurrency)} × ${TIMEOUT_S}s = ${seconds(floorMs)}`,
+      floor:
+        deadlineMs !== undefined
+          ? `deadline ${seconds(deadlineMs)}`
+          : hungCount === 0
+            ? `~${seconds(startupMs)} (start-up)`
+            : `${Math.ceil(hungCount / concurrency)} × ${TIMEOUT_S}s = ${seconds(floorMs)}`,
       measured: result.ms,
       overFloor: result.ms - startupMs - (hungCount === 0 ? 0 : floorMs),
     });
@@ -125,7 +130,13 @@ try {
   const header = ['targets', 'concurrency', 'exit', 'ok', 'failed', 'reasons', 'arithmetic floor', 'measured', 'beyond floor and start-up'];
   const body = rows.map((r) => [r.label, String(r.concurrency), String(r.exit), String(r.ok), String(r.failed), r.reasons, r.floor, seconds(r.measured), seconds(r.overFloor)]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((cells) => cells[i].length)));
-  for (const cells of [header, ...body]) console.log(cells.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd());
+  for (const cells of [header, ...body])
+    console.log(
+      cells
+        .map((cell, i) => cell.padEnd(widths[i]))
+        .join('  ')
+        .trimEnd(),
+    );
   console.log('');
   console.log('floor: a hung target holds its slot for one --timeout, so N hung targets over C slots take at least');
   console.log('ceil(N / C) × timeout; the healthy targets share the remaining slots. With --deadline the run ends');

@@ -152,13 +152,20 @@ function analyse(profile, windows) {
       const line = `${functionName || '(anonymous)'} ${where}`.trim();
       byLine.set(line, (byLine.get(line) ?? 0) + count);
     }
-    const top = [...byLine].sort((a, b) => b[1] - a[1]).slice(0, TOP).map(([line, count]) => ({ line, share: count / busy }));
+    const top = [...byLine]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, TOP)
+      .map(([line, count]) => ({ line, share: count / busy }));
     return {
       label,
       allocatedBytesPerRequest: completed > 0 ? (trace.mib * 2 ** 20) / completed : Number.NaN,
       collectionsPer10kRequests: completed > 0 ? (trace.collections * 10_000) / completed : Number.NaN,
       busySamples: busy,
-      completed, mainThreadUsPerRequest: completed > 0 ? busyUs / completed : Number.NaN, gcShare: busy > 0 ? gc / busy : Number.NaN, top };
+      completed,
+      mainThreadUsPerRequest: completed > 0 ? busyUs / completed : Number.NaN,
+      gcShare: busy > 0 ? gc / busy : Number.NaN,
+      top,
+    };
   });
   return perWindow;
 }
@@ -173,13 +180,24 @@ try {
   const tls = pki.client;
   const files = pki.files;
   runtime = await startPodmanService(dir);
-  writeFileSync(join(dir, 'core.yaml'), [
-    'vm:', `  endpoint: ${runtime.endpoint}`,
-    'operations:', '  listenAddress: 127.0.0.1:0', '  tls:', '    enabled: true',
-    `    cert:\n      file: ${files.certFile}`, `    key:\n      file: ${files.keyFile}`,
-    '    clientAuthRequired: false', `    clientRootCAs:\n      files: [${files.caFile}]`,
-    'metrics:', '  provider: prometheus', '',
-  ].join('\n'));
+  writeFileSync(
+    join(dir, 'core.yaml'),
+    [
+      'vm:',
+      `  endpoint: ${runtime.endpoint}`,
+      'operations:',
+      '  listenAddress: 127.0.0.1:0',
+      '  tls:',
+      '    enabled: true',
+      `    cert:\n      file: ${files.certFile}`,
+      `    key:\n      file: ${files.keyFile}`,
+      '    clientAuthRequired: false',
+      `    clientRootCAs:\n      files: [${files.caFile}]`,
+      'metrics:',
+      '  provider: prometheus',
+      '',
+    ].join('\n'),
+  );
 
   const loadBefore = loadavg()[0];
   const ours = await start('ours', [...OURS_ARGS, here('../apps/peer/dist/bin.js')], { FABRIC_CFG_PATH: dir, FABRIC_LOGGING_SPEC: 'peer.operations=info:warn' });
@@ -203,11 +221,15 @@ try {
 
   const pct = (x) => `${(x * 100).toFixed(1)} %`;
   process.stdout.write(`\nCPU profiles under ${CONNECTIONS} keep-alive mTLS connections, ${SECONDS} s per target and path (load average ${loadBefore.toFixed(2)} before)\n\n`);
-  process.stdout.write('| case | main thread µs/request, ours | raw | GC share, ours | GC share, raw | GC ours ÷ raw | heap bytes allocated/request, ours | raw | collections per 10k requests, ours | raw |\n|---|---|---|---|---|---|---|---|---|---|\n');
+  process.stdout.write(
+    '| case | main thread µs/request, ours | raw | GC share, ours | GC share, raw | GC ours ÷ raw | heap bytes allocated/request, ours | raw | collections per 10k requests, ours | raw |\n|---|---|---|---|---|---|---|---|---|---|\n',
+  );
   for (let i = 0; i < cases.length; i++) {
     const o = results.ours[i];
     const r = results.raw[i];
-    process.stdout.write(`| ${cases[i].label} | ${o.mainThreadUsPerRequest.toFixed(1)} | ${r.mainThreadUsPerRequest.toFixed(1)} | ${pct(o.gcShare)} | ${pct(r.gcShare)} | ${(o.gcShare / r.gcShare).toFixed(2)}× | ${o.allocatedBytesPerRequest.toFixed(0)} | ${r.allocatedBytesPerRequest.toFixed(0)} | ${o.collectionsPer10kRequests.toFixed(1)} | ${r.collectionsPer10kRequests.toFixed(1)} |\n`);
+    process.stdout.write(
+      `| ${cases[i].label} | ${o.mainThreadUsPerRequest.toFixed(1)} | ${r.mainThreadUsPerRequest.toFixed(1)} | ${pct(o.gcShare)} | ${pct(r.gcShare)} | ${(o.gcShare / r.gcShare).toFixed(2)}× | ${o.allocatedBytesPerRequest.toFixed(0)} | ${r.allocatedBytesPerRequest.toFixed(0)} | ${o.collectionsPer10kRequests.toFixed(1)} | ${r.collectionsPer10kRequests.toFixed(1)} |\n`,
+    );
   }
   for (let i = 0; i < cases.length; i++) {
     process.stdout.write(`\n${cases[i].label}: heaviest self-time lines (share of busy samples)\n`);
@@ -217,7 +239,10 @@ try {
     }
   }
   const out = join(here('./results'), 'profile.json');
-  writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), seconds: SECONDS, connections: CONNECTIONS, loadAverageBefore: loadBefore, cases: cases.map((c, i) => ({ label: c.label, ours: results.ours[i], raw: results.raw[i] })) }, null, 2)}\n`);
+  writeFileSync(
+    out,
+    `${JSON.stringify({ date: new Date().toISOString(), seconds: SECONDS, connections: CONNECTIONS, loadAverageBefore: loadBefore, cases: cases.map((c, i) => ({ label: c.label, ours: results.ours[i], raw: results.raw[i] })) }, null, 2)}\n`,
+  );
   process.stdout.write(`\nwritten to ${out}${KEEP ? `; profiles kept in ${dir}` : ''}\n`);
 } finally {
   await runtime?.stop();

@@ -28,7 +28,9 @@ if (nodePath !== undefined && lines !== undefined) throw new Error('give --node 
 const flags = args.filter((a) => a.startsWith('--'));
 const quick = flags.includes('--quick');
 const filter = args.find((a) => !a.startsWith('--')) ?? (quick ? 'suite' : '');
-const scripts = readdirSync(dir).filter((f) => f.endsWith('.bench.mjs') && f.includes(filter)).sort();
+const scripts = readdirSync(dir)
+  .filter((f) => f.endsWith('.bench.mjs') && f.includes(filter))
+  .sort();
 
 /** [label, node binary] per run. */
 const nodes =

@@ -18,11 +18,11 @@ const CONCURRENT = Number(process.env.CONCURRENT ?? 1);
 
 if (process.argv[2] !== 'child') {
   const run = (mode) => {
-    const result = spawnSync(
-      process.execPath,
-      ['--expose-gc', '--max-semi-space-size=2', '--min-semi-space-size=2', '--trace-gc-nvp', fileURLToPath(import.meta.url), 'child', mode],
-      { encoding: 'utf8', maxBuffer: 1 << 30, env: { ...process.env } },
-    );
+    const result = spawnSync(process.execPath, ['--expose-gc', '--max-semi-space-size=2', '--min-semi-space-size=2', '--trace-gc-nvp', fileURLToPath(import.meta.url), 'child', mode], {
+      encoding: 'utf8',
+      maxBuffer: 1 << 30,
+      env: { ...process.env },
+    });
     if (result.status !== 0) throw new Error(`child failed: ${result.stderr}`);
     let inside = false;
     let promoted = 0;
@@ -63,7 +63,10 @@ if (process.argv[2] !== 'child') {
   const mode = process.argv[3];
   const provider = createMetricsProvider({ provider: 'prometheus', runtimeMetrics: process.env.RUNTIME !== '0' });
   // The families ops-server adds in the peer bin.
-  provider.newGauge({ name: 'fabric_version', help: 'The active version of Fabric.', labelNames: ['version'] }).with('version', '3.1.0').set(1);
+  provider
+    .newGauge({ name: 'fabric_version', help: 'The active version of Fabric.', labelNames: ['version'] })
+    .with('version', '3.1.0')
+    .set(1);
   provider.newGauge({ namespace: 'health', name: 'check_status', help: 'Outcome of the latest run of a health checker: 1 passed, 0 failed.', labelNames: ['component'] });
   provider.newHistogram({ namespace: 'health', name: 'check_duration_seconds', help: 'How long each health checker run took, in seconds.', labelNames: ['component'] });
   for (const name of ['entries_checked', 'entries_written']) {
@@ -156,7 +159,14 @@ if (process.argv[2] !== 'child') {
         for (const res of responses) {
           if (res.status !== 200 || res.body.length !== Number(res.headers['Content-Length'])) throw new Error('incomplete body');
           const text = res.body.toString('latin1');
-          if (!text.endsWith('\n') || !text.split('\n').slice(0, -1).every((line) => LINE.test(line))) throw new Error('malformed body');
+          if (
+            !text.endsWith('\n') ||
+            !text
+              .split('\n')
+              .slice(0, -1)
+              .every((line) => LINE.test(line))
+          )
+            throw new Error('malformed body');
           checked++;
         }
       }

@@ -29,7 +29,10 @@ const RSS_REQUESTS = Number(process.env.BENCH_RSS_REQUESTS ?? (QUICK ? 20_000 : 
 // ours an outlier of up to 3× in short rounds.
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? (QUICK ? 0.3 : 1));
 // Only the cells whose label contains one of these (comma-separated) texts, e.g. "/livez,PUT /logspec".
-const ONLY = (process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+const ONLY = (process.env.BENCH_ONLY ?? '')
+  .split(',')
+  .map((s) => s.trim())
+  .filter((s) => s !== '');
 const KEEPALIVE_CONNECTIONS = 32;
 // /metrics answers 503 beyond 4 scrapes in flight (the default `maxInFlight`); a slow scrape under 32
 // connections would measure refusals. Prometheus itself scrapes a target one request at a time.
@@ -129,7 +132,13 @@ function connectionsFor(cell) {
 
 function loadOptions(target, cell, tls, extra = {}) {
   return {
-    host: '127.0.0.1', port: target.port, path: cell.path, method: cell.method, body: cell.body ?? '', mode: cell.mode, seconds: SECONDS,
+    host: '127.0.0.1',
+    port: target.port,
+    path: cell.path,
+    method: cell.method,
+    body: cell.body ?? '',
+    mode: cell.mode,
+    seconds: SECONDS,
     tls: cell.auth === 'mtls' ? tls : { ca: tls.ca },
     connections: connectionsFor(cell),
     ...extra,
@@ -153,13 +162,20 @@ function describeMachine(goVersion) {
     }
   })();
   return {
-    cpus: cpus().length, cpuModel: cpus()[0]?.model?.trim() ?? 'cpu', memoryGiB: Math.round(totalmem() / 2 ** 30),
-    os: osRelease ?? 'unknown', kernel: release(), node: process.version, openssl: process.versions.openssl, go: goVersion ?? null,
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model?.trim() ?? 'cpu',
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    os: osRelease ?? 'unknown',
+    kernel: release(),
+    node: process.version,
+    openssl: process.versions.openssl,
+    go: goVersion ?? null,
     podman: versionOf('podman', ['--version'])?.replace(/^podman version /, '') ?? null,
   };
 }
 
-const cellLabel = (cell) => `${cell.method} ${cell.path}${cell.group === 'peer' ? '' : ` (${cell.group})`} · ${cell.auth === 'mtls' ? 'mTLS' : 'TLS'} · ${cell.mode === 'keepalive' ? 'keep-alive' : 'new conn'}`;
+const cellLabel = (cell) =>
+  `${cell.method} ${cell.path}${cell.group === 'peer' ? '' : ` (${cell.group})`} · ${cell.auth === 'mtls' ? 'mTLS' : 'TLS'} · ${cell.mode === 'keepalive' ? 'keep-alive' : 'new conn'}`;
 
 try {
   const loadBefore = loadavg();
@@ -175,11 +191,19 @@ try {
 
   runtime = await startPodmanService(dir);
   const coreYaml = [
-    'vm:', `  endpoint: ${runtime.endpoint}`,
-    'operations:', '  listenAddress: 127.0.0.1:0', '  tls:', '    enabled: true',
-    `    cert:\n      file: ${files.certFile}`, `    key:\n      file: ${files.keyFile}`,
-    '    clientAuthRequired: false', `    clientRootCAs:\n      files: [${files.caFile}]`,
-    'metrics:', '  provider: prometheus', '',
+    'vm:',
+    `  endpoint: ${runtime.endpoint}`,
+    'operations:',
+    '  listenAddress: 127.0.0.1:0',
+    '  tls:',
+    '    enabled: true',
+    `    cert:\n      file: ${files.certFile}`,
+    `    key:\n      file: ${files.keyFile}`,
+    '    clientAuthRequired: false',
+    `    clientRootCAs:\n      files: [${files.caFile}]`,
+    'metrics:',
+    '  provider: prometheus',
+    '',
   ].join('\n');
   writeFileSync(join(dir, 'core.yaml'), coreYaml);
 
@@ -246,7 +270,15 @@ try {
 
     for (const cell of group.cells) {
       const expected = responses[key(cell)];
-      const entry = { group: group.name, label: cellLabel({ ...cell, group: group.name }), ...cell, connections: connectionsFor(cell), status: expected.status, bytes: Buffer.from(expected.body, 'base64').length, rounds: {} };
+      const entry = {
+        group: group.name,
+        label: cellLabel({ ...cell, group: group.name }),
+        ...cell,
+        connections: connectionsFor(cell),
+        status: expected.status,
+        bytes: Buffer.from(expected.body, 'base64').length,
+        rounds: {},
+      };
       for (const target of targets) entry.rounds[target.name] = [];
       if (WARMUP_SECONDS > 0) for (const target of targets) await runLoad(target, loadOptions(target, cell, tls, { seconds: WARMUP_SECONDS }));
       for (let round = 0; round < ROUNDS; round++) {
@@ -256,14 +288,24 @@ try {
           entry.rounds[target.name].push({ rps: r.rps, p50ms: r.p50ms, p99ms: r.p99ms, cpuUsPerRequest: r.cpuUsPerRequest, completed: r.completed, errors: r.failed + wrong, statuses: r.statuses });
         }
       }
-      entry.median = Object.fromEntries(Object.entries(entry.rounds).map(([name, rounds]) => [name, {
-        rps: median(rounds.map((r) => r.rps)), p50ms: median(rounds.map((r) => r.p50ms)), p99ms: median(rounds.map((r) => r.p99ms)),
-        cpuUsPerRequest: median(rounds.map((r) => r.cpuUsPerRequest)), errors: rounds.reduce((n, r) => n + r.errors, 0),
-      }]));
+      entry.median = Object.fromEntries(
+        Object.entries(entry.rounds).map(([name, rounds]) => [
+          name,
+          {
+            rps: median(rounds.map((r) => r.rps)),
+            p50ms: median(rounds.map((r) => r.p50ms)),
+            p99ms: median(rounds.map((r) => r.p99ms)),
+            cpuUsPerRequest: median(rounds.map((r) => r.cpuUsPerRequest)),
+            errors: rounds.reduce((n, r) => n + r.errors, 0),
+          },
+        ]),
+      );
       const m = entry.median;
       entry.ratios = {
-        rpsOursToRaw: m.ours.rps / m.raw.rps, rpsOursToGo: m.go ? m.ours.rps / m.go.rps : null,
-        cpuOursToRaw: m.ours.cpuUsPerRequest / m.raw.cpuUsPerRequest, cpuOursToGo: m.go ? m.ours.cpuUsPerRequest / m.go.cpuUsPerRequest : null,
+        rpsOursToRaw: m.ours.rps / m.raw.rps,
+        rpsOursToGo: m.go ? m.ours.rps / m.go.rps : null,
+        cpuOursToRaw: m.ours.cpuUsPerRequest / m.raw.cpuUsPerRequest,
+        cpuOursToGo: m.go ? m.ours.cpuUsPerRequest / m.go.cpuUsPerRequest : null,
       };
       entry.rawSpread = Math.max(...entry.rounds.raw.map((r) => Math.abs(r.rps / m.raw.rps - 1)));
       cells.push(entry);
@@ -291,36 +333,58 @@ try {
 
   const fmt = (n, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : '–');
   const ratio = (n) => (Number.isFinite(n) ? `${n.toFixed(2)}×` : '–');
-  const header = '| cell | status | bytes | ours req/s | ours p50 / p99 ms | ours µs CPU/req | raw req/s | raw µs CPU/req | Go req/s | Go µs CPU/req | req/s ours/raw | req/s ours/Go | CPU ours/raw | CPU ours/Go | ours errors |';
+  const header =
+    '| cell | status | bytes | ours req/s | ours p50 / p99 ms | ours µs CPU/req | raw req/s | raw µs CPU/req | Go req/s | Go µs CPU/req | req/s ours/raw | req/s ours/Go | CPU ours/raw | CPU ours/Go | ours errors |';
   const lines = [header, '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'];
   for (const c of cells) {
     const { ours, raw } = c.median;
     const goM = c.median.go ?? {};
-    lines.push(`| ${c.label} | ${c.status} | ${c.bytes} | ${fmt(ours.rps)} | ${fmt(ours.p50ms, 2)} / ${fmt(ours.p99ms, 2)} | ${fmt(ours.cpuUsPerRequest, 1)} | ${fmt(raw.rps)} | ${fmt(raw.cpuUsPerRequest, 1)} | ${fmt(goM.rps)} | ${fmt(goM.cpuUsPerRequest, 1)} | ${ratio(c.ratios.rpsOursToRaw)} | ${ratio(c.ratios.rpsOursToGo)} | ${ratio(c.ratios.cpuOursToRaw)} | ${ratio(c.ratios.cpuOursToGo)} | ${ours.errors} |`);
+    lines.push(
+      `| ${c.label} | ${c.status} | ${c.bytes} | ${fmt(ours.rps)} | ${fmt(ours.p50ms, 2)} / ${fmt(ours.p99ms, 2)} | ${fmt(ours.cpuUsPerRequest, 1)} | ${fmt(raw.rps)} | ${fmt(raw.cpuUsPerRequest, 1)} | ${fmt(goM.rps)} | ${fmt(goM.cpuUsPerRequest, 1)} | ${ratio(c.ratios.rpsOursToRaw)} | ${ratio(c.ratios.rpsOursToGo)} | ${ratio(c.ratios.cpuOursToRaw)} | ${ratio(c.ratios.cpuOursToGo)} | ${ours.errors} |`,
+    );
   }
   const rssLines = ['| server | RSS idle MiB | RSS after keep-alive requests MiB | requests | peak during the cells MiB |', '|---|---:|---:|---:|---:|'];
   for (const r of rss) rssLines.push(`| ${r.target} | ${fmt(r.idleMiB)} | ${fmt(r.afterMiB)} | ${r.requests} | ${fmt(r.peakMiB)} |`);
   const machineLine = `${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, ${machine.os}, Linux ${machine.kernel}, Node ${machine.node} (OpenSSL ${machine.openssl}), ${machine.go ?? 'no Go'}`;
-  process.stdout.write([
-    '',
-    `Operations server (ours) vs raw node:https vs Go net/http, same bytes, same certificates${QUICK ? ' — QUICK MODE' : ''}`,
-    `Medians of ${ROUNDS} rounds × ${SECONDS} s per target after ${WARMUP_SECONDS} s of unmeasured warm-up, targets alternated round by round; ${KEEPALIVE_CONNECTIONS} keep-alive connections (${METRICS_CONNECTIONS} for /metrics) or ${CONNECT_CONCURRENCY} concurrent new connections; CPU is the server process's user+system time over the measured requests.`,
-    `Machine: ${machineLine}`,
-    `Load average (1 min) before ${loadBefore[0].toFixed(2)}, after ${loadAfter[0].toFixed(2)}. Quiet: ${quiet.quiet ? 'yes' : `no — ${reasons.join('; ')}`}`,
-    '',
-    ...lines,
-    '',
-    ...rssLines,
-    '',
-  ].join('\n'));
+  process.stdout.write(
+    [
+      '',
+      `Operations server (ours) vs raw node:https vs Go net/http, same bytes, same certificates${QUICK ? ' — QUICK MODE' : ''}`,
+      `Medians of ${ROUNDS} rounds × ${SECONDS} s per target after ${WARMUP_SECONDS} s of unmeasured warm-up, targets alternated round by round; ${KEEPALIVE_CONNECTIONS} keep-alive connections (${METRICS_CONNECTIONS} for /metrics) or ${CONNECT_CONCURRENCY} concurrent new connections; CPU is the server process's user+system time over the measured requests.`,
+      `Machine: ${machineLine}`,
+      `Load average (1 min) before ${loadBefore[0].toFixed(2)}, after ${loadAfter[0].toFixed(2)}. Quiet: ${quiet.quiet ? 'yes' : `no — ${reasons.join('; ')}`}`,
+      '',
+      ...lines,
+      '',
+      ...rssLines,
+      '',
+    ].join('\n'),
+  );
 
   const results = here('./results/');
   mkdirSync(results, { recursive: true });
   const stamp = startedAt.toISOString().replace(/[:.]/g, '-');
-  const json = JSON.stringify({
-    date: startedAt.toISOString(), quick: QUICK, seconds: SECONDS, rounds: ROUNDS, warmupSeconds: WARMUP_SECONDS, only: ONLY, keepAliveConnections: KEEPALIVE_CONNECTIONS, metricsConnections: METRICS_CONNECTIONS, connectConcurrency: CONNECT_CONCURRENCY,
-    machine, loadAverageBefore: loadBefore, loadAverageAfter: loadAfter, quiet, rss, cells,
-  }, null, 2);
+  const json = JSON.stringify(
+    {
+      date: startedAt.toISOString(),
+      quick: QUICK,
+      seconds: SECONDS,
+      rounds: ROUNDS,
+      warmupSeconds: WARMUP_SECONDS,
+      only: ONLY,
+      keepAliveConnections: KEEPALIVE_CONNECTIONS,
+      metricsConnections: METRICS_CONNECTIONS,
+      connectConcurrency: CONNECT_CONCURRENCY,
+      machine,
+      loadAverageBefore: loadBefore,
+      loadAverageAfter: loadAfter,
+      quiet,
+      rss,
+      cells,
+    },
+    null,
+    2,
+  );
   writeFileSync(join(results, `suite-${stamp}.json`), `${json}\n`);
   // latest.json is the whole suite's; a filtered run leaves it alone.
   if (ONLY.length === 0) writeFileSync(join(results, 'latest.json'), `${json}\n`);

@@ -37,11 +37,24 @@ const attackScript = fileURLToPath(new URL('./lib/attack-load.mjs', import.meta.
 const dir = mkdtempSync(join(tmpdir(), 'fabric-ops-bench-tls-attack-'));
 
 function startPeer(pki, clientAuthRequired) {
-  writeFileSync(join(dir, 'core.yaml'), [
-    'vm:', '  endpoint: ""', 'operations:', '  listenAddress: "127.0.0.1:0"', '  tls:', '    enabled: true',
-    `    cert:\n      file: ${JSON.stringify(pki.files.certFile)}`, `    key:\n      file: ${JSON.stringify(pki.files.keyFile)}`,
-    `    clientAuthRequired: ${clientAuthRequired}`, `    clientRootCAs:\n      files: [${JSON.stringify(pki.files.caFile)}]`, 'metrics:', '  provider: prometheus', '',
-  ].join('\n'));
+  writeFileSync(
+    join(dir, 'core.yaml'),
+    [
+      'vm:',
+      '  endpoint: ""',
+      'operations:',
+      '  listenAddress: "127.0.0.1:0"',
+      '  tls:',
+      '    enabled: true',
+      `    cert:\n      file: ${JSON.stringify(pki.files.certFile)}`,
+      `    key:\n      file: ${JSON.stringify(pki.files.keyFile)}`,
+      `    clientAuthRequired: ${clientAuthRequired}`,
+      `    clientRootCAs:\n      files: [${JSON.stringify(pki.files.caFile)}]`,
+      'metrics:',
+      '  provider: prometheus',
+      '',
+    ].join('\n'),
+  );
   const child = spawn(process.execPath, [bin], { env: { ...process.env, FABRIC_CFG_PATH: dir }, stdio: ['ignore', 'pipe', 'ignore'] });
   return new Promise((resolve, reject) => {
     let out = '';
@@ -67,8 +80,24 @@ function clientFleet(pki, count) {
   writeFileSync(p('ext'), 'extendedKeyUsage=clientAuth\nkeyUsage=critical,digitalSignature\n');
   const key = readFileSync(p('key'), 'utf8');
   return Array.from({ length: count }, (_, i) => {
-    openssl('x509', '-req', '-in', p('csr'), '-CA', pki.files.caFile, '-CAkey', pki.files.caFile.replace(/ca\.pem$/, 'ca.key'), '-set_serial', String(1000 + i),
-      '-days', '2', '-out', p(`${i}.pem`), '-extfile', p('ext'));
+    openssl(
+      'x509',
+      '-req',
+      '-in',
+      p('csr'),
+      '-CA',
+      pki.files.caFile,
+      '-CAkey',
+      pki.files.caFile.replace(/ca\.pem$/, 'ca.key'),
+      '-set_serial',
+      String(1000 + i),
+      '-days',
+      '2',
+      '-out',
+      p(`${i}.pem`),
+      '-extfile',
+      p('ext'),
+    );
     return { cert: readFileSync(p(`${i}.pem`), 'utf8'), key, ca: pki.client.ca };
   });
 }
@@ -159,9 +188,11 @@ async function constraintAttack(pki) {
         const after = await measure(peer.port, fresh, false, SECONDS + 3);
         const peak = rss();
         keepAlive.destroy();
-        console.log(`${shape.name.padEnd(28)}${String(clientAuthRequired).padStart(10)} | ${rate(during)} ${ms(at(during.samples, 0.5))} ${ms(at(during.samples, 0.9))} |` +
-          ` ${rate(after)} ${ms(at(after.samples, 0.5))} ${ms(at(after.samples, 0.9))} | ${ms(at(kept.samples, 0.5))} ${ms(at(kept.samples, 0.9))} | ${peak.toFixed(0).padStart(5)} MiB |` +
-          ` ${String(handshakes).padStart(17)} | ${load()}`);
+        console.log(
+          `${shape.name.padEnd(28)}${String(clientAuthRequired).padStart(10)} | ${rate(during)} ${ms(at(during.samples, 0.5))} ${ms(at(during.samples, 0.9))} |` +
+            ` ${rate(after)} ${ms(at(after.samples, 0.5))} ${ms(at(after.samples, 0.9))} | ${ms(at(kept.samples, 0.5))} ${ms(at(kept.samples, 0.9))} | ${peak.toFixed(0).padStart(5)} MiB |` +
+            ` ${String(handshakes).padStart(17)} | ${load()}`,
+        );
       } finally {
         peer.child.kill('SIGTERM');
       }
@@ -185,8 +216,10 @@ async function rsaAttack(pki) {
       const kept = await measure(peer.port, () => pki.client, keepAlive, SECONDS);
       const fresh = await measure(peer.port, () => pki.client, false, SECONDS);
       const { handshakes } = await attacking;
-      console.log(`  ${String(connections).padStart(2)} attacking connections  ${ms(at(kept.samples, 0.5))} ms ${ms(at(kept.samples, 0.9))} ms | ${ms(at(fresh.samples, 0.5))} ms ${ms(at(fresh.samples, 0.9))} ms |` +
-        ` ${String(handshakes).padStart(20)} | ${load()} (${kept.samples.length} + ${fresh.samples.length} requests, ${fresh.tried - fresh.samples.length} failed)`);
+      console.log(
+        `  ${String(connections).padStart(2)} attacking connections  ${ms(at(kept.samples, 0.5))} ms ${ms(at(kept.samples, 0.9))} ms | ${ms(at(fresh.samples, 0.5))} ms ${ms(at(fresh.samples, 0.9))} ms |` +
+          ` ${String(handshakes).padStart(20)} | ${load()} (${kept.samples.length} + ${fresh.samples.length} requests, ${fresh.tried - fresh.samples.length} failed)`,
+      );
     }
     keepAlive.destroy();
   } finally {

@@ -130,7 +130,16 @@ async function compare(label, oursPort, rawPort, path, mode, client, connections
   const ours = [];
   const raw = [];
   for (let round = 0; round < ROUNDS; round++) {
-    const order = round % 2 === 0 ? [[raw, rawPort], [ours, oursPort]] : [[ours, oursPort], [raw, rawPort]];
+    const order =
+      round % 2 === 0
+        ? [
+            [raw, rawPort],
+            [ours, oursPort],
+          ]
+        : [
+            [ours, oursPort],
+            [raw, rawPort],
+          ];
     for (const [into, port] of order) into.push(await measure(port, path, mode, client, connections, window));
   }
   const rate = (runs) => median(runs.map(perSecond));
@@ -139,7 +148,16 @@ async function compare(label, oursPort, rawPort, path, mode, client, connections
   // Connection failures and every non-200 answer.
   const failures = [...ours, ...raw].reduce((n, r) => n + r.failed + r.completed - (r.statuses['200'] ?? 0), 0);
   const resumedShare =
-    mode === 'resume' ? `  resumed ${((ours.reduce((n, r) => n + r.resumed, 0) / Math.max(1, ours.reduce((n, r) => n + r.handshakes, 0))) * 100).toFixed(0)}%` : '';
+    mode === 'resume'
+      ? `  resumed ${(
+          (ours.reduce((n, r) => n + r.resumed, 0) /
+            Math.max(
+              1,
+              ours.reduce((n, r) => n + r.handshakes, 0),
+            )) *
+          100
+        ).toFixed(0)}%`
+      : '';
   console.log(
     `${label.padEnd(48)} ours ${fmt(result.ours)}/s  raw ${fmt(result.raw)}/s  ratio ${(result.ours / result.raw).toFixed(2)}` +
       `  | server CPU/op ours ${result.oursCpu.toFixed(0).padStart(5)}µs raw ${result.rawCpu.toFixed(0).padStart(5)}µs` +
@@ -167,8 +185,10 @@ try {
   }
   const rawPort = await rawServer(ec, samples);
 
-  console.log(`node ${process.version} (OpenSSL ${process.versions.openssl}), ${SECONDS}s per figure in ${ROUNDS} alternating rounds per side, medians;` +
-    ' load from a separate process; ECDSA P-256 certificates. "efficiency ratio" = raw CPU per op / ours.');
+  console.log(
+    `node ${process.version} (OpenSSL ${process.versions.openssl}), ${SECONDS}s per figure in ${ROUNDS} alternating rounds per side, medians;` +
+      ' load from a separate process; ECDSA P-256 certificates. "efficiency ratio" = raw CPU per op / ours.',
+  );
   console.log('keep-alive requests (client certificate, TLS 1.3):');
   for (const path of samples.keys()) {
     await compare(`  GET ${path}, ${KEEPALIVE_CONNECTIONS} connections`, oursPort, rawPort, path, 'keepalive', ec.client, KEEPALIVE_CONNECTIONS);
@@ -189,8 +209,10 @@ try {
     for (let round = 0; round < ROUNDS; round++) runs.push(await measure(anonymousPort, '/version', mode, { ca: ec.client.ca }, HANDSHAKE_CONCURRENCY, SECONDS / ROUNDS));
     const cpu = median(runs.map((r) => r.cpuMicros / Math.max(1, r.completed)));
     const reference = mode === 'connect' ? full.rawCpu : resumed.rawCpu;
-    console.log(`  raw node:https, no client certificate, ${mode === 'connect' ? 'full   ' : 'resumed'}: ${fmt(median(runs.map(perSecond)))}/s, server CPU/op ${cpu.toFixed(0).padStart(5)}µs` +
-      ` (asking for and verifying a client certificate adds ${(reference - cpu).toFixed(0)}µs)`);
+    console.log(
+      `  raw node:https, no client certificate, ${mode === 'connect' ? 'full   ' : 'resumed'}: ${fmt(median(runs.map(perSecond)))}/s, server CPU/op ${cpu.toFixed(0).padStart(5)}µs` +
+        ` (asking for and verifying a client certificate adds ${(reference - cpu).toFixed(0)}µs)`,
+    );
   }
 
   // The key type decides the server's signature cost on every full handshake.
@@ -215,11 +237,31 @@ try {
   const ecKey = createPrivateKey(ec.server.key);
   const rsaKey = createPrivateKey(rsa.server.key);
   console.log(`OpenSSL ${process.versions.openssl} per-operation costs in this process:`);
-  console.log(`  decode an X.509 certificate (P-256)      ${microseconds(1_000, () => new X509Certificate(ec.client.cert)).toFixed(0).padStart(5)}µs`);
-  console.log(`  decode an X.509 certificate (RSA-2048)   ${microseconds(1_000, () => new X509Certificate(rsa.client.cert)).toFixed(0).padStart(5)}µs`);
-  console.log(`  verify the client certificate's signature ${microseconds(1_000, () => clientCert.verify(ca.publicKey)).toFixed(0).padStart(5)}µs`);
-  console.log(`  ECDSA P-256 signature (server, per full handshake) ${microseconds(1_000, () => sign('sha256', Buffer.from('x'), ecKey)).toFixed(0).padStart(5)}µs`);
-  console.log(`  RSA-2048 signature (server, per full handshake)    ${microseconds(200, () => sign('sha256', Buffer.from('x'), rsaKey)).toFixed(0).padStart(5)}µs`);
+  console.log(
+    `  decode an X.509 certificate (P-256)      ${microseconds(1_000, () => new X509Certificate(ec.client.cert))
+      .toFixed(0)
+      .padStart(5)}µs`,
+  );
+  console.log(
+    `  decode an X.509 certificate (RSA-2048)   ${microseconds(1_000, () => new X509Certificate(rsa.client.cert))
+      .toFixed(0)
+      .padStart(5)}µs`,
+  );
+  console.log(
+    `  verify the client certificate's signature ${microseconds(1_000, () => clientCert.verify(ca.publicKey))
+      .toFixed(0)
+      .padStart(5)}µs`,
+  );
+  console.log(
+    `  ECDSA P-256 signature (server, per full handshake) ${microseconds(1_000, () => sign('sha256', Buffer.from('x'), ecKey))
+      .toFixed(0)
+      .padStart(5)}µs`,
+  );
+  console.log(
+    `  RSA-2048 signature (server, per full handshake)    ${microseconds(200, () => sign('sha256', Buffer.from('x'), rsaKey))
+      .toFixed(0)
+      .padStart(5)}µs`,
+  );
 } finally {
   await cleanup();
 }

@@ -113,10 +113,13 @@ while (queue.length > 0 || running.size > 0) {
   const readyIndex = queue.findIndex((pkg) => pkg.deps.every((dep) => !pending.has(dep)));
   if (readyIndex >= 0 && running.size < concurrency) {
     const [pkg] = queue.splice(readyIndex, 1);
-    running.set(pkg.name, buildOne(pkg).then(() => {
-      pending.delete(pkg.name);
-      running.delete(pkg.name);
-    }));
+    running.set(
+      pkg.name,
+      buildOne(pkg).then(() => {
+        pending.delete(pkg.name);
+        running.delete(pkg.name);
+      }),
+    );
     continue;
   }
   if (running.size === 0) throw new Error(`build: dependency cycle among ${queue.map((pkg) => pkg.name).join(', ')}`);

@@ -113,7 +113,10 @@ const packedBytesCache = new Map();
 /** What the packed tarball of a workspace package unpacks to (npm's own count of its files). */
 async function packedBytes(dir) {
   if (!packedBytesCache.has(dir)) {
-    packedBytesCache.set(dir, run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: dir, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 }).then(({ stdout }) => JSON.parse(stdout)[0].unpackedSize));
+    packedBytesCache.set(
+      dir,
+      run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: dir, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 }).then(({ stdout }) => JSON.parse(stdout)[0].unpackedSize),
+    );
   }
   return packedBytesCache.get(dir);
 }
@@ -171,7 +174,9 @@ export function publishableDirs(workspace = root) {
 /** Metadata rules publint does not cover; returns problem strings. */
 function metadataProblems(absolute, dir, pkg) {
   const problems = [];
-  const need = (condition, text) => { if (!condition) problems.push(text); };
+  const need = (condition, text) => {
+    if (!condition) problems.push(text);
+  };
   need(typeof pkg.license === 'string' && pkg.license.length > 0, 'license is not set');
   need(typeof pkg.engines?.node === 'string', 'engines.node is not set');
   need(pkg.sideEffects !== undefined, 'sideEffects is not set');
@@ -255,7 +260,8 @@ async function main() {
     process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
   } else {
     for (const r of results) {
-      if (r.install !== undefined) process.stdout.write(`size ${r.name}: ${formatBytes(r.install.bytes)} installed, ${r.install.packages.length} package(s): itself and ${r.install.packages.length - 1} more\n`);
+      if (r.install !== undefined)
+        process.stdout.write(`size ${r.name}: ${formatBytes(r.install.bytes)} installed, ${r.install.packages.length} package(s): itself and ${r.install.packages.length - 1} more\n`);
       if (r.problems.length === 0) process.stdout.write(`ok   ${r.name} (${r.dir})\n`);
       for (const p of r.problems) process.stdout.write(`FAIL ${r.name} (${r.dir}): ${p}\n`);
     }

@@ -17,8 +17,26 @@ export function attackChain(dir, { keyFile, bits = 16_384, count = 10 }) {
   const p = (f) => join(dir, `attack-${f}`);
   const cas = [];
   for (let i = 1; i <= count; i++) {
-    openssl('req', '-x509', '-new', '-key', keyFile, '-subj', '/CN=attack-ca', '-days', '2', '-set_serial', String(i), '-sha256',
-      '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign', '-out', p(`ca-${i}.pem`));
+    openssl(
+      'req',
+      '-x509',
+      '-new',
+      '-key',
+      keyFile,
+      '-subj',
+      '/CN=attack-ca',
+      '-days',
+      '2',
+      '-set_serial',
+      String(i),
+      '-sha256',
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign',
+      '-out',
+      p(`ca-${i}.pem`),
+    );
     cas.push(readFileSync(p(`ca-${i}.pem`), 'utf8'));
   }
   openssl('req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', p('leaf.key'), '-out', p('leaf.csr'), '-subj', '/CN=attacker');

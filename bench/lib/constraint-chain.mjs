@@ -14,21 +14,31 @@ export function constraintChain(dir, { count = 10, sans = 280, excluded = 230 } 
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
   // Names that never match a constraint, so every comparison is made and none ends the check early.
   const constraints = Array.from({ length: excluded }, (_, i) => `DNS:e${i}.x`).join(',');
-  writeFileSync(p('ca.cnf'), [
-    '[req]', 'distinguished_name=dn', '[dn]', '[ca]',
-    'basicConstraints=critical,CA:TRUE', 'keyUsage=critical,keyCertSign', `nameConstraints=critical,${constraints.split(',').map((c) => `excluded;${c}`).join(',')}`, '',
-  ].join('\n'));
+  writeFileSync(
+    p('ca.cnf'),
+    [
+      '[req]',
+      'distinguished_name=dn',
+      '[dn]',
+      '[ca]',
+      'basicConstraints=critical,CA:TRUE',
+      'keyUsage=critical,keyCertSign',
+      `nameConstraints=critical,${constraints
+        .split(',')
+        .map((c) => `excluded;${c}`)
+        .join(',')}`,
+      '',
+    ].join('\n'),
+  );
   writeFileSync(p('leaf.ext'), `extendedKeyUsage=clientAuth\nsubjectAltName=${Array.from({ length: sans }, (_, i) => `DNS:s${i}.y`).join(',')}\n`);
   openssl('req', '-new', ...ec, '-keyout', p('ca.key'), '-out', p('ca.csr'), '-subj', '/CN=nc-attack-ca', '-config', p('ca.cnf'));
   const cas = [];
   for (let i = 1; i <= count; i++) {
-    openssl('req', '-x509', '-key', p('ca.key'), '-subj', '/CN=nc-attack-ca', '-days', '2', '-set_serial', String(i), '-sha256',
-      '-config', p('ca.cnf'), '-extensions', 'ca', '-out', p(`ca-${i}.pem`));
+    openssl('req', '-x509', '-key', p('ca.key'), '-subj', '/CN=nc-attack-ca', '-days', '2', '-set_serial', String(i), '-sha256', '-config', p('ca.cnf'), '-extensions', 'ca', '-out', p(`ca-${i}.pem`));
     cas.push(readFileSync(p(`ca-${i}.pem`), 'utf8'));
   }
   openssl('req', '-new', ...ec, '-keyout', p('leaf.key'), '-out', p('leaf.csr'), '-subj', '/CN=nc-attacker', '-config', p('ca.cnf'));
-  openssl('x509', '-req', '-in', p('leaf.csr'), '-CA', p('ca-1.pem'), '-CAkey', p('ca.key'), '-set_serial', '100', '-days', '2', '-sha256',
-    '-out', p('leaf.pem'), '-extfile', p('leaf.ext'));
+  openssl('x509', '-req', '-in', p('leaf.csr'), '-CA', p('ca-1.pem'), '-CAkey', p('ca.key'), '-set_serial', '100', '-days', '2', '-sha256', '-out', p('leaf.pem'), '-extfile', p('leaf.ext'));
   const leaf = readFileSync(p('leaf.pem'), 'utf8');
   return {
     key: readFileSync(p('leaf.key'), 'utf8'),

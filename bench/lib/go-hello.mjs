@@ -11,9 +11,7 @@ const source = fileURLToPath(new URL('../go-hello/', import.meta.url));
 
 function run(command, args, options) {
   return new Promise((resolve) => {
-    execFile(command, args, { encoding: 'utf8', maxBuffer: 4 << 20, ...options }, (error, stdout, stderr) =>
-      resolve({ ok: !error, stdout, stderr, error }),
-    );
+    execFile(command, args, { encoding: 'utf8', maxBuffer: 4 << 20, ...options }, (error, stdout, stderr) => resolve({ ok: !error, stdout, stderr, error }));
   });
 }
 
@@ -23,7 +21,12 @@ export async function buildGoHello(outDir) {
   mkdirSync(home, { recursive: true });
   const env = {
     ...process.env,
-    GOCACHE: join(home, 'cache'), GOPATH: join(home, 'gopath'), GOPROXY: 'off', GOFLAGS: '', CGO_ENABLED: '0', GO111MODULE: 'on',
+    GOCACHE: join(home, 'cache'),
+    GOPATH: join(home, 'gopath'),
+    GOPROXY: 'off',
+    GOFLAGS: '',
+    CGO_ENABLED: '0',
+    GO111MODULE: 'on',
   };
   const version = await run('go', ['version'], { env });
   if (!version.ok) {

@@ -17,7 +17,9 @@ const { host, port, path, mode, connections, seconds, tls, method = 'GET', body 
 const keepAlive = mode === 'keepalive';
 const payload = Buffer.from(body);
 const request = Buffer.concat([
-  Buffer.from(`${method} ${path} HTTP/1.1\r\nHost: ${host}:${port}\r\n${keepAlive ? '' : 'Connection: close\r\n'}${payload.length > 0 ? `Content-Type: application/json\r\nContent-Length: ${payload.length}\r\n` : ''}\r\n`),
+  Buffer.from(
+    `${method} ${path} HTTP/1.1\r\nHost: ${host}:${port}\r\n${keepAlive ? '' : 'Connection: close\r\n'}${payload.length > 0 ? `Content-Type: application/json\r\nContent-Length: ${payload.length}\r\n` : ''}\r\n`,
+  ),
   payload,
 ]);
 // One context for every connection: building one per connect (parsing key and CA) would make the

@@ -8,13 +8,28 @@ export function createBenchPki(dir, { name = 'p256', rsa = false } = {}) {
   const p = (f) => join(dir, `${name}-${f}`);
   const openssl = (...args) => execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
   const key = rsa ? ['-newkey', 'rsa:2048'] : ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1'];
-  openssl('req', '-x509', ...key, '-nodes', '-keyout', p('ca.key'), '-out', p('ca.pem'), '-days', '2', '-subj', '/CN=bench-ops-ca',
-    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign');
+  openssl(
+    'req',
+    '-x509',
+    ...key,
+    '-nodes',
+    '-keyout',
+    p('ca.key'),
+    '-out',
+    p('ca.pem'),
+    '-days',
+    '2',
+    '-subj',
+    '/CN=bench-ops-ca',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign',
+  );
   const leaf = (name, subject, ext) => {
     openssl('req', '-new', ...key, '-nodes', '-keyout', p(`${name}.key`), '-out', p(`${name}.csr`), '-subj', subject);
     writeFileSync(p(`${name}.ext`), ext);
-    openssl('x509', '-req', '-in', p(`${name}.csr`), '-CA', p('ca.pem'), '-CAkey', p('ca.key'), '-CAcreateserial', '-days', '2',
-      '-out', p(`${name}.pem`), '-extfile', p(`${name}.ext`));
+    openssl('x509', '-req', '-in', p(`${name}.csr`), '-CA', p('ca.pem'), '-CAkey', p('ca.key'), '-CAcreateserial', '-days', '2', '-out', p(`${name}.pem`), '-extfile', p(`${name}.ext`));
   };
   leaf('server', '/CN=127.0.0.1', 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\nkeyUsage=critical,digitalSignature\n');
   leaf('client', '/O=Org1/CN=operator', 'extendedKeyUsage=clientAuth\nkeyUsage=critical,digitalSignature\n');

@@ -18,9 +18,28 @@ export function pingRuntime(socketPath) {
 
 export async function startPodmanService(dir) {
   const socketPath = join(dir, 'docker.sock');
-  const child = spawn('podman', ['--root', join(dir, 'root'), '--runroot', join(dir, 'run'), '--tmpdir', join(dir, 'tmp'),
-    '--storage-driver', 'vfs', '--cgroup-manager', 'cgroupfs', '--events-backend', 'file',
-    'system', 'service', '--time=0', `unix://${socketPath}`], { stdio: 'ignore' });
+  const child = spawn(
+    'podman',
+    [
+      '--root',
+      join(dir, 'root'),
+      '--runroot',
+      join(dir, 'run'),
+      '--tmpdir',
+      join(dir, 'tmp'),
+      '--storage-driver',
+      'vfs',
+      '--cgroup-manager',
+      'cgroupfs',
+      '--events-backend',
+      'file',
+      'system',
+      'service',
+      '--time=0',
+      `unix://${socketPath}`,
+    ],
+    { stdio: 'ignore' },
+  );
   const deadline = Date.now() + 20_000;
   while ((await pingRuntime(socketPath)) !== 200) {
     if (Date.now() > deadline || child.exitCode !== null) {
@@ -31,11 +50,12 @@ export async function startPodmanService(dir) {
   }
   return {
     endpoint: `unix://${socketPath}`,
-    stop: () => new Promise((resolve) => {
-      if (child.exitCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-      setTimeout(() => child.kill('SIGKILL'), 3_000).unref();
-    }),
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+        setTimeout(() => child.kill('SIGKILL'), 3_000).unref();
+      }),
   };
 }

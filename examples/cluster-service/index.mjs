@@ -63,9 +63,7 @@ if (cluster.isPrimary) {
     if (stopping) return;
     stopping = true;
     const workers = Object.values(cluster.workers ?? {}).flatMap((worker) => (worker === undefined ? [] : [worker]));
-    const exited = workers.map(
-      (worker) => /** @type {Promise<void>} */ (new Promise((resolve) => (worker.isDead() ? resolve() : worker.once('exit', () => resolve())))),
-    );
+    const exited = workers.map((worker) => /** @type {Promise<void>} */ (new Promise((resolve) => (worker.isDead() ? resolve() : worker.once('exit', () => resolve())))));
     for (const worker of workers) worker.process.kill('SIGTERM');
     const force = setTimeout(() => {
       for (const worker of workers) worker.process.kill('SIGKILL');

@@ -3,6 +3,4 @@ import { packageBuild } from '../../tsup.shared.ts';
 
 // The whole package (no logger library imported: pino is loaded inside createLogging), the
 // grammar alone (`./spec`), and one entry per logger library, each importing only its own.
-export default defineConfig(
-  packageBuild({ index: 'src/index.ts', spec: 'src/spec.ts', pino: 'src/pino.ts', winston: 'src/winston.ts', bunyan: 'src/bunyan.ts', log4js: 'src/log4js.ts' }),
-);
+export default defineConfig(packageBuild({ index: 'src/index.ts', spec: 'src/spec.ts', pino: 'src/pino.ts', winston: 'src/winston.ts', bunyan: 'src/bunyan.ts', log4js: 'src/log4js.ts' }));

@@ -95,15 +95,11 @@ describe('the start-up checks --check-config shares with a start (issue 23, find
   it('FABRIC_LOGGING_SPEC and FABRIC_LOGGING_FORMAT are checked with the configuration', async () => {
     expect(await startUp('check-config', { FABRIC_LOGGING_SPEC: 'peer=debug:warn', FABRIC_LOGGING_FORMAT: 'json' })).toMatchObject({ code: 0, err: '' });
     expect(await bothWays({ FABRIC_LOGGING_SPEC: 'bogus' })).toBe("FABRIC_LOGGING_SPEC: invalid logging specification 'bogus': bad segment 'bogus'\n");
-    expect(await bothWays({ FABRIC_LOGGING_FORMAT: 'bogus' })).toBe(
-      "FABRIC_LOGGING_FORMAT: unknown log format 'bogus': expected 'json', 'text' or a Fabric format template\n",
-    );
+    expect(await bothWays({ FABRIC_LOGGING_FORMAT: 'bogus' })).toBe("FABRIC_LOGGING_FORMAT: unknown log format 'bogus': expected 'json', 'text' or a Fabric format template\n");
   });
 
   it('a 100 KB logging value gives a short line', async () => {
-    expect(await bothWays({ FABRIC_LOGGING_SPEC: 'x'.repeat(100_000) })).toBe(
-      `FABRIC_LOGGING_SPEC: invalid logging specification '${'x'.repeat(80)}…': bad segment '${'x'.repeat(80)}…'\n`,
-    );
+    expect(await bothWays({ FABRIC_LOGGING_SPEC: 'x'.repeat(100_000) })).toBe(`FABRIC_LOGGING_SPEC: invalid logging specification '${'x'.repeat(80)}…': bad segment '${'x'.repeat(80)}…'\n`);
     expect((await bothWays({ FABRIC_LOGGING_FORMAT: 'y'.repeat(100_000) })).length).toBeLessThan(200);
   });
 
@@ -146,9 +142,7 @@ describe('the start-up checks --check-config shares with a start (issue 23, find
   it('a FIFO as a TLS file is refused at once by the TLS check', async () => {
     const fifo = join(dir, 'fifo.pem');
     execFileSync('mkfifo', [fifo]);
-    expect(await bothWays({}, loadedWith({ enabled: true, certFile: fifo, keyFile: pki.server.keyFile }))).toBe(
-      `operations.tls.cert.file: open ${fifo}: not a regular file (a named pipe (FIFO))\n`,
-    );
+    expect(await bothWays({}, loadedWith({ enabled: true, certFile: fifo, keyFile: pki.server.keyFile }))).toBe(`operations.tls.cert.file: open ${fifo}: not a regular file (a named pipe (FIFO))\n`);
   });
 
   it('readable files that do not hold what TLS needs: ops-tls-auth names the file', async () => {

@@ -21,8 +21,7 @@ export interface AppConfig {
  * problems in the file: already printed).
  */
 export type AppStartup<C extends AppConfig> =
-  | { readonly action: 'run' | 'check-config'; readonly loaded: LoadedConfig<C>; readonly strict: boolean }
-  | { readonly action: 'exit'; readonly exitCode: number };
+  { readonly action: 'run' | 'check-config'; readonly loaded: LoadedConfig<C>; readonly strict: boolean } | { readonly action: 'exit'; readonly exitCode: number };
 
 export interface OperationsApp<C extends AppConfig> {
   /** Version /version reports (the app's package version). */

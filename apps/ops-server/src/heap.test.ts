@@ -17,7 +17,10 @@ function moduleGraph(): { dir: string; parent: string } {
   dirs.push(dir);
   writeFileSync(join(dir, 'shared.cjs'), 'module.exports = { name: "shared" };\n');
   writeFileSync(join(dir, 'helper.cjs'), 'module.exports = (x) => x * 2;\n');
-  writeFileSync(join(dir, 'main.cjs'), 'const shared = require("./shared.cjs"); const double = require("./helper.cjs");\nmodule.exports = { read: (x) => ({ value: double(x), from: shared.name }) };\n');
+  writeFileSync(
+    join(dir, 'main.cjs'),
+    'const shared = require("./shared.cjs"); const double = require("./helper.cjs");\nmodule.exports = { read: (x) => ({ value: double(x), from: shared.name }) };\n',
+  );
   return { dir, parent: pathToFileURL(join(dir, 'parent.mjs')).href };
 }
 

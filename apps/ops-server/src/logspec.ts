@@ -16,10 +16,7 @@ export function resolveLogging(logging: Logging | undefined): Logging {
  * `/logspec`, a secure route as in Fabric. With TLS on, the audit line of each change
  * names the verified client certificate's subject.
  */
-export function createLogspecPart(
-  logging: Logging,
-  options: { readonly tlsEnabled: boolean; readonly beforeSpecChange?: ((spec: string) => Promise<void>) | undefined },
-): SystemPart {
+export function createLogspecPart(logging: Logging, options: { readonly tlsEnabled: boolean; readonly beforeSpecChange?: ((spec: string) => Promise<void>) | undefined }): SystemPart {
   const handler = logspecHandler(logging, {
     ...(options.tlsEnabled ? { identify: clientSubjectOf } : {}),
     ...(options.beforeSpecChange === undefined ? {} : { beforeActivate: options.beforeSpecChange }),

@@ -1,14 +1,6 @@
 import type { HealthRegistry } from '@fabric-ops/ops-health';
 import type { Logging } from '@fabric-ops/ops-logspec';
-import {
-  createMetricsProvider,
-  type AnyMetricsProvider,
-  type Counter,
-  type Gauge,
-  type Histogram,
-  type MetricsOptions,
-  type StatsdInterval,
-} from '@fabric-ops/ops-metrics';
+import { createMetricsProvider, type AnyMetricsProvider, type Counter, type Gauge, type Histogram, type MetricsOptions, type StatsdInterval } from '@fabric-ops/ops-metrics';
 import type { SystemPart } from './part.ts';
 
 /** The metrics concern as a system part: the provider, and the families other concerns feed. */

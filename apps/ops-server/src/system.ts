@@ -140,7 +140,15 @@ export function createSystem(options: OperationsSystemOptions, extensions: Syste
   const target = parseListenAddress(options.listenAddress);
 
   const health = createHealthPart({ health: options.health, requireReadySignal: options.requireReadySignal });
-  const metrics = createMetricsPart({ settings: options.metrics, version: options.version.version, logger, logging, health: health.registry, aggregate: extensions.aggregateMetrics, aggregateStatsd: extensions.aggregateStatsd });
+  const metrics = createMetricsPart({
+    settings: options.metrics,
+    version: options.version.version,
+    logger,
+    logging,
+    health: health.registry,
+    aggregate: extensions.aggregateMetrics,
+    aggregateStatsd: extensions.aggregateStatsd,
+  });
   const parts: SystemPart[] = [
     health,
     createLogspecPart(logging, { tlsEnabled: options.tls?.enabled === true, beforeSpecChange: extensions.beforeSpecChange }),
@@ -150,7 +158,15 @@ export function createSystem(options: OperationsSystemOptions, extensions: Syste
 
   const tls =
     options.tls?.enabled === true
-      ? createOperationsTls({ settings: options.tls, labels: options.tlsLabels, credentials: options.tlsCredentials, allowList: options.tlsAllowList, handshakeTimeoutMs: limits.requestTimeoutMs, logger, authLogger: options.logger ?? logging.getLogger('middleware') })
+      ? createOperationsTls({
+          settings: options.tls,
+          labels: options.tlsLabels,
+          credentials: options.tlsCredentials,
+          allowList: options.tlsAllowList,
+          handshakeTimeoutMs: limits.requestTimeoutMs,
+          logger,
+          authLogger: options.logger ?? logging.getLogger('middleware'),
+        })
       : undefined;
   if (tls !== undefined) parts.push(tls.part);
 
@@ -255,4 +271,3 @@ export function createSystem(options: OperationsSystemOptions, extensions: Syste
     metrics: metrics.provider,
   };
 }
-

@@ -108,8 +108,7 @@ export function createOperationsTls(options: OperationsTlsOptions): OperationsTl
         watchFiles: options.watchFiles ?? true,
         reloadOnSighup: options.reloadOnSighup ?? true,
         onReloaded: (trigger) => logger.info({ trigger }, 'operations TLS credentials reloaded'),
-        onReloadFailed: (error, trigger) =>
-          logger.warn({ trigger, reason: error.message }, 'operations TLS credentials not reloaded; the previous ones stay in use'),
+        onReloadFailed: (error, trigger) => logger.warn({ trigger, reason: error.message }, 'operations TLS credentials not reloaded; the previous ones stay in use'),
       });
       return secure.server;
     },

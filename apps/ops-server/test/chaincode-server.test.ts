@@ -15,11 +15,10 @@ const run = promisify(execFile);
 const ports = { ops: 0, chaincode: 0 };
 const opsAddress = () => `127.0.0.1:${ports.ops}`;
 const chaincodeAddress = () => `127.0.0.1:${ports.chaincode}`;
-const example = useExample(
-  'chaincode-server/index.mjs',
-  () => ({ OPS_ADDRESS: opsAddress(), CHAINCODE_SERVER_ADDRESS: chaincodeAddress(), CHAINCODE_ID: 'basic_1.0:test' }),
-  { opsAddress, path: '/healthz' },
-);
+const example = useExample('chaincode-server/index.mjs', () => ({ OPS_ADDRESS: opsAddress(), CHAINCODE_SERVER_ADDRESS: chaincodeAddress(), CHAINCODE_ID: 'basic_1.0:test' }), {
+  opsAddress,
+  path: '/healthz',
+});
 // Picked while the file loads, before any hook starts the example.
 ports.ops = await freeTcpPort();
 ports.chaincode = await freeTcpPort();

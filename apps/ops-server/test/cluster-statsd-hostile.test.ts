@@ -58,7 +58,11 @@ describe('examples/cluster-service with StatsD and a worker sending malformed in
         for (let i = 0; i < requests / 4; i++) expect((await call(cluster.appPort, '/work')).status).toBe(200);
       }),
     );
-    await cluster.waitFor(() => (counted('example.work_total') > 0 && counted('fabric_ops.cluster.messages_dropped_total') > 0 ? true : undefined), 15_000, () => `work and drops pushed (lines: ${lines.slice(-20).join(' ')})`);
+    await cluster.waitFor(
+      () => (counted('example.work_total') > 0 && counted('fabric_ops.cluster.messages_dropped_total') > 0 ? true : undefined),
+      15_000,
+      () => `work and drops pushed (lines: ${lines.slice(-20).join(' ')})`,
+    );
     // Worker 1's share is lost (its intervals are malformed), worker 2's is pushed in full.
     expect(counted('example.work_total')).toBeLessThan(requests);
 

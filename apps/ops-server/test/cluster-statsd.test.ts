@@ -70,7 +70,11 @@ async function doWork(requests: number): Promise<void> {
 
 /** Waits until `expected` /work are counted, then for two more intervals to show none is counted twice. */
 async function expectCounted(expected: number): Promise<void> {
-  await cluster.waitFor(() => (workCounted() >= expected ? true : undefined), 15_000, () => `${expected} units of work pushed (counted ${workCounted()})`);
+  await cluster.waitFor(
+    () => (workCounted() >= expected ? true : undefined),
+    15_000,
+    () => `${expected} units of work pushed (counted ${workCounted()})`,
+  );
   await sleep(INTERVAL_MS * 2.5);
   expect(workCounted()).toBe(expected);
 }
@@ -102,7 +106,10 @@ describe('examples/cluster-service with StatsD: one aggregated push from the pri
     const seen = pushes(before).slice(1, -1);
     expect(seen.length).toBeGreaterThan(0);
     for (const push of seen) {
-      expect(push.filter((line) => line === `${PREFIX}.fabric_ops.cluster.workers:2.000000|g`), push.join(' ')).toHaveLength(1);
+      expect(
+        push.filter((line) => line === `${PREFIX}.fabric_ops.cluster.workers:2.000000|g`),
+        push.join(' '),
+      ).toHaveLength(1);
       expect(push.filter((line) => line.startsWith(`${PREFIX}.example.work_total:`)).length).toBeLessThanOrEqual(1);
       expect(push.filter((line) => line.startsWith(`${PREFIX}.nodejs.mem.rss_bytes:`))).toHaveLength(1);
     }
@@ -113,11 +120,15 @@ describe('examples/cluster-service with StatsD: one aggregated push from the pri
   it('neither loses nor double counts when a worker is killed and respawned', async () => {
     const victim = [...(await workerPids())][0]!;
     process.kill(victim, 'SIGKILL');
-    await cluster.waitFor(async () => {
-      if ((await call(cluster.opsPort, '/readyz')).status !== 200) return undefined;
-      const pids = await workerPids();
-      return pids.size === WORKERS && !pids.has(victim) ? true : undefined;
-    }, 20_000, 'a replacement worker');
+    await cluster.waitFor(
+      async () => {
+        if ((await call(cluster.opsPort, '/readyz')).status !== 200) return undefined;
+        const pids = await workerPids();
+        return pids.size === WORKERS && !pids.has(victim) ? true : undefined;
+      },
+      20_000,
+      'a replacement worker',
+    );
     await doWork(100);
     expected += 100;
     await expectCounted(expected);

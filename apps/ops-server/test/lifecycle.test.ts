@@ -130,7 +130,7 @@ describe('stop() for embedders: the not-ready delay and shutdown hooks', () => {
 });
 
 describe('readiness and background checks for embedders', () => {
-  it('with requireReadySignal, /readyz waits for readiness.signalReady() and a blocking task; /healthz keeps Fabric\'s answer', async () => {
+  it("with requireReadySignal, /readyz waits for readiness.signalReady() and a blocking task; /healthz keeps Fabric's answer", async () => {
     const s = await started({ requireReadySignal: true });
     const warmup = s.readiness.createBlockingTask('cache-warmup');
     const waiting = await get(s.address(), '/readyz');

@@ -6,11 +6,7 @@ import { useExample } from './example-process.ts';
 
 const ports = { ops: 0, app: 0 };
 const opsAddress = () => `127.0.0.1:${ports.ops}`;
-const example = useExample(
-  'logspec-winston/index.mjs',
-  () => ({ OPS_ADDRESS: opsAddress(), APP_PORT: String(ports.app) }),
-  { opsAddress, path: '/healthz' },
-);
+const example = useExample('logspec-winston/index.mjs', () => ({ OPS_ADDRESS: opsAddress(), APP_PORT: String(ports.app) }), { opsAddress, path: '/healthz' });
 // Picked while the file loads, before any hook starts the example.
 ports.ops = await freeTcpPort();
 ports.app = await freeTcpPort();

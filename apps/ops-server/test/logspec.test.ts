@@ -47,9 +47,7 @@ describe('/logspec in the operations system', () => {
     expect(early.isLevelEnabled('debug')).toBe(true);
     const reply = await send(system.address(), '/logspec');
     expect(reply.body).toBe('{"spec":"gossip=debug:warn"}\n');
-    expect(records().filter((r) => r['msg'] === 'logging spec changed')).toEqual([
-      expect.objectContaining({ name: 'operations', oldSpec: 'info', newSpec: 'gossip=debug:warn' }),
-    ]);
+    expect(records().filter((r) => r['msg'] === 'logging spec changed')).toEqual([expect.objectContaining({ name: 'operations', oldSpec: 'info', newSpec: 'gossip=debug:warn' })]);
   });
 
   it('writes its own lines through logging.getLogger(loggerName)', async () => {

@@ -149,10 +149,7 @@ describe('metrics in the operations system', () => {
     socket.on('message', (msg) => received.push(...msg.toString().split('\n')));
     await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
     cleanups.unshift(() => new Promise<void>((resolve) => socket.close(() => resolve())));
-    const { system: ops } = system(
-      { provider: 'statsd', statsd: { network: 'udp', host: '127.0.0.1', port: socket.address().port, writeIntervalMs: 100, prefix: 'org1' } },
-      'v3.1.0-rc 1',
-    );
+    const { system: ops } = system({ provider: 'statsd', statsd: { network: 'udp', host: '127.0.0.1', port: socket.address().port, writeIntervalMs: 100, prefix: 'org1' } }, 'v3.1.0-rc 1');
     await ops.start();
     const deadline = Date.now() + 15_000;
     while (!received.some((l) => l.startsWith('org1.fabric_version.')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));

@@ -63,7 +63,7 @@ async function startSystem(options: Partial<OperationsSystemOptions> = {}) {
 const good = () => ({ ca: pki.ca.cert, cert: pki.clients.good.cert, key: pki.clients.good.key });
 
 describe('operations system with TLS', () => {
-  it('answers 401 with an empty body and no request id to a secure route without a certificate, and logs Fabric\'s warning', async () => {
+  it("answers 401 with an empty body and no request id to a secure route without a certificate, and logs Fabric's warning", async () => {
     const { system, lines, seen } = await startSystem({ tls: tlsOn() });
     const reply = await send(system.address(), '/secure-probe?q=1', { tls: { ca: pki.ca.cert } });
     expect(reply.status).toBe(401);
@@ -133,9 +133,9 @@ describe('operations system with TLS', () => {
   });
 
   it('rejects a malformed allow-list when the system is created', () => {
-    expect(() =>
-      createOperationsSystem({ listenAddress: '127.0.0.1:0', version: { version: '1', commitSha: '' }, tls: tlsOn(), tlsAllowList: { '/secure-probe': [] } }),
-    ).toThrow('tls.allowList./secure-probe: expected a non-empty list of rules');
+    expect(() => createOperationsSystem({ listenAddress: '127.0.0.1:0', version: { version: '1', commitSha: '' }, tls: tlsOn(), tlsAllowList: { '/secure-probe': [] } })).toThrow(
+      'tls.allowList./secure-probe: expected a non-empty list of rules',
+    );
   });
 
   it('resumes TLS sessions, and a resumed connection keeps its verified identity', async () => {
@@ -162,7 +162,7 @@ describe('operations system with TLS', () => {
     expect(seen).toEqual(['CN=operator,O=Org1', 'CN=operator,O=Org1']);
   });
 
-  it('refuses TLS 1.2 renegotiation (as Go does), so a connection\'s verified identity cannot change', async () => {
+  it("refuses TLS 1.2 renegotiation (as Go does), so a connection's verified identity cannot change", async () => {
     const { system } = await startSystem({ tls: tlsOn() });
     const port = Number(system.address().split(':').at(-1));
     const socket = await new Promise<TLSSocket>((resolve, reject) => {
@@ -212,7 +212,14 @@ describe('operations system with TLS', () => {
       Object.assign(settings, { certFile: pair.certFile, keyFile: pair.keyFile });
       const before = lines.length;
       system.reloadCredentials();
-      expect(lines.slice(before).filter((l) => l.level === 'warn').map((l) => l.msg).join('\n'), shape.name).toMatch(shape.warning);
+      expect(
+        lines
+          .slice(before)
+          .filter((l) => l.level === 'warn')
+          .map((l) => l.msg)
+          .join('\n'),
+        shape.name,
+      ).toMatch(shape.warning);
       const port = Number(system.address().split(':').at(-1));
       const served = await new Promise<string>((resolve, reject) => {
         const socket = connect({ host: '127.0.0.1', port, rejectUnauthorized: false }, () => {

@@ -214,7 +214,7 @@ export function parseArgs(argv: readonly string[], env: Readonly<Record<string, 
     return { command, connection, json, ...(values.has('--deadline') ? { deadlineMs: parseTimeout(values.get('--deadline')!, '--deadline') } : {}) };
   }
   if (command.kind === 'metrics') throw new OpsctlError('USAGE', "'metrics' reads one target; drop --targets/--prometheus or give one --address");
-  if (command.kind === 'health' && command.verbose) throw new OpsctlError('USAGE', '--verbose prints one server\'s check lines; with several targets use --json for the failed checks');
+  if (command.kind === 'health' && command.verbose) throw new OpsctlError('USAGE', "--verbose prints one server's check lines; with several targets use --json for the failed checks");
   if (command.kind !== 'logspec-set') {
     const only = ['--dry-run', '--rollback'].find((f) => flags.has(f));
     if (only !== undefined) throw new OpsctlError('USAGE', `${only} only applies to 'opsctl logspec set'`);

@@ -30,18 +30,30 @@ describe('describeFailure', () => {
   const origin = 'https://127.0.0.1:9443';
 
   it('maps each failure to one line and a code', () => {
-    expect(describeFailure(failure('ECONNREFUSED'), origin, { tls: true })).toMatchObject({ code: 'UNREACHABLE', message: `${origin}: connection refused (is the operations server running on that address?)` });
+    expect(describeFailure(failure('ECONNREFUSED'), origin, { tls: true })).toMatchObject({
+      code: 'UNREACHABLE',
+      message: `${origin}: connection refused (is the operations server running on that address?)`,
+    });
     expect(describeFailure(failure('ENOTFOUND'), origin, { tls: false })).toMatchObject({ code: 'UNREACHABLE', message: `${origin}: cannot resolve the host name` });
     expect(describeFailure(failure('OPSCTL_TIMEOUT', 'no answer within 2s'), origin, { tls: false })).toMatchObject({ code: 'UNREACHABLE', message: `${origin}: no answer within 2s` });
     expect(describeFailure(failure('ERR_SSL_TLSV1_ALERT_UNKNOWN_CA'), origin, { tls: true }).code).toBe('TLS');
-    expect(describeFailure(failure('HPE_INVALID_CONSTANT'), origin, { tls: false })).toMatchObject({ code: 'TLS', message: `${origin}: the answer is not HTTP; the server probably requires TLS (pass --cacert)` });
+    expect(describeFailure(failure('HPE_INVALID_CONSTANT'), origin, { tls: false })).toMatchObject({
+      code: 'TLS',
+      message: `${origin}: the answer is not HTTP; the server probably requires TLS (pass --cacert)`,
+    });
   });
 
   it('blames the client certificate for a dropped TLS connection only when one was presented', () => {
     expect(describeFailure(failure('ECONNRESET'), origin, { tls: true, presentedCertificate: true }).message).toContain('the server rejected the client certificate');
     expect(describeFailure(failure('ECONNRESET'), origin, { tls: true }).message).toBe(`${origin}: the server closed the connection during TLS`);
-    expect(describeFailure(failure('ECONNRESET'), origin, { tls: true, afterHandshake: true })).toMatchObject({ code: 'TLS', message: `${origin}: client certificate required: the server closed the connection after the TLS handshake (pass --cert and --key)` });
-    expect(describeFailure(failure('ECONNRESET'), origin, { tls: false })).toMatchObject({ code: 'UNREACHABLE', message: `${origin}: the server closed the connection (does it require TLS? pass --cacert)` });
+    expect(describeFailure(failure('ECONNRESET'), origin, { tls: true, afterHandshake: true })).toMatchObject({
+      code: 'TLS',
+      message: `${origin}: client certificate required: the server closed the connection after the TLS handshake (pass --cert and --key)`,
+    });
+    expect(describeFailure(failure('ECONNRESET'), origin, { tls: false })).toMatchObject({
+      code: 'UNREACHABLE',
+      message: `${origin}: the server closed the connection (does it require TLS? pass --cacert)`,
+    });
   });
 });
 

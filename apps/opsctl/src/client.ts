@@ -75,7 +75,13 @@ const EPROTO_REASONS: readonly [RegExp, string][] = [
 ];
 
 /** The server's certificate does not chain to a trusted CA. */
-const UNTRUSTED_CODES: ReadonlySet<string> = new Set(['DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'UNABLE_TO_GET_ISSUER_CERT']);
+const UNTRUSTED_CODES: ReadonlySet<string> = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_GET_ISSUER_CERT',
+]);
 
 /** OpenSSL's and Node's codes for a TLS failure, turned into what an operator should do. */
 export function describeTlsFailure(code: string | undefined, message: string): string | undefined {
@@ -85,7 +91,7 @@ export function describeTlsFailure(code: string | undefined, message: string): s
     case 'ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE':
       return 'client certificate required: the server demands one at the TLS layer (pass --cert and --key)';
     case 'ERR_SSL_TLSV1_ALERT_UNKNOWN_CA':
-      return 'the server rejected the client certificate: unknown certificate authority (it must chain to the server\'s clientRootCAs)';
+      return "the server rejected the client certificate: unknown certificate authority (it must chain to the server's clientRootCAs)";
     case 'ERR_SSL_SSLV3_ALERT_CERTIFICATE_EXPIRED':
       return 'the server rejected the client certificate: certificate expired';
     case 'ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE':
@@ -139,7 +145,9 @@ export function describeFailure(error: NodeJS.ErrnoException, origin: string, co
     return new OpsctlError('UNREACHABLE', `${origin}: the server closed the connection ${when}; the answer is incomplete`, { cause: error });
   }
   if (context.trustSource !== undefined && UNTRUSTED_CODES.has(error.code ?? '')) {
-    return new OpsctlError('TLS', `${origin}: server certificate not trusted by ${context.trustSource} (${error.message}); is that the CA that signed the operations server's certificate?`, { cause: error });
+    return new OpsctlError('TLS', `${origin}: server certificate not trusted by ${context.trustSource} (${error.message}); is that the CA that signed the operations server's certificate?`, {
+      cause: error,
+    });
   }
   const tlsText = describeTlsFailure(error.code, error.message);
   if (tlsText !== undefined) return new OpsctlError('TLS', `${origin}: ${tlsText}`, { cause: error });
@@ -161,7 +169,11 @@ export function describeFailure(error: NodeJS.ErrnoException, origin: string, co
       // A Fabric-style server drops the connection, without an alert, when a presented client
       // certificate fails verification.
       if (tls && presentedCertificate) {
-        return new OpsctlError('TLS', `${origin}: the server rejected the client certificate (it closed the connection; the certificate must chain to its clientRootCAs, be within its validity period and allow clientAuth)`, { cause: error });
+        return new OpsctlError(
+          'TLS',
+          `${origin}: the server rejected the client certificate (it closed the connection; the certificate must chain to its clientRootCAs, be within its validity period and allow clientAuth)`,
+          { cause: error },
+        );
       }
       // Our server, judging certificates as Go does, ends the connection right after the
       // handshake when it demands a certificate and none came.
@@ -187,7 +199,7 @@ export async function createOpsClient(options: ConnectionOptions, limits: Reques
 
 /** A client for one operations server with TLS material already read (shared across a fleet). */
 export function openOpsClient(options: ConnectionOptions, material: TlsMaterial, limits: RequestLimits = {}): OpsClient {
-  const trustSource = material.ca !== undefined ? limits.caName ?? (options.caFile !== undefined ? `--cacert ${options.caFile}` : undefined) : undefined;
+  const trustSource = material.ca !== undefined ? (limits.caName ?? (options.caFile !== undefined ? `--cacert ${options.caFile}` : undefined)) : undefined;
   const { host, port } = parseHostPort(options.address);
   const origin = `${options.tls ? 'https' : 'http'}://${options.address}`;
   const send = options.tls ? httpsRequest : httpRequest;
@@ -234,9 +246,7 @@ export function openOpsClient(options: ConnectionOptions, material: TlsMaterial,
             'User-Agent': 'opsctl',
             ...(body !== undefined ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } : {}),
           },
-          ...(options.tls
-            ? { ...material, minVersion: 'TLSv1.2' as const, ...(options.serverName !== undefined ? { servername: options.serverName } : {}) }
-            : {}),
+          ...(options.tls ? { ...material, minVersion: 'TLSv1.2' as const, ...(options.serverName !== undefined ? { servername: options.serverName } : {}) } : {}),
         },
         (res) => {
           answering = true;

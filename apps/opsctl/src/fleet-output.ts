@@ -81,7 +81,9 @@ function healthTable(rows: readonly FleetRow[]): string[] {
 function versionLines(rows: readonly FleetRow[]): string[] {
   const lines = table(
     ['TARGET', 'LABELS', 'VERSION', 'COMMIT', 'DETAIL'],
-    rows.map((row) => (row.ok ? [cell(row.target), labelText(row.labels), cell(row.Version ?? ''), cell(row.CommitSHA ?? ''), ''] : [cell(row.target), labelText(row.labels), 'FAILED', '', failureCells(row)[1]])),
+    rows.map((row) =>
+      row.ok ? [cell(row.target), labelText(row.labels), cell(row.Version ?? ''), cell(row.CommitSHA ?? ''), ''] : [cell(row.target), labelText(row.labels), 'FAILED', '', failureCells(row)[1]],
+    ),
   );
   const counts = new Map<string, { version: string; commit: string; nodes: number }>();
   for (const row of rows) {
@@ -97,7 +99,13 @@ function versionLines(rows: readonly FleetRow[]): string[] {
   else if (builds.length === 1) lines.push(`versions: no drift, every answering node runs ${builds[0]!.version} (${builds[0]!.commit})`);
   else {
     lines.push(`versions: drift, ${plural(builds.length, 'build')} in the fleet`);
-    append(lines, table(['  VERSION', 'COMMIT', 'NODES'], builds.map((build) => [`  ${build.version}`, build.commit, String(build.nodes)])));
+    append(
+      lines,
+      table(
+        ['  VERSION', 'COMMIT', 'NODES'],
+        builds.map((build) => [`  ${build.version}`, build.commit, String(build.nodes)]),
+      ),
+    );
   }
   return lines;
 }
@@ -114,12 +122,24 @@ function specGroups(rows: readonly FleetRow[]): string[] {
   const lines: string[] = [];
   for (const [spec, members] of [...groups].sort((a, b) => b[1].length - a[1].length || a[0].localeCompare(b[0]))) {
     lines.push(`${detail(spec)}  (${plural(members.length, 'target')})`);
-    append(lines, table(['', ''], members.map((row) => [`  ${cell(row.target)}`, labelText(row.labels)])).slice(1));
+    append(
+      lines,
+      table(
+        ['', ''],
+        members.map((row) => [`  ${cell(row.target)}`, labelText(row.labels)]),
+      ).slice(1),
+    );
   }
   const failures = rows.filter((row) => !row.ok);
   if (failures.length > 0) {
     lines.push(`FAILED  (${plural(failures.length, 'target')})`);
-    append(lines, table(['', '', ''], failures.map((row) => [`  ${cell(row.target)}`, labelText(row.labels), failureCells(row)[1]])).slice(1));
+    append(
+      lines,
+      table(
+        ['', '', ''],
+        failures.map((row) => [`  ${cell(row.target)}`, labelText(row.labels), failureCells(row)[1]]),
+      ).slice(1),
+    );
   }
   return lines;
 }

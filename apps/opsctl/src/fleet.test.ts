@@ -11,23 +11,35 @@ describe('mapLimited', () => {
   it('never runs more than the limit at once and keeps the order', async () => {
     let running = 0;
     let most = 0;
-    const results = await mapLimited([5, 1, 4, 2, 3, 0], 2, new AbortController().signal, async (n) => {
-      running++;
-      most = Math.max(most, running);
-      await new Promise((resolve) => setTimeout(resolve, n));
-      running--;
-      return n * 10;
-    }, () => -1);
+    const results = await mapLimited(
+      [5, 1, 4, 2, 3, 0],
+      2,
+      new AbortController().signal,
+      async (n) => {
+        running++;
+        most = Math.max(most, running);
+        await new Promise((resolve) => setTimeout(resolve, n));
+        running--;
+        return n * 10;
+      },
+      () => -1,
+    );
     expect(results).toEqual([50, 10, 40, 20, 30, 0]);
     expect(most).toBe(2);
   });
 
   it('answers for the items not started once the signal aborts', async () => {
     const stop = new AbortController();
-    const results = await mapLimited([1, 2, 3], 1, stop.signal, async (n) => {
-      stop.abort();
-      return n;
-    }, (n) => -n);
+    const results = await mapLimited(
+      [1, 2, 3],
+      1,
+      stop.signal,
+      async (n) => {
+        stop.abort();
+        return n;
+      },
+      (n) => -n,
+    );
     expect(results).toEqual([1, -2, -3]);
   });
 });
@@ -37,7 +49,9 @@ const row = (target: string, fields: Partial<FleetRow>): FleetRow => ({ target, 
 describe('fleet output', () => {
   it('prints JSON rows with identity first and failure fields last', () => {
     const text = fleetJson([row('a:1', { ok: false, error: 'connection refused', reason: 'connection-refused', latency_ms: 1 }), row('b:2', { spec: 'info' })]);
-    expect(text).toBe('[\n{"target":"a:1","labels":{},"ok":false,"error":"connection refused","reason":"connection-refused","latency_ms":1},\n{"target":"b:2","labels":{},"ok":true,"spec":"info","latency_ms":5}\n]\n');
+    expect(text).toBe(
+      '[\n{"target":"a:1","labels":{},"ok":false,"error":"connection refused","reason":"connection-refused","latency_ms":1},\n{"target":"b:2","labels":{},"ok":true,"spec":"info","latency_ms":5}\n]\n',
+    );
   });
 
   it('summarises version drift under the table', () => {
@@ -95,7 +109,9 @@ describe('runFleetCommand', () => {
 
   it('fails only the targets whose credential labels cannot be used, with reason credentials', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'opsctl-fleet-unit-'));
-    const server = createServer((_req, res) => res.writeHead(503, { 'Content-Type': 'application/json' }).end('{"status":"Service Unavailable","failed_checks":[{"component":"docker","reason":"down"}]}'));
+    const server = createServer((_req, res) =>
+      res.writeHead(503, { 'Content-Type': 'application/json' }).end('{"status":"Service Unavailable","failed_checks":[{"component":"docker","reason":"down"}]}'),
+    );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const plain = `127.0.0.1:${(server.address() as { port: number }).port}`;
     try {
@@ -137,7 +153,15 @@ describe('runFleetCommand', () => {
 });
 
 describe('target selection and the rollback summary (issue 29)', () => {
-  const fleetWith = (targetFiles: string[], match: FleetOptions['match']): FleetOptions => ({ targetFiles, addresses: [], concurrency: 4, deadlineMs: 10_000, dryRun: false, rollback: false, ...(match ? { match } : {}) });
+  const fleetWith = (targetFiles: string[], match: FleetOptions['match']): FleetOptions => ({
+    targetFiles,
+    addresses: [],
+    concurrency: 4,
+    deadlineMs: 10_000,
+    dryRun: false,
+    rollback: false,
+    ...(match ? { match } : {}),
+  });
 
   it('works only on the targets whose labels match, and names the labels when none does', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'opsctl-fleet-unit-'));
@@ -147,9 +171,25 @@ describe('target selection and the rollback summary (issue 29)', () => {
     try {
       const file = join(dir, 'sd.json');
       // The peers are nowhere: only the orderer is asked.
-      writeFileSync(file, JSON.stringify([{ targets: ['127.0.0.1:1', '127.0.0.1:2'], labels: { role: 'peer', org: 'org1' } }, { targets: [orderer], labels: { role: 'orderer', org: 'org1' } }]));
+      writeFileSync(
+        file,
+        JSON.stringify([
+          { targets: ['127.0.0.1:1', '127.0.0.1:2'], labels: { role: 'peer', org: 'org1' } },
+          { targets: [orderer], labels: { role: 'orderer', org: 'org1' } },
+        ]),
+      );
       const connection = { address: '127.0.0.1:9443', tls: false, timeoutMs: 2_000 };
-      const result = await runFleetCommand({ kind: 'version' }, connection, fleetWith([file], [{ name: 'org', value: 'org1' }, { name: 'role', value: 'orderer' }]));
+      const result = await runFleetCommand(
+        { kind: 'version' },
+        connection,
+        fleetWith(
+          [file],
+          [
+            { name: 'org', value: 'org1' },
+            { name: 'role', value: 'orderer' },
+          ],
+        ),
+      );
       expect(result.rows.map((row) => [row.target, row.ok])).toEqual([[orderer, true]]);
       expect(result.exitCode).toBe(0);
       await expect(runFleetCommand({ kind: 'version' }, connection, fleetWith([file], [{ name: 'org', value: 'org2' }]))).rejects.toMatchObject({
@@ -171,4 +211,3 @@ describe('target selection and the rollback summary (issue 29)', () => {
     expect(fleetText({ kind: 'logspec-set', spec: 'debug' }, rows).trimEnd().split('\n').at(-1)).toBe('3 targets: 0 ok, 2 rolled back, 1 failed');
   });
 });
-

@@ -22,17 +22,7 @@ import { addressTarget, CREDENTIAL_LABELS, fetchPrometheusTargets, mergeTargets,
  * - `unexpected-response`: another status, or a body that is not what the endpoint sends
  */
 export type FleetFailureReason =
-  | 'connection-refused'
-  | 'timeout'
-  | 'deadline'
-  | 'tls-refused'
-  | 'untrusted-certificate'
-  | 'unauthorized'
-  | 'unhealthy'
-  | 'rejected'
-  | 'credentials'
-  | 'unreachable'
-  | 'unexpected-response';
+  'connection-refused' | 'timeout' | 'deadline' | 'tls-refused' | 'untrusted-certificate' | 'unauthorized' | 'unhealthy' | 'rejected' | 'credentials' | 'unreachable' | 'unexpected-response';
 
 /** One target's outcome; the JSON field names are part of the CLI's contract. */
 export interface FleetRow {
@@ -216,7 +206,12 @@ async function reach(target: FleetTarget, context: FleetContext, signal: AbortSi
   try {
     const read = await material;
     const caName = credentials.caFile !== undefined ? `label ${labelNames('caFile')} ${credentials.caFile}` : undefined;
-    return { client: openOpsClient({ ...base, tls: true, ...(credentials.serverName !== undefined ? { serverName: credentials.serverName } : {}) }, read, { ...limits, ...(caName !== undefined ? { caName } : {}) }) };
+    return {
+      client: openOpsClient({ ...base, tls: true, ...(credentials.serverName !== undefined ? { serverName: credentials.serverName } : {}) }, read, {
+        ...limits,
+        ...(caName !== undefined ? { caName } : {}),
+      }),
+    };
   } catch (error) {
     return { failure: new TargetFailure('credentials', error instanceof Error ? error.message : String(error)) };
   }
@@ -292,15 +287,17 @@ async function setSpec(client: OpsClient, spec: string, fleet: FleetOptions, row
 
 /** The targets of every source, each once, narrowed by --match; a usage error when none is left. */
 async function discoverTargets(fleet: FleetOptions, connection: ConnectionOptions, deadline: AbortSignal): Promise<FleetTarget[]> {
-  const sources: Promise<FleetTarget[]>[] = [
-    ...fleet.targetFiles.map((file) => readFileSd(file)),
-    Promise.resolve(fleet.addresses.map((address) => addressTarget(address))),
-  ];
+  const sources: Promise<FleetTarget[]>[] = [...fleet.targetFiles.map((file) => readFileSd(file)), Promise.resolve(fleet.addresses.map((address) => addressTarget(address)))];
   if (fleet.prometheusUrl !== undefined) {
     sources.push(fetchPrometheusTargets(fleet.prometheusUrl, fleet.job, { timeoutMs: connection.timeoutMs, deadline, deadlineText: `--deadline ${fleet.deadlineMs / 1000}s` }));
   }
   const found = mergeTargets(await Promise.all(sources));
-  const where = () => [...fleet.targetFiles, ...(fleet.prometheusUrl !== undefined ? [`${fleet.prometheusUrl}${fleet.job !== undefined ? ` job ${fleet.job}` : ''}`] : []), ...(fleet.addresses.length > 0 ? ['--address'] : [])].join(', ');
+  const where = () =>
+    [
+      ...fleet.targetFiles,
+      ...(fleet.prometheusUrl !== undefined ? [`${fleet.prometheusUrl}${fleet.job !== undefined ? ` job ${fleet.job}` : ''}`] : []),
+      ...(fleet.addresses.length > 0 ? ['--address'] : []),
+    ].join(', ');
   if (found.length === 0) throw new OpsctlError('USAGE', `no targets in ${where()}`);
   const wanted = fleet.match ?? [];
   const targets = found.filter((target) => wanted.every(({ name, value }) => target.labels[name] === value));
@@ -382,7 +379,14 @@ export async function runFleetCommand(command: Command, connection: ConnectionOp
  * full --timeout for those whose first request did not answer within FIRST_TRY_MS (only when
  * targets wait for a slot: with no more targets than slots, nobody is kept waiting).
  */
-async function runTargets(command: Command, targets: readonly FleetTarget[], context: FleetContext, fleet: FleetOptions, signal: AbortSignal, onRow: ((row: FleetRow) => void) | undefined): Promise<FleetRow[]> {
+async function runTargets(
+  command: Command,
+  targets: readonly FleetTarget[],
+  context: FleetContext,
+  fleet: FleetOptions,
+  signal: AbortSignal,
+  onRow: ((row: FleetRow) => void) | undefined,
+): Promise<FleetRow[]> {
   const rows = new Array<FleetRow>(targets.length);
   const emit = inOrder(targets.length, onRow);
   const finish = (index: number, row: FleetRow): void => {
@@ -425,7 +429,14 @@ async function runTargets(command: Command, targets: readonly FleetTarget[], con
 }
 
 /** One target's row, or SET_ASIDE when its first request outlasted `firstTryMs`. */
-async function runOnTarget(command: Command, target: FleetTarget, context: FleetContext, fleet: FleetOptions, signal: AbortSignal, firstTryMs: number | undefined): Promise<FleetRow | typeof SET_ASIDE> {
+async function runOnTarget(
+  command: Command,
+  target: FleetTarget,
+  context: FleetContext,
+  fleet: FleetOptions,
+  signal: AbortSignal,
+  firstTryMs: number | undefined,
+): Promise<FleetRow | typeof SET_ASIDE> {
   const row: FleetRow = { target: target.address, labels: boundedLabels(target.labels), ok: true, latency_ms: 0 };
   const started = performance.now();
   const reached = await reach(target, context, signal);
@@ -472,7 +483,13 @@ async function runPhase<T>(items: readonly T[], fleet: FleetOptions, work: (item
   const timer = setTimeout(() => deadline.abort(), fleet.deadlineMs);
   const why = `--deadline ${fleet.deadlineMs / 1000}s passed first`;
   try {
-    return await mapLimited(items, fleet.concurrency, deadline.signal, (item) => work(item, deadline.signal), (item) => skipped(item, why));
+    return await mapLimited(
+      items,
+      fleet.concurrency,
+      deadline.signal,
+      (item) => work(item, deadline.signal),
+      (item) => skipped(item, why),
+    );
   } finally {
     clearTimeout(timer);
   }

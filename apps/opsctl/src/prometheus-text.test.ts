@@ -119,4 +119,3 @@ describe('metricsPageJson', () => {
     expect(largest).toBeLessThan(70 * 1024);
   });
 });
-

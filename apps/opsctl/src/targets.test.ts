@@ -17,7 +17,10 @@ describe('parseFileSd', () => {
   it('reads the JSON form with labels, hiding __ labels and credential labels from the rows', () => {
     const text = JSON.stringify([
       { targets: ['peer0.org1.example.com:9443', '10.0.0.7:9443'], labels: { org: 'org1', __scheme__: 'https' } },
-      { targets: ['[fd00::5]:8443'], labels: { org: 'org2', __opsctl_cacert: 'org2/ca.pem', opsctl_cert: '/etc/org2/admin.pem', __opsctl_key: 'org2/admin-key.pem', __opsctl_server_name: 'orderer0' } },
+      {
+        targets: ['[fd00::5]:8443'],
+        labels: { org: 'org2', __opsctl_cacert: 'org2/ca.pem', opsctl_cert: '/etc/org2/admin.pem', __opsctl_key: 'org2/admin-key.pem', __opsctl_server_name: 'orderer0' },
+      },
     ]);
     expect(parseFileSd(text, 'fabric.json', '/srv/sd')).toEqual([
       { address: 'peer0.org1.example.com:9443', host: 'peer0.org1.example.com', port: 9443, scheme: 'https', labels: { org: 'org1' } },
@@ -124,13 +127,19 @@ describe('fetchPrometheusTargets', () => {
     await withServer(
       () => [500, 'oops'],
       async (base) => {
-        await expect(fetchPrometheusTargets(base, undefined, { timeoutMs: 5_000 })).rejects.toMatchObject({ code: 'UNEXPECTED_RESPONSE', message: `--prometheus ${base}/api/v1/targets: unexpected status 500` });
+        await expect(fetchPrometheusTargets(base, undefined, { timeoutMs: 5_000 })).rejects.toMatchObject({
+          code: 'UNEXPECTED_RESPONSE',
+          message: `--prometheus ${base}/api/v1/targets: unexpected status 500`,
+        });
       },
     );
     await withServer(
       () => [200, '<html>'],
       async (base) => {
-        await expect(fetchPrometheusTargets(base, undefined, { timeoutMs: 5_000 })).rejects.toMatchObject({ code: 'UNEXPECTED_RESPONSE', message: `--prometheus ${base}/api/v1/targets: the answer is not JSON` });
+        await expect(fetchPrometheusTargets(base, undefined, { timeoutMs: 5_000 })).rejects.toMatchObject({
+          code: 'UNEXPECTED_RESPONSE',
+          message: `--prometheus ${base}/api/v1/targets: the answer is not JSON`,
+        });
       },
     );
     const closed = createServer();

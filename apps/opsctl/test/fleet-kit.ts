@@ -117,11 +117,9 @@ export async function startFileSdPrometheus(options: {
   const port = await freeTcpPort();
   const url = `http://127.0.0.1:${port}`;
   let output = '';
-  const child: ChildProcess = spawn(
-    'prometheus',
-    [`--config.file=${configFile}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const child: ChildProcess = spawn('prometheus', [`--config.file=${configFile}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child.stdout!.setEncoding('utf8').on('data', (c: string) => (output += c));
   child.stderr!.setEncoding('utf8').on('data', (c: string) => (output += c));
   let exited = false;
@@ -146,7 +144,13 @@ export async function startFileSdPrometheus(options: {
       await stop();
       throw new Error(`prometheus did not become ready: ${output}`);
     }
-    if (await fetch(`${url}/-/ready`).then((r) => r.ok, () => false)) break;
+    if (
+      await fetch(`${url}/-/ready`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   return {

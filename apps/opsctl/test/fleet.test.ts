@@ -133,10 +133,12 @@ beforeAll(async () => {
   const started = await Promise.all(plan.map(({ start }) => start()));
   plan.forEach(({ member }, index) => members.push({ ...member, address: started[index]!.address }));
   await Promise.all(
-    started.filter((_, index) => plan[index]!.member.name.includes('stopped')).map(async (app) => {
-      app.kill();
-      await app.exited;
-    }),
+    started
+      .filter((_, index) => plan[index]!.member.name.includes('stopped'))
+      .map(async (app) => {
+        app.kill();
+        await app.exited;
+      }),
   );
   silent = await startSilentListener();
   members.push({ name: 'org1-hung', kind: 'listener', org: 'org1', address: silent.address, logspecReachable: false });
@@ -293,7 +295,9 @@ describe('opsctl against a network of peers and orderers', () => {
       expect(await specOf(member)).toBe('gossip=debug:info');
     }
     // Without a failing target nothing is rolled back, and the exit code is 0.
-    const healthyOnly = reachable().filter((m) => m.org === 'org1' && !m.name.includes('sick')).flatMap((m) => ['--address', m.address]);
+    const healthyOnly = reachable()
+      .filter((m) => m.org === 'org1' && !m.name.includes('sick'))
+      .flatMap((m) => ['--address', m.address]);
     const clean = await fleetJson('logspec', 'set', 'info', '--rollback', ...healthyOnly, ...org1Credentials(), '--timeout', TIMEOUT);
     expect(clean.code).toBe(0);
     expect(clean.rows.every((row) => row.ok && row.changed === true && row.rolled_back === undefined)).toBe(true);
@@ -314,7 +318,11 @@ describe('opsctl against a network of peers and orderers', () => {
   });
 
   it('exits 2 on a usage error without contacting any target', async () => {
-    expect(await opsctl('health', '--targets', join(scratch, 'missing.yaml'))).toEqual({ code: 2, stdout: '', stderr: `opsctl: cannot read --targets file ${join(scratch, 'missing.yaml')}: no such file\n` });
+    expect(await opsctl('health', '--targets', join(scratch, 'missing.yaml'))).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `opsctl: cannot read --targets file ${join(scratch, 'missing.yaml')}: no such file\n`,
+    });
     expect((await opsctl('metrics', ...fleetArgs())).code).toBe(2);
   });
 });

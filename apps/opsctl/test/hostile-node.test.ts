@@ -134,7 +134,9 @@ describe('what a server sends is shown, never obeyed by the terminal (item 8)', 
 
   it('the metrics page and the verbose health text keep their lines, not their escapes', async () => {
     const page = `# HELP a A gauge.\n# TYPE a gauge\na{v="${ESCAPES}"} 1\nb 2\n`;
-    const server = await startAnswering((path) => (path === '/metrics' ? { status: 200, body: page, type: 'text/plain; version=0.0.4' } : { status: 200, body: `[+]ping ok${ESCAPES}\nhealthz check passed\n`, type: 'text/plain' }));
+    const server = await startAnswering((path) =>
+      path === '/metrics' ? { status: 200, body: page, type: 'text/plain; version=0.0.4' } : { status: 200, body: `[+]ping ok${ESCAPES}\nhealthz check passed\n`, type: 'text/plain' },
+    );
     try {
       const metrics = await runOpsctlBin(['--address', server.address, 'metrics'], { killAfterMs: 40_000 });
       expect(metrics.stdout).not.toMatch(RAW_CONTROL);

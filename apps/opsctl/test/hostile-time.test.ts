@@ -32,7 +32,9 @@ describe('--deadline covers discovery; the target list is read as it arrives (it
   it('holds one entry at a time: 24 MiB of nested empty lists before the targets cost no more than a small heap', async () => {
     const node = await startAnswering(() => ({ status: 200, body: '{"status":"OK"}' }));
     const filler = '[],'.repeat(8 * 1024 * 1024);
-    const body = Buffer.from(`{"status":"success","data":{"droppedTargets":[${filler}[]],"activeTargets":[{"labels":{"job":"fabric"},"scrapePool":"fabric","scrapeUrl":"http://${node.address}/metrics"}]}}`);
+    const body = Buffer.from(
+      `{"status":"success","data":{"droppedTargets":[${filler}[]],"activeTargets":[{"labels":{"job":"fabric"},"scrapePool":"fabric","scrapeUrl":"http://${node.address}/metrics"}]}}`,
+    );
     const prometheus = await startAnswering(() => ({ status: 200, body }));
     try {
       // A 64 MiB old generation: JSON.parse of the whole answer needs far more.

@@ -154,16 +154,16 @@ describe('files that are not regular files of a sane size (finding 12)', () => {
       body: JSON.stringify({
         status: 'success',
         data: {
-          activeTargets: [
-            { discoveredLabels: { __opsctl_cacert: fifo }, labels: { job: 'fabric', instance: '127.0.0.1:4' }, scrapePool: 'fabric', scrapeUrl: 'https://127.0.0.1:4/metrics' },
-          ],
+          activeTargets: [{ discoveredLabels: { __opsctl_cacert: fifo }, labels: { job: 'fabric', instance: '127.0.0.1:4' }, scrapePool: 'fabric', scrapeUrl: 'https://127.0.0.1:4/metrics' }],
         },
       }),
     }));
     await withServer(prometheus, async () => {
       const run = await runOpsctlBin(['--prometheus', `http://${prometheus.address}`, '--deadline', '6s', '--timeout', '3s', 'health', '--json'], { killAfterMs: 40_000 });
       expect(run.code).toBe(1);
-      expect(JSON.parse(run.stdout)).toMatchObject([{ target: '127.0.0.1:4', ok: false, reason: 'credentials', error: `cannot read label __opsctl_cacert file ${fifo}: not a regular file (a named pipe (FIFO))` }]);
+      expect(JSON.parse(run.stdout)).toMatchObject([
+        { target: '127.0.0.1:4', ok: false, reason: 'credentials', error: `cannot read label __opsctl_cacert file ${fifo}: not a regular file (a named pipe (FIFO))` },
+      ]);
       expect(run.elapsedMs).toBeLessThan(ENDS_WITHIN_MS);
     });
   });
@@ -174,7 +174,13 @@ describe('answers of an unexpected shape (finding 13)', () => {
   const cases: [string, number, string, string[], string][] = [
     ['health answering null', 200, 'null', ['health'], '/healthz: expected a JSON object, got null'],
     ['health answering failed_checks 5', 503, '{"failed_checks":5}', ['health'], '/healthz: "failed_checks" is a number, expected a list'],
-    ['health answering a failed check without a reason', 503, '{"status":"Service Unavailable","failed_checks":[{"component":"docker"}]}', ['health', '--verbose'], '/healthz: failed_checks[0]: the answer has no "reason" string'],
+    [
+      'health answering a failed check without a reason',
+      503,
+      '{"status":"Service Unavailable","failed_checks":[{"component":"docker"}]}',
+      ['health', '--verbose'],
+      '/healthz: failed_checks[0]: the answer has no "reason" string',
+    ],
     ['version answering "x"', 200, '"x"', ['version'], '/version: expected a JSON object, got a string'],
     ['version answering 5', 200, '5', ['version'], '/version: expected a JSON object, got a number'],
     ['version answering []', 200, '[]', ['version', '--json'], '/version: expected a JSON object, got a list'],
@@ -202,7 +208,11 @@ describe('answers of an unexpected shape (finding 13)', () => {
 
   it.each([
     ['a null target', '{"status":"success","data":{"activeTargets":[null]}}', 'data.activeTargets[0]: expected a target object, got null'],
-    ['labels that are not strings', '{"status":"success","data":{"activeTargets":[{"labels":{"job":5},"scrapeUrl":"http://127.0.0.1:9/metrics"}]}}', 'data.activeTargets[0].labels: label job is a number, expected a string'],
+    [
+      'labels that are not strings',
+      '{"status":"success","data":{"activeTargets":[{"labels":{"job":5},"scrapeUrl":"http://127.0.0.1:9/metrics"}]}}',
+      'data.activeTargets[0].labels: label job is a number, expected a string',
+    ],
     ['a scrapeUrl that is not a string', '{"status":"success","data":{"activeTargets":[{"scrapeUrl":7}]}}', 'data.activeTargets[0]: no valid scrapeUrl (a number)'],
   ])('--prometheus answering %s: a named error, exit 5', async (_name, body, message) => {
     await withServer(await answering(200, body), async (prometheus) => {

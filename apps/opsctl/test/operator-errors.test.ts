@@ -18,7 +18,11 @@ describe('the operator’s own mistakes', () => {
       const wrong = pki.rogueCa.certFile;
       const one = await runOpsctlBin(['--address', address, '--cacert', wrong, 'version'], { killAfterMs: 40_000 });
       expect(one.code).toBe(4);
-      expect(one.stderr).toMatch(new RegExp(`^opsctl: https://${address}: server certificate not trusted by --cacert ${wrong.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(.+\\); is that the CA that signed the operations server's certificate\\?\\n$`));
+      expect(one.stderr).toMatch(
+        new RegExp(
+          `^opsctl: https://${address}: server certificate not trusted by --cacert ${wrong.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(.+\\); is that the CA that signed the operations server's certificate\\?\\n$`,
+        ),
+      );
       const right = await runOpsctlBin(['--address', address, '--cacert', pki.ca.certFile, 'version'], { killAfterMs: 40_000 });
       expect(right).toMatchObject({ code: 0, stdout: 'Version: 2.5.0\nCommit SHA: abc\n' });
       const fleet = await runOpsctlBin(['--address', address, '--address', '127.0.0.1:1', '--cacert', wrong, 'version', '--json'], { killAfterMs: 40_000 });

@@ -78,7 +78,7 @@ describe('opsctl against the peer over plain HTTP', () => {
     expect(JSON.parse(reset.stdout)).toEqual({ spec: 'info' });
   });
 
-  it('reports a rejected spec with the server\'s reason and exit 1, changing nothing', async () => {
+  it("reports a rejected spec with the server's reason and exit 1, changing nothing", async () => {
     const result = await opsctl('--address', peer.address, 'logspec', 'set', 'bogus');
     expect(result).toEqual({ code: 1, stdout: '', stderr: "opsctl: logspec rejected: invalid logging specification 'bogus': bad segment 'bogus'\n" });
     expect((await opsctl('--address', peer.address, 'logspec', 'get')).stdout).toBe('info\n');

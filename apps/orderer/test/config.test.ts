@@ -34,9 +34,7 @@ describe('orderer configuration through the bin', () => {
   });
 
   it('uses operations TLS paths as written: a relative path is not joined to the orderer.yaml directory', async () => {
-    const dir = configDir(
-      'Operations:\n  ListenAddress: 127.0.0.1:0\n  TLS:\n    Enabled: true\n    Certificate: no-such-dir/server.crt\n    PrivateKey: no-such-dir/server.key\n',
-    );
+    const dir = configDir('Operations:\n  ListenAddress: 127.0.0.1:0\n  TLS:\n    Enabled: true\n    Certificate: no-such-dir/server.crt\n    PrivateKey: no-such-dir/server.key\n');
     const result = await run({ FABRIC_CFG_PATH: dir }, []);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('open no-such-dir/server.crt: no such file or directory');
@@ -59,7 +57,13 @@ describe('orderer configuration through the bin', () => {
   it('--print-config prints the effective configuration with each source, and exits 0', async () => {
     const dir = configDir('Operations:\n  ListenAddress: 127.0.0.1:8443\nMetrics:\n  Provider: statsd\n  Statsd:\n    Address: 127.0.0.1:8125\n');
     const result = await run(
-      { FABRIC_CFG_PATH: dir, ORDERER_OPERATIONS_HEALTH_CACHETTL: '60s', ORDERER_METRICS_STATSD_WRITEINTERVAL: '1m30s', ORDERER_METRICS_STATSD_PREFIX: '', ORDERER_OPERATIONS_TLS_CLIENTROOTCAS: '[a.pem, b.pem]' },
+      {
+        FABRIC_CFG_PATH: dir,
+        ORDERER_OPERATIONS_HEALTH_CACHETTL: '60s',
+        ORDERER_METRICS_STATSD_WRITEINTERVAL: '1m30s',
+        ORDERER_METRICS_STATSD_PREFIX: '',
+        ORDERER_OPERATIONS_TLS_CLIENTROOTCAS: '[a.pem, b.pem]',
+      },
       ['--print-config'],
     );
     expect(result.stderr).toBe('');

@@ -37,4 +37,3 @@ export function runPeer(options: PeerRunOptions = {}): Promise<number> {
     ...(options.onReady === undefined ? {} : { onReady: options.onReady }),
   });
 }
-

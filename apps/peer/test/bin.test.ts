@@ -101,7 +101,7 @@ describe('peer: one verdict for --check-config and a start', () => {
     expect(await run({ FABRIC_CFG_PATH: dir }, ['--check-config', '--strict'])).toEqual({ code: 1, stdout: '', stderr: `${warnings}--strict: 2 warnings, treated as problems\n` });
   });
 
-  it('an unknown provider warns once, in Fabric\'s words, naming where it was set', async () => {
+  it("an unknown provider warns once, in Fabric's words, naming where it was set", async () => {
     const dir = configDir('vm:\n  endpoint: ""\noperations:\n  listenAddress: 127.0.0.1:0\nmetrics:\n  provider: Prometheus\n');
     const app = await start({ FABRIC_CFG_PATH: dir });
     const unknown = app.stdout.filter((line) => line.includes('Unknown provider type'));

@@ -65,9 +65,7 @@ describe('peer /healthz against a real container runtime (podman Docker API)', (
       const body = JSON.parse(down.body) as FailedBody;
       expect(body.failed_checks).toHaveLength(1);
       expect(body.failed_checks[0]!.component).toBe('docker');
-      expect(body.failed_checks[0]!.reason).toBe(
-        `failed to ping to Docker daemon: Get "http://unix.sock/_ping": dial unix ${podman.socketPath}: connect: no such file or directory`,
-      );
+      expect(body.failed_checks[0]!.reason).toBe(`failed to ping to Docker daemon: Get "http://unix.sock/_ping": dial unix ${podman.socketPath}: connect: no such file or directory`);
     } finally {
       await podman.start();
     }
@@ -169,8 +167,6 @@ describe('peer /healthz against a real container runtime (podman Docker API)', (
     const dir = configDir('core.yaml', 'vm:\n  endpoint: "docker.sock"\noperations:\n  listenAddress: "127.0.0.1:0"\n');
     const result = await runAppToExit(BIN, { env: { FABRIC_CFG_PATH: dir } });
     expect(result.code).toBe(1);
-    expect(result.stderr).toBe(
-      'core.yaml: vm.endpoint: expected unix:///path/to/docker.sock or tcp://host:port (or "" for no docker health check), got "docker.sock" (no scheme)\n',
-    );
+    expect(result.stderr).toBe('core.yaml: vm.endpoint: expected unix:///path/to/docker.sock or tcp://host:port (or "" for no docker health check), got "docker.sock" (no scheme)\n');
   }, 60_000);
 });

@@ -99,12 +99,10 @@ describe('peer: --check-config and a start with files that are not regular files
   }, 60_000);
 });
 
-describe('peer: --check-config reaches a start\'s verdict, with short lines (finding 10)', () => {
+describe("peer: --check-config reaches a start's verdict, with short lines (finding 10)", () => {
   it('FABRIC_LOGGING_SPEC=bogus and FABRIC_LOGGING_FORMAT=bogus fail both, with the same line', async () => {
     const dir = configDir(PLAIN);
-    expect(await sameVerdict({ FABRIC_CFG_PATH: dir, FABRIC_LOGGING_SPEC: 'bogus' })).toBe(
-      "FABRIC_LOGGING_SPEC: invalid logging specification 'bogus': bad segment 'bogus'\n",
-    );
+    expect(await sameVerdict({ FABRIC_CFG_PATH: dir, FABRIC_LOGGING_SPEC: 'bogus' })).toBe("FABRIC_LOGGING_SPEC: invalid logging specification 'bogus': bad segment 'bogus'\n");
     expect(await sameVerdict({ FABRIC_CFG_PATH: dir, FABRIC_LOGGING_FORMAT: 'bogus' })).toBe(
       "FABRIC_LOGGING_FORMAT: unknown log format 'bogus': expected 'json', 'text' or a Fabric format template\n",
     );
@@ -115,9 +113,7 @@ describe('peer: --check-config reaches a start\'s verdict, with short lines (fin
   it('a 70 KB CORE_METRICS_STATSD_PREFIX is refused; a 100 KB bad CHECKTIMEOUT gives a short line', async () => {
     const dir = configDir(`${PLAIN}metrics:\n  provider: statsd\n  statsd:\n    address: 127.0.0.1:8125\n`);
     const prefix = await sameVerdict({ FABRIC_CFG_PATH: dir, CORE_METRICS_STATSD_PREFIX: 'p'.repeat(70_000) });
-    expect(prefix).toBe(
-      `CORE_METRICS_STATSD_PREFIX: expected a prefix of at most 1024 bytes (every StatsD line carries it) when metrics.provider is statsd, got "${'p'.repeat(80)}…" (70000 bytes)\n`,
-    );
+    expect(prefix).toBe(`CORE_METRICS_STATSD_PREFIX: expected a prefix of at most 1024 bytes (every StatsD line carries it) when metrics.provider is statsd, got "${'p'.repeat(80)}…" (70000 bytes)\n`);
     const timeout = await sameVerdict({ FABRIC_CFG_PATH: dir, CORE_OPERATIONS_HEALTH_CHECKTIMEOUT: '0s'.repeat(50_000) });
     expect(timeout).toBe(`CORE_OPERATIONS_HEALTH_CHECKTIMEOUT: expected a duration of at least 1ms like 10s, got "${'0s'.repeat(40)}…"\n`);
   }, 60_000);

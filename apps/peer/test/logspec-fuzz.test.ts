@@ -18,7 +18,10 @@ afterAll(() => app?.kill());
 
 const level = fc.constantFrom('debug', 'DEBUG', 'info', 'warn', 'WARNING', 'error', 'fatal', 'panic', 'dpanic', 'payload', 'notice', 'critical', 'Debug', 'bogus', '');
 const loggerName = fc.stringMatching(/^[a-z][a-z0-9_#-]{0,6}(\.[a-z0-9]{1,4}){0,2}\.?$/);
-const segment = fc.oneof(level, fc.tuple(fc.array(loggerName, { minLength: 1, maxLength: 3 }), level).map(([names, lvl]) => `${names.join(',')}=${lvl}`));
+const segment = fc.oneof(
+  level,
+  fc.tuple(fc.array(loggerName, { minLength: 1, maxLength: 3 }), level).map(([names, lvl]) => `${names.join(',')}=${lvl}`),
+);
 const spec = fc.oneof({ weight: 4, arbitrary: fc.array(segment, { maxLength: 5 }).map((s) => s.join(':')) }, { weight: 1, arbitrary: fc.string({ maxLength: 40 }) });
 const body = fc.oneof(
   { weight: 6, arbitrary: spec.map((s) => JSON.stringify({ spec: s })) },

@@ -91,7 +91,10 @@ describe('a log reader that stops reading', () => {
     let out = '';
     // An explicitly paused stream stays paused when a 'data' listener is added: resume it.
     const closed = new Promise((resolve) => app.child.stdout!.once('close', resolve));
-    app.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk)).resume();
+    app.child
+      .stdout!.setEncoding('utf8')
+      .on('data', (chunk: string) => (out += chunk))
+      .resume();
     app.child.stderr!.resume();
     expect(await app.exited).toBe(0);
     await closed;

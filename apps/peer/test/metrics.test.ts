@@ -4,19 +4,7 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import * as zlib from 'node:zlib';
 import { gunzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
-import {
-  configDir,
-  createTestPki,
-  send,
-  spawnApp,
-  prometheusTool,
-  startPrometheus,
-  startStatsd,
-  type PrometheusServer,
-  type RunningApp,
-  type StatsdDaemon,
-  type TestPki,
-} from '@fabric-ops/test-kit';
+import { configDir, createTestPki, send, spawnApp, prometheusTool, startPrometheus, startStatsd, type PrometheusServer, type RunningApp, type StatsdDaemon, type TestPki } from '@fabric-ops/test-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 const PROMETHEUS_PROTO_ACCEPT = 'application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;escaping=underscores';
@@ -53,16 +41,7 @@ interface PeerYaml {
 }
 
 function coreYaml(options: PeerYaml): string {
-  return [
-    'vm:',
-    `  endpoint: ${JSON.stringify(options.vmEndpoint ?? '')}`,
-    'operations:',
-    '  listenAddress: "127.0.0.1:0"',
-    options.tls ?? '',
-    'metrics:',
-    options.metrics,
-    '',
-  ].join('\n');
+  return ['vm:', `  endpoint: ${JSON.stringify(options.vmEndpoint ?? '')}`, 'operations:', '  listenAddress: "127.0.0.1:0"', options.tls ?? '', 'metrics:', options.metrics, ''].join('\n');
 }
 
 async function startPeer(options: PeerYaml): Promise<RunningApp> {
@@ -126,7 +105,7 @@ describe('peer with provider prometheus', () => {
     expect(result.code).not.toBe(1);
   });
 
-  it('keeps Fabric\'s text format and names for an OpenMetrics-preferring scraper, and gzips when asked', async () => {
+  it("keeps Fabric's text format and names for an OpenMetrics-preferring scraper, and gzips when asked", async () => {
     const app = await startPeer({ metrics: '  provider: prometheus' });
     const om = await send(app.address, '/metrics', { headers: { Accept: 'application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5' } });
     expect(om.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8; escaping=underscores');
@@ -136,7 +115,7 @@ describe('peer with provider prometheus', () => {
     expect(zipped.headers['content-encoding']).toBe('gzip');
   });
 
-  it("answers as Fabric v2.5.16 / v3.1.5 (client_golang 1.20.5): escaping= echoed, delimited protobuf, identity / gzip / zstd", async () => {
+  it('answers as Fabric v2.5.16 / v3.1.5 (client_golang 1.20.5): escaping= echoed, delimited protobuf, identity / gzip / zstd', async () => {
     const app = await startPeer({ metrics: '  provider: prometheus' });
     const prometheus3 =
       'application/openmetrics-text;version=1.0.0;escaping=allow-utf-8;q=0.5,application/openmetrics-text;version=0.0.1;q=0.4,text/plain;version=1.0.0;escaping=allow-utf-8;q=0.3,text/plain;version=0.0.4;q=0.2,*/*;q=0.1';
@@ -270,19 +249,23 @@ describe('a real StatsD daemon receiving from the peer', () => {
   const statsdYaml = (network: string, address: string) =>
     ['  provider: statsd', '  statsd:', `    network: ${network}`, `    address: ${address}`, '    writeInterval: 200ms', '    prefix: org1.peer0'].join('\n');
 
-  it.each(['udp', 'tcp'] as const)('gets Fabric-named buckets over %s, prefix respected', async (network) => {
-    daemon.clear();
-    await startPeer({ metrics: statsdYaml(network, network === 'udp' ? daemon.udpAddress : daemon.tcpAddress) });
-    const received = await daemon.waitFor(
-      (r) =>
-        r.gauges[`org1.peer0.fabric_version.${STATSD_VERSION}`] === 1 &&
-        (r.counters['org1.peer0.logging.entries_written.info'] ?? 0) > 0 &&
-        r.gauges['org1.peer0.nodejs.mem.heap_used_bytes'] !== undefined,
-      30_000,
-    );
-    expect(received.gauges['org1.peer0.nodejs.gc.completed_count']).toBeGreaterThanOrEqual(0);
-    expect(Object.keys(received.gauges).every((key) => key.startsWith('org1.peer0.'))).toBe(true);
-  }, 60_000);
+  it.each(['udp', 'tcp'] as const)(
+    'gets Fabric-named buckets over %s, prefix respected',
+    async (network) => {
+      daemon.clear();
+      await startPeer({ metrics: statsdYaml(network, network === 'udp' ? daemon.udpAddress : daemon.tcpAddress) });
+      const received = await daemon.waitFor(
+        (r) =>
+          r.gauges[`org1.peer0.fabric_version.${STATSD_VERSION}`] === 1 &&
+          (r.counters['org1.peer0.logging.entries_written.info'] ?? 0) > 0 &&
+          r.gauges['org1.peer0.nodejs.mem.heap_used_bytes'] !== undefined,
+        30_000,
+      );
+      expect(received.gauges['org1.peer0.nodejs.gc.completed_count']).toBeGreaterThanOrEqual(0);
+      expect(Object.keys(received.gauges).every((key) => key.startsWith('org1.peer0.'))).toBe(true);
+    },
+    60_000,
+  );
 
   it('over TCP, delivers what was counted while the daemon was down once it is back', async () => {
     daemon.clear();
@@ -301,21 +284,25 @@ describe('a real StatsD daemon receiving from the peer', () => {
     await daemon.waitFor((r) => (r.counters['org1.peer0.logging.entries_written.warn'] ?? 0) >= warnedWhileDown, 30_000);
   }, 90_000);
 
-  it.each(['udp', 'tcp'] as const)('keeps the peer alive when the daemon dies and resumes sending when it is back (%s)', async (network) => {
-    daemon.clear();
-    const app = await startPeer({ metrics: statsdYaml(network, network === 'udp' ? daemon.udpAddress : daemon.tcpAddress) });
-    await daemon.waitFor((r) => r.gauges['org1.peer0.nodejs.mem.heap_used_bytes'] !== undefined, 30_000);
-    await daemon.kill();
-    // Several flush intervals with nobody listening.
-    await new Promise((r) => setTimeout(r, 1_500));
-    expect(app.child.exitCode).toBeNull();
-    expect((await send(app.address, '/version')).status).toBe(200);
-    await daemon.restart();
-    daemon.clear();
-    await daemon.waitFor((r) => r.gauges['org1.peer0.nodejs.mem.heap_used_bytes'] !== undefined, 30_000);
-    expect(app.child.exitCode).toBeNull();
-    if (network === 'tcp') {
-      expect(app.stdout.some((line) => line.includes('statsd: connection to tcp') && line.includes('lost'))).toBe(true);
-    }
-  }, 90_000);
+  it.each(['udp', 'tcp'] as const)(
+    'keeps the peer alive when the daemon dies and resumes sending when it is back (%s)',
+    async (network) => {
+      daemon.clear();
+      const app = await startPeer({ metrics: statsdYaml(network, network === 'udp' ? daemon.udpAddress : daemon.tcpAddress) });
+      await daemon.waitFor((r) => r.gauges['org1.peer0.nodejs.mem.heap_used_bytes'] !== undefined, 30_000);
+      await daemon.kill();
+      // Several flush intervals with nobody listening.
+      await new Promise((r) => setTimeout(r, 1_500));
+      expect(app.child.exitCode).toBeNull();
+      expect((await send(app.address, '/version')).status).toBe(200);
+      await daemon.restart();
+      daemon.clear();
+      await daemon.waitFor((r) => r.gauges['org1.peer0.nodejs.mem.heap_used_bytes'] !== undefined, 30_000);
+      expect(app.child.exitCode).toBeNull();
+      if (network === 'tcp') {
+        expect(app.stdout.some((line) => line.includes('statsd: connection to tcp') && line.includes('lost'))).toBe(true);
+      }
+    },
+    90_000,
+  );
 });

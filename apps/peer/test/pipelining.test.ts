@@ -38,8 +38,7 @@ describe('the peer on one connection', () => {
       const spec = `gossip=debug:${levels[i % levels.length]}`; // already in the normal form GET reports
       const body = JSON.stringify({ spec });
       const text = await exchange(
-        `PUT /logspec HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}` +
-          'GET /logspec HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+        `PUT /logspec HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}` + 'GET /logspec HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
       );
       expect(text).toMatch(/^HTTP\/1\.1 204 /);
       expect(text).toContain(`{"spec":"${spec}"}\n`);

@@ -51,10 +51,7 @@ function rssBytes(pid: number): number {
 }
 
 beforeAll(async () => {
-  const dir = configDir(
-    'core.yaml',
-    'vm:\n  endpoint: ""\noperations:\n  listenAddress: 127.0.0.1:0\nmetrics:\n  provider: prometheus\n',
-  );
+  const dir = configDir('core.yaml', 'vm:\n  endpoint: ""\noperations:\n  listenAddress: 127.0.0.1:0\nmetrics:\n  provider: prometheus\n');
   probeDir = mkdtempSync(join(tmpdir(), 'fabric-ops-soak-'));
   const probe = join(probeDir, 'probe.mjs');
   writeFileSync(probe, PROBE);

@@ -90,7 +90,7 @@ describe('peer with TLS: connections that never finish the handshake', () => {
 });
 
 describe('peer with TLS: plain HTTP to the TLS port', () => {
-  it('gets Go\'s answer byte for byte, then the connection closes', async () => {
+  it("gets Go's answer byte for byte, then the connection closes", async () => {
     const app = await peers.start({ tls: tlsFiles() });
     const { socket, closed } = await raw(app);
     socket.write('GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n');
@@ -116,7 +116,11 @@ describe('peer with TLS: client certificates as Fabric (Go crypto/x509) decides'
 
   it('admits anyExtendedKeyUsage-only, EKU-less and keyEncipherment-only leaves; refuses a leaf under a serverAuth-only CA', async () => {
     const app = await peers.start({ tls: tlsFiles({ clientAuthRequired: true, clientRootCAs: [pki.ca.certFile] }) });
-    for (const [name, pair] of [['anyEKU', anyEku], ['no EKU', noEku], ['keyEncipherment only', keyEnciphermentOnly]] as const) {
+    for (const [name, pair] of [
+      ['anyEKU', anyEku],
+      ['no EKU', noEku],
+      ['keyEncipherment only', keyEnciphermentOnly],
+    ] as const) {
       const reply = await send(app.address, '/logspec', { tls: { ca: pki.ca.cert, cert: pair.cert, key: pair.key } });
       expect([name, reply.status]).toEqual([name, 200]);
     }

@@ -145,15 +145,16 @@ export function signWith(k: TestKey, algorithm: Uint8Array, tbs: Uint8Array): Ui
   }
   if (k.kind === 'ed25519') return new Uint8Array(sign(null, tbs, k.privateKey));
   const has = (dotted: string): boolean => alg.includes(Buffer.from(oid(dotted)).toString('hex'));
-  const hash = has(OID.ecdsaSha1) || has(OID.rsaSha1)
-    ? 'sha1'
-    : has(OID.rsaMd5)
-      ? 'md5'
-      : has('1.2.840.10045.4.3.3') || has('1.2.840.113549.1.1.12')
-        ? 'sha384'
-        : has('1.2.840.10045.4.3.4') || has('1.2.840.113549.1.1.13')
-          ? 'sha512'
-          : 'sha256';
+  const hash =
+    has(OID.ecdsaSha1) || has(OID.rsaSha1)
+      ? 'sha1'
+      : has(OID.rsaMd5)
+        ? 'md5'
+        : has('1.2.840.10045.4.3.3') || has('1.2.840.113549.1.1.12')
+          ? 'sha384'
+          : has('1.2.840.10045.4.3.4') || has('1.2.840.113549.1.1.13')
+            ? 'sha512'
+            : 'sha256';
   return new Uint8Array(sign(hash, tbs, k.privateKey));
 }
 
@@ -179,10 +180,7 @@ export const ext = {
     extension(
       '2.5.29.30',
       critical,
-      seq(
-        ...(permitted.length > 0 ? [tlv(0xa0, concat(...permitted.map((p) => seq(p))))] : []),
-        ...(excluded.length > 0 ? [tlv(0xa1, concat(...excluded.map((p) => seq(p))))] : []),
-      ),
+      seq(...(permitted.length > 0 ? [tlv(0xa0, concat(...permitted.map((p) => seq(p))))] : []), ...(excluded.length > 0 ? [tlv(0xa1, concat(...excluded.map((p) => seq(p))))] : [])),
     ),
 };
 

@@ -77,13 +77,19 @@ describe('dockerChecker', () => {
   });
 
   it('passes on 200 over tcp', async () => {
-    const server = await listen(createHttpServer((_, res) => res.end('OK')), 0);
+    const server = await listen(
+      createHttpServer((_, res) => res.end('OK')),
+      0,
+    );
     const port = (server.address() as { port: number }).port;
     await expect(dockerChecker(`tcp://127.0.0.1:${port}`)(new AbortController().signal)).resolves.toBeUndefined();
   });
 
   it('takes an endpoint already parsed (by ops-config) as well as the text', async () => {
-    const server = await listen(createHttpServer((_, res) => res.end('OK')), 0);
+    const server = await listen(
+      createHttpServer((_, res) => res.end('OK')),
+      0,
+    );
     const port = (server.address() as { port: number }).port;
     await expect(dockerChecker({ kind: 'tcp', host: '127.0.0.1', port })(new AbortController().signal)).resolves.toBeUndefined();
     const socketPath = join(tempDir(), 'missing.sock');

@@ -4,9 +4,7 @@ import { describeAddress, describePingError } from './internal/ping-error.ts';
 import type { Checker } from './registry.ts';
 
 /** Where the Docker Engine API listens, from Fabric's `vm.endpoint`. */
-export type DockerEndpoint =
-  | { readonly kind: 'unix'; readonly socketPath: string }
-  | { readonly kind: 'tcp'; readonly host: string; readonly port: number };
+export type DockerEndpoint = { readonly kind: 'unix'; readonly socketPath: string } | { readonly kind: 'tcp'; readonly host: string; readonly port: number };
 
 export interface DockerCheckerOptions {
   /** Most bytes of a /_ping answer read (kept for the failure reason); the rest is discarded. Default 4096. */
@@ -29,8 +27,7 @@ const REASON_PREFIX = 'failed to ping to Docker daemon: ';
  * Docker's own clients accept for an engine without TLS.
  */
 export function parseDockerEndpoint(endpoint: string): DockerEndpoint {
-  const invalid = (why: string) =>
-    new HealthError('INVALID_ENDPOINT', `invalid Docker endpoint '${endpoint}': ${why}; expected unix:///path/to/docker.sock or tcp://host:port`);
+  const invalid = (why: string) => new HealthError('INVALID_ENDPOINT', `invalid Docker endpoint '${endpoint}': ${why}; expected unix:///path/to/docker.sock or tcp://host:port`);
   const scheme = /^([a-z]+):\/\//i.exec(endpoint)?.[1]?.toLowerCase();
   if (scheme === 'unix') {
     const socketPath = endpoint.slice('unix://'.length);

@@ -294,7 +294,7 @@ describe('healthzComponent under other mount points', () => {
 });
 
 describe('readiness the application controls', () => {
-  it('with requireReadySignal, /readyz is 503 until signalReady(); /healthz keeps Fabric\'s answer throughout', async () => {
+  it("with requireReadySignal, /readyz is 503 until signalReady(); /healthz keeps Fabric's answer throughout", async () => {
     const { port, registry, endpoints } = await serve({}, { requireReadySignal: true });
     let checked = 0;
     registry.register('fine', async () => {

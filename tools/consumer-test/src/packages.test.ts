@@ -52,7 +52,19 @@ describe('pnpm check:packages', () => {
   it('finds publint, attw and metadata clean for every publishable package', async () => {
     const { code, reports } = await checkPackages();
     const names = reports.map((r) => r.name);
-    for (const expected of ['@fabric-ops/go-x509', '@fabric-ops/ops-http', '@fabric-ops/ops-logspec', '@fabric-ops/ops-health', '@fabric-ops/ops-metrics', '@fabric-ops/ops-tls-auth', '@fabric-ops/ops-config', '@fabric-ops/ops-server', '@fabric-ops/peer', '@fabric-ops/orderer', '@fabric-ops/opsctl']) {
+    for (const expected of [
+      '@fabric-ops/go-x509',
+      '@fabric-ops/ops-http',
+      '@fabric-ops/ops-logspec',
+      '@fabric-ops/ops-health',
+      '@fabric-ops/ops-metrics',
+      '@fabric-ops/ops-tls-auth',
+      '@fabric-ops/ops-config',
+      '@fabric-ops/ops-server',
+      '@fabric-ops/peer',
+      '@fabric-ops/orderer',
+      '@fabric-ops/opsctl',
+    ]) {
       expect(names).toContain(expected);
     }
     expect(reports.filter((r) => r.problems.length > 0)).toEqual([]);

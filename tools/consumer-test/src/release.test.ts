@@ -29,7 +29,9 @@ describe('pnpm release:dry-run', () => {
     expect(summary.mode).toBe('dry-run');
     expect(summary.changesets).toContain('opsctl-and-operator-kit.md');
 
-    const expectedNames = publishablePackages().map((p) => p.name).sort();
+    const expectedNames = publishablePackages()
+      .map((p) => p.name)
+      .sort();
     expect(summary.packages.map((p) => p.name).sort()).toEqual(expectedNames);
     // The `fixed` group: one version for the whole family, above the current one.
     const versions = new Set(summary.packages.map((p) => p.version));

@@ -65,7 +65,7 @@ describe('Containerfile', () => {
     const peerBins = Object.keys((JSON.parse(readFileSync(join(repoRoot, 'apps', 'peer', 'package.json'), 'utf8')) as { bin: Record<string, string> }).bin);
     expect(containerfile).toMatch(new RegExp(`^ENTRYPOINT \\["${peerBins[0]}"\\]$`, 'm'));
     // Every packed package is installed globally, apps/opsctl (the exec probes' command) among them.
-    expect(containerfile).toContain("pack --pack-destination /tmp/fabric-ops");
+    expect(containerfile).toContain('pack --pack-destination /tmp/fabric-ops');
     expect(containerfile).toContain("--filter './apps/*'");
     expect(containerfile).toContain('npm install -g /tmp/fabric-ops/*.tgz');
     expect(imageEnv()['CORE_VM_ENDPOINT']).toBe('');

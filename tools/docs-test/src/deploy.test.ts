@@ -122,23 +122,26 @@ describe('deploy/prometheus', () => {
     writeFileSync(join(dir, 'prometheus.yml'), stringify(config, { aliasDuplicateObjects: false }));
 
     const port = await freeTcpPort();
-    const child = spawn(
-      prometheusTool('prometheus'),
-      [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`],
-      { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] },
-    );
+    const child = spawn(prometheusTool('prometheus'), [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`], {
+      cwd: dir,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     prometheusProcesses.push(child);
     let log = '';
     child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (log = (log + chunk).slice(-20_000)));
     const api = `127.0.0.1:${port}`;
 
-    const target = await until('the peer target to be up', async () => {
-      if (child.exitCode !== null) throw new Error(`prometheus exited with ${child.exitCode}`);
-      const reply = await send(api, '/api/v1/targets');
-      const body = JSON.parse(reply.body) as { data: { activeTargets: { health: string; lastError: string; scrapeUrl: string }[] } };
-      const found = body.data.activeTargets[0];
-      return found?.health === 'up' ? found : undefined;
-    }, 60_000).catch((error: unknown) => {
+    const target = await until(
+      'the peer target to be up',
+      async () => {
+        if (child.exitCode !== null) throw new Error(`prometheus exited with ${child.exitCode}`);
+        const reply = await send(api, '/api/v1/targets');
+        const body = JSON.parse(reply.body) as { data: { activeTargets: { health: string; lastError: string; scrapeUrl: string }[] } };
+        const found = body.data.activeTargets[0];
+        return found?.health === 'up' ? found : undefined;
+      },
+      60_000,
+    ).catch((error: unknown) => {
       throw new Error(`${String(error)}\nprometheus log:\n${log}`);
     });
     expect(target.scrapeUrl).toBe(`https://${peer.address}/metrics`);

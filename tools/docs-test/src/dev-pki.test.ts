@@ -51,13 +51,13 @@ describe('scripts/dev-pki.sh', () => {
   it('refuses to overwrite a PKI that is already there', async () => {
     const existing = join(dir, 'existing');
     mkdirSync(existing);
-    writeFileSync(join(existing, 'ca.pem'), 'an operator\'s CA\n');
+    writeFileSync(join(existing, 'ca.pem'), "an operator's CA\n");
     const again = await run('bash', [join(repoRoot, 'scripts', 'dev-pki.sh'), existing]).then(
       () => ({ code: 0, stderr: '' }),
       (error: { code: number; stderr: string }) => error,
     );
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('exists; remove');
-    expect(readFileSync(join(existing, 'ca.pem'), 'utf8')).toBe('an operator\'s CA\n');
+    expect(readFileSync(join(existing, 'ca.pem'), 'utf8')).toBe("an operator's CA\n");
   });
 });

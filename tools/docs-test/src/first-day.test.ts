@@ -51,18 +51,22 @@ async function startPeerThroughPnpm(): Promise<{ pnpm: ReturnType<typeof spawn>;
 }
 
 describe('the quick start, as a newcomer runs it', () => {
-  it.each(['SIGTERM', 'SIGINT'] as const)('pnpm peer stops cleanly when pnpm gets %s: exit 0, no ELIFECYCLE, port released', async (signal) => {
-    const { pnpm, port, output } = await startPeerThroughPnpm();
-    expect(await portIsFree(port)).toBe(false);
-    pnpm.kill(signal);
-    const [code] = (await once(pnpm, 'exit')) as [number | null];
-    expect(code).toBe(0);
-    expect(output()).not.toContain('ELIFECYCLE');
-    // The server itself must be gone too, not orphaned and still holding the port.
-    const deadline = Date.now() + 5_000;
-    while (!(await portIsFree(port)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    expect(await portIsFree(port)).toBe(true);
-  }, 60_000);
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    'pnpm peer stops cleanly when pnpm gets %s: exit 0, no ELIFECYCLE, port released',
+    async (signal) => {
+      const { pnpm, port, output } = await startPeerThroughPnpm();
+      expect(await portIsFree(port)).toBe(false);
+      pnpm.kill(signal);
+      const [code] = (await once(pnpm, 'exit')) as [number | null];
+      expect(code).toBe(0);
+      expect(output()).not.toContain('ELIFECYCLE');
+      // The server itself must be gone too, not orphaned and still holding the port.
+      const deadline = Date.now() + 5_000;
+      while (!(await portIsFree(port)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      expect(await portIsFree(port)).toBe(true);
+    },
+    60_000,
+  );
 
   it('runs the bins with pnpm exec after one install', async () => {
     const peer = await run('pnpm', ['exec', 'fabric-ops-peer', '--help']);

@@ -15,8 +15,7 @@ const example = (file) => import(new URL(`../../../examples/frameworks/${file}`,
 const { createOperations } = await example('operations.mjs');
 const ops = createOperations({ destination: new Writable({ write: (_chunk, _encoding, done) => done() }) });
 
-const listen = (server) =>
-  new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${server.address().port}/ops`)));
+const listen = (server) => new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${server.address().port}/ops`)));
 
 let base;
 if (variant === 'express') {

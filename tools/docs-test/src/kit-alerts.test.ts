@@ -46,7 +46,13 @@ async function startDaemon(program: string, args: readonly string[], readyUrl: s
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${program} exited: ${output}`);
-    if (await fetch(readyUrl).then((reply) => reply.ok, () => false)) return child;
+    if (
+      await fetch(readyUrl).then(
+        (reply) => reply.ok,
+        () => false,
+      )
+    )
+      return child;
     if (Date.now() > deadline) throw new Error(`${program} not ready within 30 s: ${output}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -145,7 +151,10 @@ function kitCopy(): string {
   const dir = tempDir('fabric-ops-kit-');
   cpSync(PROMETHEUS_DIR, dir, { recursive: true });
   mkdirSync(join(dir, 'tls', 'org2'), { recursive: true });
-  for (const [sub, org] of [['', org1], ['org2', org2]] as const) {
+  for (const [sub, org] of [
+    ['', org1],
+    ['org2', org2],
+  ] as const) {
     writeFileSync(join(dir, 'tls', sub, 'ops-ca.pem'), org.ca.cert);
     writeFileSync(join(dir, 'tls', sub, 'prometheus.pem'), org.client.cert);
     writeFileSync(join(dir, 'tls', sub, 'prometheus-key.pem'), org.client.key);

@@ -29,7 +29,10 @@ const doc = parse(text) as { paths: Record<string, Record<string, Operation>>; c
 
 function resolve<T>(value: T & { $ref?: string }): T {
   if (typeof value.$ref !== 'string') return value;
-  const target = value.$ref.replace(/^#\//, '').split('/').reduce<unknown>((node, key) => (node as Json | undefined)?.[key], doc);
+  const target = value.$ref
+    .replace(/^#\//, '')
+    .split('/')
+    .reduce<unknown>((node, key) => (node as Json | undefined)?.[key], doc);
   if (target === undefined) throw new Error(`unresolved $ref ${value.$ref}`);
   return resolve(target as T & { $ref?: string });
 }
@@ -139,7 +142,16 @@ describe('openapi.yaml against the running peer', () => {
     { name: 'version', peer: () => healthy, method: 'GET', target: '/version', path: '/version', operation: 'get', status: 200 },
     { name: 'version wrong method', peer: () => healthy, method: 'PUT', target: '/version', path: '/version', operation: 'get', status: 400 },
     { name: 'metrics', peer: () => healthy, method: 'GET', target: '/metrics', path: '/metrics', operation: 'get', status: 200 },
-    { name: 'metrics openmetrics', peer: () => healthy, method: 'GET', target: '/metrics', path: '/metrics', operation: 'get', status: 200, headers: { Accept: 'application/openmetrics-text; version=1.0.0' } },
+    {
+      name: 'metrics openmetrics',
+      peer: () => healthy,
+      method: 'GET',
+      target: '/metrics',
+      path: '/metrics',
+      operation: 'get',
+      status: 200,
+      headers: { Accept: 'application/openmetrics-text; version=1.0.0' },
+    },
     { name: 'metrics without certificate', peer: () => tls, method: 'GET', target: '/metrics', path: '/metrics', operation: 'get', status: 401, tls: true },
   ];
 

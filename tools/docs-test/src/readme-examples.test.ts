@@ -80,7 +80,22 @@ describe('README TypeScript examples', () => {
     // source condition), JavaScript blocks checked without demanding annotations.
     writeFileSync(
       join(workDir, 'tsconfig.json'),
-      JSON.stringify({ extends: relative(workDir, join(repoRoot, 'tsconfig.base.json')), compilerOptions: { noEmit: true, noUnusedLocals: false, noUnusedParameters: false, allowJs: true, checkJs: true, noImplicitAny: false, isolatedDeclarations: false, declaration: false, customConditions: [], preserveSymlinks: true }, files }),
+      JSON.stringify({
+        extends: relative(workDir, join(repoRoot, 'tsconfig.base.json')),
+        compilerOptions: {
+          noEmit: true,
+          noUnusedLocals: false,
+          noUnusedParameters: false,
+          allowJs: true,
+          checkJs: true,
+          noImplicitAny: false,
+          isolatedDeclarations: false,
+          declaration: false,
+          customConditions: [],
+          preserveSymlinks: true,
+        },
+        files,
+      }),
     );
     const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
     const result = await run(process.execPath, [tsc, '-p', join(workDir, 'tsconfig.json')], { cwd: repoRoot, timeout: 200_000 }).then(

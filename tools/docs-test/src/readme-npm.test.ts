@@ -25,7 +25,11 @@ describe('README: installing the packages', () => {
     const destination = /--pack-destination (\S+)$/.exec(pack)![1]!;
     expect(install).toBe(`npm install ${destination}/*.tgz`);
     // The consumer test passes the same arguments to pnpm (quotes are the shell's).
-    const args = pack.replace(/ --pack-destination \S+$/, '').split(' ').slice(1).map((arg) => arg.replace(/^'(.*)'$/, '$1'));
+    const args = pack
+      .replace(/ --pack-destination \S+$/, '')
+      .split(' ')
+      .slice(1)
+      .map((arg) => arg.replace(/^'(.*)'$/, '$1'));
     const consumer = readFileSync(join(repoRoot, 'tools', 'consumer-test', 'src', 'consumer.test.ts'), 'utf8');
     expect(consumer).toContain(`exec('pnpm', [${[...args, '--pack-destination'].map((a) => `'${a}'`).join(', ')}, tarballs]`);
     expect(consumer).toMatch(/exec\('npm', \['install', [^\]]*\.\.\.tgz\]/);
@@ -71,7 +75,7 @@ describe('README opening: which metric series a dashboard finds', () => {
     const peer: RunningApp = await peers.start({}, { CORE_VM_ENDPOINT: '' });
     // The /proc-based series appear after the first sample of the runtime timer (5 s at most).
     let body = '';
-    for (const deadline = Date.now() + 20_000; !body.includes('# TYPE process_heap_bytes gauge') && Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 20_000; !body.includes('# TYPE process_heap_bytes gauge') && Date.now() < deadline;) {
       if (body !== '') await new Promise((resolve) => setTimeout(resolve, 500));
       body = (await send(peer.address, '/metrics')).body;
     }
@@ -81,7 +85,7 @@ describe('README opening: which metric series a dashboard finds', () => {
 
   it('qualifies "dashboards keep working": Go runtime series are named as not served', () => {
     expect(opening).toMatch(/dashboards?/);
-    expect(opening).toContain('Go\'s runtime series are not served');
+    expect(opening).toContain("Go's runtime series are not served");
   });
 
   it('the families it names as served are served, and those it names as absent are absent', () => {
@@ -90,7 +94,17 @@ describe('README opening: which metric series a dashboard finds', () => {
       expect(opening).toContain(absent.startsWith('process_network') ? 'process_network_*' : absent);
       expect(families.has(absent), absent).toBe(false);
     }
-    for (const served of ['fabric_version', 'logging_entries_checked', 'logging_entries_written', 'promhttp_metric_handler_requests_total', 'process_cpu_user_seconds_total', 'process_cpu_system_seconds_total', 'process_heap_bytes', 'process_cpu_seconds_total', 'process_resident_memory_bytes']) {
+    for (const served of [
+      'fabric_version',
+      'logging_entries_checked',
+      'logging_entries_written',
+      'promhttp_metric_handler_requests_total',
+      'process_cpu_user_seconds_total',
+      'process_cpu_system_seconds_total',
+      'process_heap_bytes',
+      'process_cpu_seconds_total',
+      'process_resident_memory_bytes',
+    ]) {
       expect(families.has(served), served).toBe(true);
     }
     expect([...families].some((name) => name.startsWith('nodejs_'))).toBe(true);

@@ -24,7 +24,12 @@ function tableAfter(heading: string): string[][] {
   const rows: string[][] = [];
   for (const line of lines.slice(first + 2)) {
     if (!line.startsWith('|')) break;
-    rows.push(line.split(/(?<!\\)\|/).slice(1, -1).map((cell) => cell.trim()));
+    rows.push(
+      line
+        .split(/(?<!\\)\|/)
+        .slice(1, -1)
+        .map((cell) => cell.trim()),
+    );
   }
   return rows;
 }
@@ -76,7 +81,11 @@ async function printConfig(bin: string, fileName: string, env: NodeJS.ProcessEnv
   const dir = configDir(fileName, '{}\n');
   dirs.push(dir);
   // runAppToExit merges into process.env, so variables from the machine are blanked explicitly.
-  const blanked = Object.fromEntries(Object.keys(process.env).filter((name) => /^(CORE|ORDERER)_/.test(name)).map((name) => [name, undefined]));
+  const blanked = Object.fromEntries(
+    Object.keys(process.env)
+      .filter((name) => /^(CORE|ORDERER)_/.test(name))
+      .map((name) => [name, undefined]),
+  );
   const result = await runAppToExit(bin, { args: ['--config', join(dir, fileName), '--print-config'], env: { ...blanked, ...env } });
   expect(result.code, result.stderr).toBe(0);
   return parsePrintConfig(result.stdout);
@@ -170,7 +179,10 @@ describe('README HTTP API', () => {
     it('has plain-HTTP examples for every Fabric endpoint', () => {
       const plain = exchanges.filter((e) => !e.command.includes('https://'));
       for (const path of ['/logspec', '/healthz', '/version', '/metrics', '/livez']) {
-        expect(plain.some((e) => e.command.includes(`9443${path}`)), path).toBe(true);
+        expect(
+          plain.some((e) => e.command.includes(`9443${path}`)),
+          path,
+        ).toBe(true);
       }
     });
 

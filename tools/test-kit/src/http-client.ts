@@ -12,7 +12,14 @@ export interface SendOptions {
   readonly headers?: Record<string, string>;
   readonly body?: string | Buffer;
   /** Use HTTPS; TLS options (ca, cert, key, ...) go here. */
-  readonly tls?: { ca?: string | Buffer; cert?: string | Buffer; key?: string | Buffer; servername?: string; minVersion?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3'; maxVersion?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3' };
+  readonly tls?: {
+    ca?: string | Buffer;
+    cert?: string | Buffer;
+    key?: string | Buffer;
+    servername?: string;
+    minVersion?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
+    maxVersion?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
+  };
   readonly agent?: Agent | HttpsAgent | false;
   readonly timeoutMs?: number;
 }

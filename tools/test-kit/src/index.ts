@@ -6,17 +6,7 @@ export { configDir, describeAppContract } from './app-contract.ts';
 export type { AppContract } from './app-contract.ts';
 export { createTestPki } from './pki.ts';
 export type { IntermediateOptions, IssueOptions, PemPair, TestCa, TestPki } from './pki.ts';
-export {
-  ACTIVATE_CASES,
-  DECODE_CASES,
-  ERROR_CASES,
-  ERROR_START_NORMALISED,
-  ERROR_START_SPEC,
-  INVALID_LEVEL_NAMES,
-  LOWEST_LEVEL_CASES,
-  SPEC_CASES,
-  VALID_LEVEL_NAMES,
-} from './logspec-gold.ts';
+export { ACTIVATE_CASES, DECODE_CASES, ERROR_CASES, ERROR_START_NORMALISED, ERROR_START_SPEC, INVALID_LEVEL_NAMES, LOWEST_LEVEL_CASES, SPEC_CASES, VALID_LEVEL_NAMES } from './logspec-gold.ts';
 export type { ActivateCase, DecodeCase, GoldLevel } from './logspec-gold.ts';
 export { describeTlsContract, expectedOutcome } from './tls-contract.ts';
 export type { TlsAppContract, TlsConfigSettings } from './tls-contract.ts';

@@ -84,7 +84,10 @@ export interface TestPki {
 const HOUR = 3_600_000;
 
 function opensslTime(date: Date): string {
-  return date.toISOString().replace(/[-:T]/g, '').replace(/\.\d+Z$/, 'Z');
+  return date
+    .toISOString()
+    .replace(/[-:T]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
 }
 
 function subjectArgument(subject: Readonly<Record<string, string>>): string {
@@ -105,10 +108,7 @@ async function openssl(args: string[], cwd: string): Promise<void> {
 async function newKeyAndCsr(dir: string, name: string, subject: Readonly<Record<string, string>>): Promise<{ keyFile: string; csrFile: string }> {
   const keyFile = join(dir, `${name}.key.pem`);
   const csrFile = join(dir, `${name}.csr.pem`);
-  await openssl(
-    ['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', keyFile, '-out', csrFile, '-subj', subjectArgument(subject)],
-    dir,
-  );
+  await openssl(['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', keyFile, '-out', csrFile, '-subj', subjectArgument(subject)], dir);
   return { keyFile, csrFile };
 }
 
@@ -186,7 +186,9 @@ async function caConfig(dir: string, name: string, certFile: string, keyFile: st
 }
 
 function randomSerial(): string {
-  return Array.from({ length: 16 }, () => Math.floor(Math.random() * 16).toString(16)).join('').replace(/^0/, '1');
+  return Array.from({ length: 16 }, () => Math.floor(Math.random() * 16).toString(16))
+    .join('')
+    .replace(/^0/, '1');
 }
 
 function makeCa(dir: string, certFile: string, keyFile: string, configFile: string, cert: string): CaState {
@@ -212,12 +214,7 @@ function makeCa(dir: string, certFile: string, keyFile: string, configFile: stri
   };
 }
 
-async function signWith(
-  dir: string,
-  signer: { certFile: string; keyFile: string; configFile: string },
-  name: string,
-  options: IssueOptions | CaShape,
-): Promise<PemPair> {
+async function signWith(dir: string, signer: { certFile: string; keyFile: string; configFile: string }, name: string, options: IssueOptions | CaShape): Promise<PemPair> {
   const subject = isCaShape(options) ? { O: 'Operations Test', CN: name } : options.subject;
   const { keyFile, csrFile } = await newKeyAndCsr(dir, name, subject);
   const extFile = join(dir, `${name}.ext.cnf`);
@@ -227,8 +224,25 @@ async function signWith(
   const notAfter = isCaShape(options) ? new Date(now + 30 * 24 * HOUR) : (options.notAfter ?? new Date(now + 24 * HOUR));
   const certFile = join(dir, `${name}.cert.pem`);
   await openssl(
-    ['ca', '-batch', '-notext', '-config', signer.configFile, '-in', csrFile, '-out', certFile, '-extfile', extFile, '-extensions', 'leaf',
-      '-startdate', opensslTime(notBefore), '-enddate', opensslTime(notAfter)],
+    [
+      'ca',
+      '-batch',
+      '-notext',
+      '-config',
+      signer.configFile,
+      '-in',
+      csrFile,
+      '-out',
+      certFile,
+      '-extfile',
+      extFile,
+      '-extensions',
+      'leaf',
+      '-startdate',
+      opensslTime(notBefore),
+      '-enddate',
+      opensslTime(notAfter),
+    ],
     dir,
   );
   return { certFile, keyFile, cert: await readFile(certFile, 'utf8'), key: await readFile(keyFile, 'utf8') };
@@ -240,8 +254,27 @@ async function makeRootCa(dir: string, name: string): Promise<CaState> {
   const extFile = join(dir, `${name}.ext.cnf`);
   await writeFile(extFile, `[req]\ndistinguished_name = dn\n[dn]\n[root]\n${extensionSection('ca')}\n`);
   await openssl(
-    ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', keyFile, '-out', certFile,
-      '-days', '30', '-subj', subjectArgument({ O: 'Operations Test', CN: name }), '-config', extFile, '-extensions', 'root'],
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile,
+      '-days',
+      '30',
+      '-subj',
+      subjectArgument({ O: 'Operations Test', CN: name }),
+      '-config',
+      extFile,
+      '-extensions',
+      'root',
+    ],
     dir,
   );
   const configFile = await caConfig(dir, name, certFile, keyFile);

@@ -67,11 +67,7 @@ export interface PrometheusServer {
 export async function startPrometheus(options: StartPrometheusOptions): Promise<PrometheusServer> {
   const dir = await mkdtemp(join(tmpdir(), 'fabric-ops-prometheus-'));
   const interval = options.scrapeIntervalSeconds ?? 1;
-  const lines = [
-    'global:',
-    `  scrape_interval: ${interval}s`,
-    `  scrape_timeout: ${interval}s`,
-  ];
+  const lines = ['global:', `  scrape_interval: ${interval}s`, `  scrape_timeout: ${interval}s`];
   if (options.otlp?.translationStrategy !== undefined) lines.push('otlp:', `  translation_strategy: ${options.otlp.translationStrategy}`);
   if (options.target !== undefined) lines.push('scrape_configs:', '  - job_name: operations', '    metrics_path: /metrics', `    scheme: ${options.tls ? 'https' : 'http'}`);
   if (options.target !== undefined && options.scrapeProtocols !== undefined) lines.push(`    scrape_protocols: [${options.scrapeProtocols.join(', ')}]`);
@@ -111,7 +107,10 @@ export async function startPrometheus(options: StartPrometheusOptions): Promise<
     const deadline = Date.now() + 30_000;
     for (;;) {
       if (exited) break;
-      const ready = await fetch(`${url}/-/ready`).then((r) => r.ok, () => false);
+      const ready = await fetch(`${url}/-/ready`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ready) {
         child = candidate;
         break;

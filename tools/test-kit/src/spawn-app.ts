@@ -35,9 +35,7 @@ export function spawnApp(binPath: string, options: SpawnAppOptions = {}): Promis
   });
   const stdout: string[] = [];
   const stderr: string[] = [];
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  );
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   createInterface({ input: child.stderr! }).on('line', (line) => stderr.push(line));
   return new Promise<RunningApp>((resolve, reject) => {
     const timer = setTimeout(() => {

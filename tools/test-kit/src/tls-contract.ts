@@ -228,7 +228,7 @@ export function describeTlsContract(name: string, contract: TlsAppContract): voi
       expect(result.error?.message).toMatch(/protocol version|unsupported protocol/i);
     });
 
-    it('negotiates TLS 1.3 by default and only Fabric\'s GCM suites on TLS 1.2', async () => {
+    it("negotiates TLS 1.3 by default and only Fabric's GCM suites on TLS 1.2", async () => {
       const tls13 = await handshake(app.address, { ca: pki.ca.cert, cert: pki.clients.good.cert, key: pki.clients.good.key });
       expect(tls13.socket?.getProtocol()).toBe('TLSv1.3');
       tls13.socket?.destroy();

@@ -106,8 +106,13 @@ export function readCorpus(dir: string): LoadedCorpus {
   }
   const pools = new Map<string, string[]>();
   for (const id of readdirSync(join(dir, 'pools')).sort()) {
-    const files = readdirSync(join(dir, 'pools', id)).filter((f) => f.endsWith('.pem')).sort();
-    pools.set(id, files.map((f) => readFileSync(join(dir, 'pools', id, f), 'utf8')));
+    const files = readdirSync(join(dir, 'pools', id))
+      .filter((f) => f.endsWith('.pem'))
+      .sort();
+    pools.set(
+      id,
+      files.map((f) => readFileSync(join(dir, 'pools', id, f), 'utf8')),
+    );
   }
   return { dir, cases, pools };
 }

@@ -78,7 +78,8 @@ class FakeWorker extends EventEmitter implements WorkerChannel {
       const delta = this.statsdPending;
       this.statsdPending = 0;
       this.reply({ id: message.id, ok: true, statsd: { counters: delta > 0 ? [['work_total', delta]] : [], gauges: [['queue', 5, 'queue']], timings: [['took', [0.1]]] } });
-    } else if (message.op === 'metrics') this.reply({ id: message.id, ok: true, metrics: JSON.stringify({ layoutId: 1, ...(message.layout === 1 ? {} : { layout: WORKER_LAYOUT }), values: [this.counted, 1] }) });
+    } else if (message.op === 'metrics')
+      this.reply({ id: message.id, ok: true, metrics: JSON.stringify({ layoutId: 1, ...(message.layout === 1 ? {} : { layout: WORKER_LAYOUT }), values: [this.counted, 1] }) });
     else if (message.op === 'health') this.reply({ id: message.id, ok: true, health: { healthy: this.failing.length === 0, failed: this.failing } });
     else if (message.op === 'logspec') {
       this.spec = message.spec;
@@ -319,7 +320,19 @@ describe('ClusterCoordinator against hostile workers (issue #23)', () => {
     coordinator.attach('1', worker);
     await tick();
     const type = fc.constantFrom('hello', 'ready', 'reply', 'statsd-final', 'other');
-    const payload = fc.record({ type, id: fc.oneof(fc.integer(), fc.anything()), ok: fc.oneof(fc.boolean(), fc.anything()), spec: fc.anything(), metrics: fc.anything(), health: fc.anything(), statsd: fc.anything(), error: fc.anything() }, { requiredKeys: ['type'] });
+    const payload = fc.record(
+      {
+        type,
+        id: fc.oneof(fc.integer(), fc.anything()),
+        ok: fc.oneof(fc.boolean(), fc.anything()),
+        spec: fc.anything(),
+        metrics: fc.anything(),
+        health: fc.anything(),
+        statsd: fc.anything(),
+        error: fc.anything(),
+      },
+      { requiredKeys: ['type'] },
+    );
     fc.assert(
       fc.property(payload, (body) => {
         expect(() => worker.emit('message', { ...body, tag: PROTOCOL_TAG })).not.toThrow();
@@ -416,10 +429,17 @@ describe('ClusterCoordinator against hostile workers (issue #23)', () => {
           vi.advanceTimersByTime(1_000);
           await flush();
           await Promise.all(scrapes);
-          readings.push(work(await Promise.all([coordinator.collectMetrics(ownWork(1)), (async () => {
-            await flush();
-            for (const worker of live) worker.wake();
-          })()]).then(([text]) => text)));
+          readings.push(
+            work(
+              await Promise.all([
+                coordinator.collectMetrics(ownWork(1)),
+                (async () => {
+                  await flush();
+                  for (const worker of live) worker.wake();
+                })(),
+              ]).then(([text]) => text),
+            ),
+          );
           for (let i = 1; i < readings.length; i++) expect(readings[i]).toBeGreaterThanOrEqual(readings[i - 1]!);
         } finally {
           vi.useRealTimers();

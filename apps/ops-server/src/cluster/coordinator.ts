@@ -247,8 +247,7 @@ export class ClusterCoordinator {
     } else if (typed.type === 'ready') {
       tracked.greeting = false;
       this.readied(tracked, typed.spec);
-    }
-    else if (typed.type === 'statsd-final') this.carry(tracked.name, typed.statsd);
+    } else if (typed.type === 'statsd-final') this.carry(tracked.name, typed.statsd);
     else if (typed.type === 'reply') {
       const late = tracked.late.get(typed.id);
       if (late !== undefined) {
@@ -376,7 +375,11 @@ export class ClusterCoordinator {
     }
   }
 
-  private request(tracked: Tracked, message: WorkerRequest, { timeoutMs = this.options.workerTimeoutMs, onLate }: { timeoutMs?: number; onLate?: (reply: Reply) => void } = {}): Promise<Reply | undefined> {
+  private request(
+    tracked: Tracked,
+    message: WorkerRequest,
+    { timeoutMs = this.options.workerTimeoutMs, onLate }: { timeoutMs?: number; onLate?: (reply: Reply) => void } = {},
+  ): Promise<Reply | undefined> {
     const id = this.nextRequestId++;
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
@@ -518,9 +521,7 @@ export class ClusterCoordinator {
       this.timeouts++;
       this.options.onEvent?.({ type: 'timeout', worker: worker.name, op: 'statsd' });
     }
-    const replies = await Promise.all(
-      asked.map((worker) => this.request(worker, { op: 'statsd' }, { timeoutMs, onLate: (reply) => this.carry(worker.name, reply.ok ? reply.statsd : undefined) })),
-    );
+    const replies = await Promise.all(asked.map((worker) => this.request(worker, { op: 'statsd' }, { timeoutMs, onLate: (reply) => this.carry(worker.name, reply.ok ? reply.statsd : undefined) })));
     const answered: StatsdMergeInput[] = [];
     asked.forEach((worker, i) => {
       const reply = replies[i];

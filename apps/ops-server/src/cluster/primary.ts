@@ -101,11 +101,29 @@ function clusterFamilies(coordinator: ClusterCoordinator): KeyedFamily[] {
       ['fabric_ops_cluster_samples_dropped_total{reason="limit"}', 'fabric_ops_cluster_samples_dropped_total{reason="invalid"}', 'fabric_ops_cluster_samples_dropped_total{reason="value"}'],
       [dropped.limit, dropped.invalid, dropped.value],
     ),
-    family('fabric_ops_cluster_counter_resets_total', 'counter', "Counter and histogram samples that went down in a worker's reply, taken as that worker's reset.", ['fabric_ops_cluster_counter_resets_total'], [coordinator.resets]),
+    family(
+      'fabric_ops_cluster_counter_resets_total',
+      'counter',
+      "Counter and histogram samples that went down in a worker's reply, taken as that worker's reset.",
+      ['fabric_ops_cluster_counter_resets_total'],
+      [coordinator.resets],
+    ),
     family('fabric_ops_cluster_retired_series', 'gauge', "Series kept of exited workers' counts.", ['fabric_ops_cluster_retired_series'], [retired.series]),
     family('fabric_ops_cluster_retired_folded_total', 'counter', "Exited workers' series added into the kept counts.", ['fabric_ops_cluster_retired_folded_total'], [retired.folded]),
-    family('fabric_ops_cluster_retired_dropped_total', 'counter', "Exited workers' series dropped because the kept counts were at their bound.", ['fabric_ops_cluster_retired_dropped_total'], [retired.dropped]),
-    family('fabric_ops_cluster_sends_refused_total', 'counter', "Messages to workers not sent because that worker's queue was at its bound.", ['fabric_ops_cluster_sends_refused_total'], [coordinator.sendsRefused]),
+    family(
+      'fabric_ops_cluster_retired_dropped_total',
+      'counter',
+      "Exited workers' series dropped because the kept counts were at their bound.",
+      ['fabric_ops_cluster_retired_dropped_total'],
+      [retired.dropped],
+    ),
+    family(
+      'fabric_ops_cluster_sends_refused_total',
+      'counter',
+      "Messages to workers not sent because that worker's queue was at its bound.",
+      ['fabric_ops_cluster_sends_refused_total'],
+      [coordinator.sendsRefused],
+    ),
   ];
 }
 
@@ -127,12 +145,15 @@ export function createOperationsCluster(options: OperationsClusterOptions): Oper
   const minWorkers = settings.minWorkers ?? 1;
   const workerTimeoutMs = settings.workerTimeoutMs ?? 2_000;
   if (!Number.isInteger(minWorkers) || minWorkers < 0) throw new OpsServerError('INVALID_OPTIONS', `cluster.minWorkers: expected a whole number ≥ 0, got ${String(minWorkers)}`);
-  if (!Number.isFinite(workerTimeoutMs) || workerTimeoutMs <= 0) throw new OpsServerError('INVALID_OPTIONS', `cluster.workerTimeoutMs: expected a positive number of milliseconds, got ${String(workerTimeoutMs)}`);
+  if (!Number.isFinite(workerTimeoutMs) || workerTimeoutMs <= 0)
+    throw new OpsServerError('INVALID_OPTIONS', `cluster.workerTimeoutMs: expected a positive number of milliseconds, got ${String(workerTimeoutMs)}`);
   const departedTtlMs = settings.departedTtlMs ?? 60_000;
-  if (!Number.isFinite(departedTtlMs) || departedTtlMs <= 0) throw new OpsServerError('INVALID_OPTIONS', `cluster.departedTtlMs: expected a positive number of milliseconds, got ${String(departedTtlMs)}`);
+  if (!Number.isFinite(departedTtlMs) || departedTtlMs <= 0)
+    throw new OpsServerError('INVALID_OPTIONS', `cluster.departedTtlMs: expected a positive number of milliseconds, got ${String(departedTtlMs)}`);
 
   // A push waits for the workers at most this long, so pushes keep the writeInterval rhythm.
-  const statsdWaitMs = options.metrics?.provider === 'statsd' && options.metrics.statsd !== undefined ? Math.max(1, Math.min(workerTimeoutMs, options.metrics.statsd.writeIntervalMs / 2)) : workerTimeoutMs;
+  const statsdWaitMs =
+    options.metrics?.provider === 'statsd' && options.metrics.statsd !== undefined ? Math.max(1, Math.min(workerTimeoutMs, options.metrics.statsd.writeIntervalMs / 2)) : workerTimeoutMs;
   let system: ExtendedSystem | undefined;
   const reconcileHealth = () => {
     if (system === undefined) return;
@@ -193,13 +214,18 @@ export function createOperationsCluster(options: OperationsClusterOptions): Oper
     // changes a PUT is refused with 503 rather than held.
     beforeSpecChange: (spec) => {
       if (specChangesHeld > SPEC_CHANGE_QUEUE_LIMIT) {
-        return Promise.reject(new OpsServerError('SPEC_CHANGES_BUSY', `${SPEC_CHANGE_QUEUE_LIMIT} logging spec changes are already waiting behind the one reaching the workers; nothing was changed, try again shortly`));
+        return Promise.reject(
+          new OpsServerError('SPEC_CHANGES_BUSY', `${SPEC_CHANGE_QUEUE_LIMIT} logging spec changes are already waiting behind the one reaching the workers; nothing was changed, try again shortly`),
+        );
       }
       specChangesHeld++;
       const broadcast = specChanges
         .then(() => coordinator.broadcastSpec(spec))
         .then((late) => {
-          if (late.length > 0) created.logging.getLogger(DEFAULT_OPERATIONS_LOGGER_NAME).warn({ workers: late, spec }, 'workers did not acknowledge the logging spec in time; each gets the active spec when it answers again');
+          if (late.length > 0)
+            created.logging
+              .getLogger(DEFAULT_OPERATIONS_LOGGER_NAME)
+              .warn({ workers: late, spec }, 'workers did not acknowledge the logging spec in time; each gets the active spec when it answers again');
         })
         .finally(() => specChangesHeld--);
       specChanges = broadcast;

@@ -95,11 +95,7 @@ function fromWire(value: WireNumber | null): number {
 /** What a worker sends: the interval itself unless a value is not finite (a gauge set to NaN, an observation of +Inf). */
 export function encodeStatsdInterval(interval: StatsdInterval): WireStatsdInterval {
   const finite = (values: readonly number[]) => values.every(Number.isFinite);
-  if (
-    interval.counters.every(([, delta]) => Number.isFinite(delta)) &&
-    interval.gauges.every(([, value]) => Number.isFinite(value)) &&
-    interval.timings.every(([, values]) => finite(values))
-  ) {
+  if (interval.counters.every(([, delta]) => Number.isFinite(delta)) && interval.gauges.every(([, value]) => Number.isFinite(value)) && interval.timings.every(([, values]) => finite(values))) {
     return interval;
   }
   return {

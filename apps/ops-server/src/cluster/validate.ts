@@ -46,10 +46,12 @@ export function checkStatsdInterval(value: unknown): { ok: true; interval: WireS
   for (const entry of counters) {
     if (!Array.isArray(entry) || entry.length !== 2 || !isName(entry[0])) return { ok: false, reason: 'statsd: a counter must be [bucket, delta]' };
     const delta: unknown = entry[1];
-    if (typeof delta !== 'number' || !Number.isFinite(delta) || delta < 0) return { ok: false, reason: `statsd: counter ${cut(entry[0], 64)} has delta ${String(delta).slice(0, 32)} (expected a finite number ≥ 0)` };
+    if (typeof delta !== 'number' || !Number.isFinite(delta) || delta < 0)
+      return { ok: false, reason: `statsd: counter ${cut(entry[0], 64)} has delta ${String(delta).slice(0, 32)} (expected a finite number ≥ 0)` };
   }
   for (const entry of gauges) {
-    if (!Array.isArray(entry) || entry.length !== 3 || !isName(entry[0]) || !isWireNumber(entry[1]) || !isName(entry[2])) return { ok: false, reason: 'statsd: a gauge must be [bucket, value, metric]' };
+    if (!Array.isArray(entry) || entry.length !== 3 || !isName(entry[0]) || !isWireNumber(entry[1]) || !isName(entry[2]))
+      return { ok: false, reason: 'statsd: a gauge must be [bucket, value, metric]' };
   }
   let observations = 0;
   for (const entry of timings) {

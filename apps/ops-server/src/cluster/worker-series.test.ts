@@ -12,7 +12,15 @@ describe('checkLayout', () => {
       [
         { name: 'ok_total', help: 'fine', type: 'counter', samples: [['', ['a', 'x"y\nz']]] },
         { name: 'bad-name', help: '', type: 'gauge', samples: [['', []]] },
-        { name: 'weird', help: '', type: 'bogus_type', samples: [['', []], ['', []]] },
+        {
+          name: 'weird',
+          help: '',
+          type: 'bogus_type',
+          samples: [
+            ['', []],
+            ['', []],
+          ],
+        },
         { name: 'fabric_ops_cluster_workers', help: '', type: 'gauge', samples: [['', []]] },
         { name: 'ok_total', help: '', type: 'counter', samples: [['', []]] },
         {
@@ -29,7 +37,17 @@ describe('checkLayout', () => {
             ['', ['a', 'x']],
           ],
         },
-        { name: 'h', help: '', type: 'histogram', samples: [['_bucket', ['le', 'soon']], ['_bucket', ['le', '+Inf']], ['', []], ['_count', []]] },
+        {
+          name: 'h',
+          help: '',
+          type: 'histogram',
+          samples: [
+            ['_bucket', ['le', 'soon']],
+            ['_bucket', ['le', '+Inf']],
+            ['', []],
+            ['_count', []],
+          ],
+        },
       ],
       LIMITS,
     );
@@ -66,7 +84,14 @@ describe('readWireSeries', () => {
 
 describe('WorkerSeries', () => {
   it('refuses counter values that are not finite numbers ≥ 0, takes a decrease as a reset, and lets gauges be anything', async () => {
-    const layout = await checkLayout(1, [{ name: 'c_total', help: '', type: 'counter', samples: [['', []]] }, { name: 'g', help: '', type: 'gauge', samples: [['', []]] }], LIMITS);
+    const layout = await checkLayout(
+      1,
+      [
+        { name: 'c_total', help: '', type: 'counter', samples: [['', []]] },
+        { name: 'g', help: '', type: 'gauge', samples: [['', []]] },
+      ],
+      LIMITS,
+    );
     const series = new WorkerSeries(layout!);
     const seen = counts();
     series.apply([1_000_117, 'NaN'], seen);
@@ -85,7 +110,24 @@ describe('WorkerSeries', () => {
     const one = new WorkerSeries((await checkLayout(1, [{ name: 'c_total', help: '', type: 'counter', samples: [['', []]] }], LIMITS))!);
     one.apply([10], counts());
     one.apply([4], counts());
-    const two = new WorkerSeries((await checkLayout(2, [{ name: 'c_total', help: '', type: 'counter', samples: [['', ['a', 'b']], ['', []]] }], LIMITS))!, one);
+    const two = new WorkerSeries(
+      (await checkLayout(
+        2,
+        [
+          {
+            name: 'c_total',
+            help: '',
+            type: 'counter',
+            samples: [
+              ['', ['a', 'b']],
+              ['', []],
+            ],
+          },
+        ],
+        LIMITS,
+      ))!,
+      one,
+    );
     two.apply([1, 5], counts());
     expect(Array.from(two.values)).toEqual([1, 15]);
   });
@@ -95,7 +137,22 @@ describe('RetiredSeries', () => {
   it('folds known keys, holds new ones within its bounds, and drops and counts the rest', async () => {
     const retired = new RetiredSeries({ series: 3, chars: 1_000 });
     const worker = async (pid: string, value: number) => {
-      const layout = await checkLayout(1, [{ name: 'w_total', help: '', type: 'counter', samples: [['', []], ['', ['pid', pid]]] }, { name: 'g', help: '', type: 'gauge', samples: [['', []]] }], LIMITS);
+      const layout = await checkLayout(
+        1,
+        [
+          {
+            name: 'w_total',
+            help: '',
+            type: 'counter',
+            samples: [
+              ['', []],
+              ['', ['pid', pid]],
+            ],
+          },
+          { name: 'g', help: '', type: 'gauge', samples: [['', []]] },
+        ],
+        LIMITS,
+      );
       const series = new WorkerSeries(layout!);
       series.apply([value, value, 7], counts());
       return series;

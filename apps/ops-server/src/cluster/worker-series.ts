@@ -28,7 +28,13 @@ export function readWireSeries(json: string, limits: SeriesLimits): WireSeries |
   } catch {
     return 'metrics is not JSON (a worker of an earlier version sends text, which the primary no longer reads)';
   }
-  if (!isObject(wire) || typeof wire['layoutId'] !== 'number' || !Number.isSafeInteger(wire['layoutId']) || !Array.isArray(wire['values']) || (wire['layout'] !== undefined && !Array.isArray(wire['layout']))) {
+  if (
+    !isObject(wire) ||
+    typeof wire['layoutId'] !== 'number' ||
+    !Number.isSafeInteger(wire['layoutId']) ||
+    !Array.isArray(wire['values']) ||
+    (wire['layout'] !== undefined && !Array.isArray(wire['layout']))
+  ) {
     return 'metrics must be {layoutId, layout?, values}';
   }
   return wire as unknown as WireSeries;

@@ -5,9 +5,7 @@ import { renderEffectiveConfig } from './print.ts';
 
 export type CommandLineAction = 'run' | 'print-config' | 'check-config' | 'help';
 
-export type ParsedCommandLine =
-  | { readonly ok: true; readonly action: CommandLineAction; readonly configFile?: string; readonly strict?: true }
-  | { readonly ok: false; readonly message: string };
+export type ParsedCommandLine = { readonly ok: true; readonly action: CommandLineAction; readonly configFile?: string; readonly strict?: true } | { readonly ok: false; readonly message: string };
 
 /**
  * The flags both apps take: `--config <file>` (or `--config=<file>`), `--print-config`,
@@ -63,9 +61,7 @@ export interface CommandLineOptions {
  * own checks, the same for both, then prints the verdict or starts), or the exit code the app
  * should stop with (help, a bad command line, `--print-config`, problems in the file: printed).
  */
-export type CommandLineOutcome<T> =
-  | { readonly action: 'run' | 'check-config'; readonly loaded: LoadedConfig<T>; readonly strict: boolean }
-  | { readonly action: 'exit'; readonly exitCode: number };
+export type CommandLineOutcome<T> = { readonly action: 'run' | 'check-config'; readonly loaded: LoadedConfig<T>; readonly strict: boolean } | { readonly action: 'exit'; readonly exitCode: number };
 
 /** Exit status for a command line that cannot be understood (as Go's flag package uses). */
 export const USAGE_EXIT_CODE = 2;

@@ -6,9 +6,7 @@ import { parseCastDuration, parseGoBool, parseGoDuration, splitBracketList, spli
 describe('parseGoBool (strconv.ParseBool)', () => {
   it.each(['1', 't', 'T', 'TRUE', 'true', 'True'])('%s is true', (text) => expect(parseGoBool(text)).toBe(true));
   it.each(['0', 'f', 'F', 'FALSE', 'false', 'False'])('%s is false', (text) => expect(parseGoBool(text)).toBe(false));
-  it.each(['yes', 'no', 'on', 'off', 'tRUE', 'y', '', ' true', 'true ', '2'])('%j is not a Go boolean', (text) =>
-    expect(parseGoBool(text)).toBeUndefined(),
-  );
+  it.each(['yes', 'no', 'on', 'off', 'tRUE', 'y', '', ' true', 'true ', '2'])('%j is not a Go boolean', (text) => expect(parseGoBool(text)).toBeUndefined());
 });
 
 describe('parseGoDuration (time.ParseDuration)', () => {
@@ -43,9 +41,8 @@ describe('parseGoDuration (time.ParseDuration)', () => {
     expect(parseGoDuration('1.0000000005s')).toBe(1e9);
   });
 
-  it.each(['', 'fast', '30', '1', 's', '.s', '1x', '1 s', ' 1s', '1s ', '1S', '1sec', '--1s', '1..5s', '1e3s', 'constructor1s', '1constructor'])(
-    '%j is not a Go duration',
-    (text) => expect(parseGoDuration(text)).toBeUndefined(),
+  it.each(['', 'fast', '30', '1', 's', '.s', '1x', '1 s', ' 1s', '1s ', '1S', '1sec', '--1s', '1..5s', '1e3s', 'constructor1s', '1constructor'])('%j is not a Go duration', (text) =>
+    expect(parseGoDuration(text)).toBeUndefined(),
   );
 });
 

@@ -272,8 +272,16 @@ describe('environment override matrix', () => {
   // The OTLP keys take effect only with the push on and the prometheus provider: their matrix is in otlp.test.ts.
   const withoutOtlp = (keys: string[]) => keys.filter((key) => !key.toLowerCase().startsWith('metrics.otlp.'));
   it('covers every key of both files', () => {
-    expect(peerMatrix.map(([name]) => name).sort()).toEqual(withoutOtlp(Object.keys(peer('').sources)).map((key) => `CORE_${key.replaceAll('.', '_').toUpperCase()}`).sort());
-    expect(ordererMatrix.map(([name]) => name).sort()).toEqual(withoutOtlp(Object.keys(orderer('').sources)).map((key) => `ORDERER_${key.replaceAll('.', '_').toUpperCase()}`).sort());
+    expect(peerMatrix.map(([name]) => name).sort()).toEqual(
+      withoutOtlp(Object.keys(peer('').sources))
+        .map((key) => `CORE_${key.replaceAll('.', '_').toUpperCase()}`)
+        .sort(),
+    );
+    expect(ordererMatrix.map(([name]) => name).sort()).toEqual(
+      withoutOtlp(Object.keys(orderer('').sources))
+        .map((key) => `ORDERER_${key.replaceAll('.', '_').toUpperCase()}`)
+        .sort(),
+    );
   });
 
   it.each(peerMatrix)('peer: %s=%j overrides its key and only that key', (name, value, pick, expected) => {
@@ -337,18 +345,8 @@ describe('problems: one line each, naming file or variable, key and expectation'
     ['peer', '', { CORE_OPERATIONS_TLS_ENABLED: 'yes' }, ['CORE_OPERATIONS_TLS_ENABLED: expected a boolean, got "yes"']],
     ['peer', 'operations:\n  tls:\n    clientAuthRequired: 2\n', {}, ['core.yaml: operations.tls.clientAuthRequired: expected a boolean, got 2']],
     ['orderer', 'Metrics:\n  Statsd:\n    WriteInterval: fast\n', {}, ['orderer.yaml: Metrics.Statsd.WriteInterval: expected a duration like 30s, got "fast"']],
-    [
-      'orderer',
-      'Metrics:\n  Statsd:\n    WriteInterval: 30\n',
-      {},
-      ['orderer.yaml: Metrics.Statsd.WriteInterval: expected a duration like 30s, got 30 (a unit is required: ns, us, ms, s, m or h)'],
-    ],
-    [
-      'orderer',
-      '',
-      { ORDERER_METRICS_STATSD_WRITEINTERVAL: '30' },
-      ['ORDERER_METRICS_STATSD_WRITEINTERVAL: expected a duration like 30s, got "30" (a unit is required: ns, us, ms, s, m or h)'],
-    ],
+    ['orderer', 'Metrics:\n  Statsd:\n    WriteInterval: 30\n', {}, ['orderer.yaml: Metrics.Statsd.WriteInterval: expected a duration like 30s, got 30 (a unit is required: ns, us, ms, s, m or h)']],
+    ['orderer', '', { ORDERER_METRICS_STATSD_WRITEINTERVAL: '30' }, ['ORDERER_METRICS_STATSD_WRITEINTERVAL: expected a duration like 30s, got "30" (a unit is required: ns, us, ms, s, m or h)']],
     ['orderer', '', { ORDERER_OPERATIONS_TLS_ENABLED: 'on' }, ['ORDERER_OPERATIONS_TLS_ENABLED: expected a boolean, got "on"']],
     ['peer', 'metrics:\n  statsd:\n    writeInterval: 10 seconds\n', {}, ['core.yaml: metrics.statsd.writeInterval: expected a duration like 10s, got "10 seconds"']],
     ['peer', 'operations:\n  listenAddress:\n    host: 127.0.0.1\n', {}, ['core.yaml: operations.listenAddress: expected a string, got a mapping']],
@@ -369,7 +367,9 @@ describe('problems: one line each, naming file or variable, key and expectation'
       'orderer',
       'Operations:\n  TLS:\n    Enabeld: true\n',
       {},
-      ['orderer.yaml: Operations.TLS.Enabeld: unknown key; did you mean Enabled?; expected one of Enabled, Certificate, PrivateKey, ClientAuthRequired, ClientRootCAs, RootCAs, TLSHandshakeTimeShift, TimeShift'],
+      [
+        'orderer.yaml: Operations.TLS.Enabeld: unknown key; did you mean Enabled?; expected one of Enabled, Certificate, PrivateKey, ClientAuthRequired, ClientRootCAs, RootCAs, TLSHandshakeTimeShift, TimeShift',
+      ],
     ],
     [
       'peer',
@@ -392,12 +392,7 @@ describe('problems: one line each, naming file or variable, key and expectation'
       { CORE_OPERATIONS_TLS_ENABLED: 'true', CORE_OPERATIONS_TLS_CERT_FILE: '' },
       ['CORE_OPERATIONS_TLS_CERT_FILE: expected a PEM certificate file when operations.tls.enabled is true, got ""'],
     ],
-    [
-      'peer',
-      'metrics:\n  provider: statsd\n',
-      {},
-      ['core.yaml: metrics.statsd: expected a statsd section (network, address, write interval) when metrics.provider is statsd'],
-    ],
+    ['peer', 'metrics:\n  provider: statsd\n', {}, ['core.yaml: metrics.statsd: expected a statsd section (network, address, write interval) when metrics.provider is statsd']],
     [
       'orderer',
       'Metrics:\n  Provider: prometheus\n',
@@ -525,9 +520,7 @@ describe('problems: one line each, naming file or variable, key and expectation'
 
 describe('warnings: loads, but probably not what was meant', () => {
   it('names an unknown metrics provider (Fabric disables metrics with a warning)', () => {
-    expect(peer('metrics:\n  provider: Prometheus\n').warnings).toEqual([
-      'core.yaml: metrics.provider: Unknown provider type: Prometheus; metrics disabled (expected prometheus, statsd or disabled)',
-    ]);
+    expect(peer('metrics:\n  provider: Prometheus\n').warnings).toEqual(['core.yaml: metrics.provider: Unknown provider type: Prometheus; metrics disabled (expected prometheus, statsd or disabled)']);
     expect(orderer('', { ORDERER_METRICS_PROVIDER: 'graphite' }).warnings).toEqual([
       'ORDERER_METRICS_PROVIDER: Unknown provider type: graphite; metrics disabled (expected prometheus, statsd or disabled)',
     ]);
@@ -550,15 +543,10 @@ describe('warnings: loads, but probably not what was meant', () => {
 
   it('names a misspelt top-level section, suggesting the close name; other Fabric sections pass', () => {
     const loaded = peer('operation:\n  listenAddress: 0.0.0.0:1\nMetric:\n  provider: prometheus\npeer: {id: p0}\nledger: {}\nchaincode: {}\nunrelated: 1\n');
-    expect(loaded.warnings).toEqual([
-      'core.yaml: operation: unknown section, ignored; did you mean operations?',
-      'core.yaml: Metric: unknown section, ignored; did you mean metrics?',
-    ]);
+    expect(loaded.warnings).toEqual(['core.yaml: operation: unknown section, ignored; did you mean operations?', 'core.yaml: Metric: unknown section, ignored; did you mean metrics?']);
     expect(loaded.config.operations.listenAddress).toEqual({ host: '127.0.0.1', port: 9443 });
     // the orderer refuses unknown keys, as Fabric's orderer does
-    expect(problemsOf(() => orderer('Operation:\n  ListenAddress: 0.0.0.0:1\nGeneral: {}\nConsensus: {}\n'))).toEqual([
-      'orderer.yaml: Operation: unknown section; did you mean Operations?',
-    ]);
+    expect(problemsOf(() => orderer('Operation:\n  ListenAddress: 0.0.0.0:1\nGeneral: {}\nConsensus: {}\n'))).toEqual(['orderer.yaml: Operation: unknown section; did you mean Operations?']);
   });
 });
 
@@ -708,7 +696,7 @@ describe('duplicate keys, checked in time linear in the file', () => {
     '.nan: a\n.NaN: b\n',
     'a:\n  b: 1\n  c:\n    d: 1\n    d: 2\n  b: 3\n',
     'a: [unclosed\nb: 1\nb: 2\n',
-  ])('reports what yaml\'s own check reports for %j', (text) => {
+  ])("reports what yaml's own check reports for %j", (text) => {
     const ours = (() => {
       try {
         return [...problemsOf(() => peer(text))];
@@ -733,9 +721,7 @@ describe('duplicate keys, checked in time linear in the file', () => {
     const dir = dirWith('core.yaml', lines.join(''));
     expect(readFileSync(join(dir, 'core.yaml')).length).toBeGreaterThan(4 * 1024 * 1024 - 100);
     const began = Date.now();
-    expect(problemsOf(() => loadPeerConfig({ env: { FABRIC_CFG_PATH: dir } }))).toEqual([
-      `core.yaml: not valid YAML: Map keys must be unique at line ${lines.length + 2}, column 3`,
-    ]);
+    expect(problemsOf(() => loadPeerConfig({ env: { FABRIC_CFG_PATH: dir } }))).toEqual([`core.yaml: not valid YAML: Map keys must be unique at line ${lines.length + 2}, column 3`]);
     // yaml's own check needed ~15 minutes for this; only a sanity bound, generous for a loaded machine
     expect(Date.now() - began).toBeLessThan(120_000);
   }, 300_000);

@@ -49,8 +49,7 @@ export interface OperationsSettings {
  * the OTLP push is on, which needs the prometheus provider.
  */
 export type MetricsSettings =
-  | { readonly provider: 'prometheus' | 'disabled'; readonly statsd?: undefined; readonly otlp?: OtlpTarget }
-  | { readonly provider: 'statsd'; readonly statsd: StatsdTarget };
+  { readonly provider: 'prometheus' | 'disabled'; readonly statsd?: undefined; readonly otlp?: OtlpTarget } | { readonly provider: 'statsd'; readonly statsd: StatsdTarget };
 
 export interface PeerConfig {
   readonly operations: OperationsSettings;

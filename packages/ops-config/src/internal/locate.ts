@@ -74,7 +74,5 @@ export function locateConfigFile(fileName: string, options: LocateOptions = {}):
   const searched = [join(cwd, fileName), join(options.systemConfigDir ?? FABRIC_SYSTEM_CONFIG_DIR, fileName)];
   if (options.sampleFile !== undefined) searched.push(options.sampleFile);
   for (const file of searched) if (kindOf(file).kind === 'file') return file;
-  throw new ConfigError('CONFIG_NOT_FOUND', [
-    `${fileName} not found; searched ${searched.join(', ')}; set FABRIC_CFG_PATH or pass --config <file>`,
-  ]);
+  throw new ConfigError('CONFIG_NOT_FOUND', [`${fileName} not found; searched ${searched.join(', ')}; set FABRIC_CFG_PATH or pass --config <file>`]);
 }

@@ -86,10 +86,22 @@ describe('OTLP push settings', () => {
     [{ OTEL_METRICS_EXPORTER: 'zipkin' }, 'OTEL_METRICS_EXPORTER: expected a comma-separated list of otlp, prometheus, console or none (only otlp turns the push on), got "zipkin"'],
     [{ OTEL_METRICS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_TIMEOUT: '10s' }, 'OTEL_EXPORTER_OTLP_TIMEOUT: expected a whole number of milliseconds like 10000, got "10s"'],
     [{ OTEL_METRICS_EXPORTER: 'otlp', OTEL_METRIC_EXPORT_INTERVAL: '-1' }, 'OTEL_METRIC_EXPORT_INTERVAL: expected a whole number of milliseconds like 60000, got "-1"'],
-    [{ OTEL_METRICS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: 'grpc' }, 'OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: expected http/protobuf (the one OTLP protocol the metrics push speaks), got "grpc"'],
-    [{ OTEL_METRICS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }, 'OTEL_EXPORTER_OTLP_ENDPOINT: expected an http:// or https:// URL like http://localhost:4318/v1/metrics, got "collector:4318/v1/metrics" (scheme collector)'],
-    [{ OTEL_METRICS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_HEADERS: 'api-key' }, 'OTEL_EXPORTER_OTLP_HEADERS: expected name=value pairs separated by commas like api-key=abc,x-tenant=org1, got "api-key"'],
-    [{ OTEL_METRICS_EXPORTER: 'otlp', OTEL_METRIC_EXPORT_INTERVAL: '0' }, 'OTEL_METRIC_EXPORT_INTERVAL: expected a duration from 1ms to 596h (the longest timer Node.js keeps) when metrics.otlp.enabled is true, got "0ms"'],
+    [
+      { OTEL_METRICS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: 'grpc' },
+      'OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: expected http/protobuf (the one OTLP protocol the metrics push speaks), got "grpc"',
+    ],
+    [
+      { OTEL_METRICS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' },
+      'OTEL_EXPORTER_OTLP_ENDPOINT: expected an http:// or https:// URL like http://localhost:4318/v1/metrics, got "collector:4318/v1/metrics" (scheme collector)',
+    ],
+    [
+      { OTEL_METRICS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_HEADERS: 'api-key' },
+      'OTEL_EXPORTER_OTLP_HEADERS: expected name=value pairs separated by commas like api-key=abc,x-tenant=org1, got "api-key"',
+    ],
+    [
+      { OTEL_METRICS_EXPORTER: 'otlp', OTEL_METRIC_EXPORT_INTERVAL: '0' },
+      'OTEL_METRIC_EXPORT_INTERVAL: expected a duration from 1ms to 596h (the longest timer Node.js keeps) when metrics.otlp.enabled is true, got "0ms"',
+    ],
   ])('refuses %j with one line naming the variable', (env, line) => {
     expect(problemsOf(() => peer(PROMETHEUS_PEER, env))).toEqual([line]);
   });
@@ -98,9 +110,9 @@ describe('OTLP push settings', () => {
     expect(problemsOf(() => peer('metrics:\n  provider: disabled\n', { OTEL_METRICS_EXPORTER: 'otlp' }))).toEqual([
       'OTEL_METRICS_EXPORTER: the OTLP push sends the series /metrics serves, so it needs metrics.provider prometheus, got "disabled"',
     ]);
-    expect(
-      problemsOf(() => orderer('Metrics:\n  Provider: statsd\n  Statsd:\n    Network: udp\n    Address: 127.0.0.1:8125\n  OTLP:\n    Enabled: true\n')),
-    ).toEqual(['orderer.yaml: Metrics.OTLP.Enabled: the OTLP push sends the series /metrics serves, so it needs Metrics.Provider prometheus, got "statsd"']);
+    expect(problemsOf(() => orderer('Metrics:\n  Provider: statsd\n  Statsd:\n    Network: udp\n    Address: 127.0.0.1:8125\n  OTLP:\n    Enabled: true\n'))).toEqual([
+      'orderer.yaml: Metrics.OTLP.Enabled: the OTLP push sends the series /metrics serves, so it needs Metrics.Provider prometheus, got "statsd"',
+    ]);
   });
 
   it('names the file key for a bad value written there, and warns about a misspelt key in the section', () => {

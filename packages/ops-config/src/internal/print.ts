@@ -29,10 +29,7 @@ function describeSource(source: ValueSource | undefined): string {
  */
 export function renderEffectiveConfig({ loaded, resolution }: ResolvedConfig<unknown>): string {
   const dialect = dialectFor(loaded.app);
-  const lines = [
-    `# effective ${loaded.app} configuration, read from ${loaded.file}`,
-    '# each value is followed by where it came from: default, file, or env <VARIABLE>',
-  ];
+  const lines = [`# effective ${loaded.app} configuration, read from ${loaded.file}`, '# each value is followed by where it came from: default, file, or env <VARIABLE>'];
   const opened: string[] = [];
   for (const spec of dialect.keys) {
     const parents = spec.path.slice(0, -1);

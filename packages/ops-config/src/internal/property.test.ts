@@ -32,10 +32,60 @@ const apps = fc.constantFrom<AppKind>('peer', 'orderer');
 
 // YAML-ish fragments, so that random text reaches the parser's corners and not just plain scalars
 const yamlToken = fc.constantFrom(
-  'operations', 'Operations', 'metrics', 'Metrics', 'tls', 'TLS', 'enabled', 'Enabled', 'statsd', 'Statsd', 'writeInterval',
-  'WriteInterval', 'provider', 'Provider', 'statsd', 'files', 'clientRootCAs', ':', ': ', '- ', '\n', '\n  ', '\n    ', '[', ']',
-  '{', '}', ',', '"', "'", '&a ', '*a', '<<: *a', '!!str ', '!!binary ', '!!int ', '#', '? ', '|', '>', '---', '...', 'true', 'yes',
-  '10s', '0x1F', '1e3', '~', 'null', '.inf', '%YAML 1.2\n', '\t', '\u00a0', '\ufeff',
+  'operations',
+  'Operations',
+  'metrics',
+  'Metrics',
+  'tls',
+  'TLS',
+  'enabled',
+  'Enabled',
+  'statsd',
+  'Statsd',
+  'writeInterval',
+  'WriteInterval',
+  'provider',
+  'Provider',
+  'statsd',
+  'files',
+  'clientRootCAs',
+  ':',
+  ': ',
+  '- ',
+  '\n',
+  '\n  ',
+  '\n    ',
+  '[',
+  ']',
+  '{',
+  '}',
+  ',',
+  '"',
+  "'",
+  '&a ',
+  '*a',
+  '<<: *a',
+  '!!str ',
+  '!!binary ',
+  '!!int ',
+  '#',
+  '? ',
+  '|',
+  '>',
+  '---',
+  '...',
+  'true',
+  'yes',
+  '10s',
+  '0x1F',
+  '1e3',
+  '~',
+  'null',
+  '.inf',
+  '%YAML 1.2\n',
+  '\t',
+  '\u00a0',
+  '\ufeff',
 );
 
 const leafValue = fc.oneof(
@@ -77,11 +127,17 @@ function envFor(app: AppKind) {
 
 describe('any input loads or explains itself in readable lines, never crashes', () => {
   it('arbitrary text', () => {
-    fc.assert(fc.property(apps, fc.string({ unit: 'binary', maxLength: 300 }), (app, text) => loadsOrExplains(app, text)), { numRuns: 500 });
+    fc.assert(
+      fc.property(apps, fc.string({ unit: 'binary', maxLength: 300 }), (app, text) => loadsOrExplains(app, text)),
+      { numRuns: 500 },
+    );
   });
 
   it('YAML-shaped token soup', () => {
-    fc.assert(fc.property(apps, fc.array(yamlToken, { maxLength: 40 }), (app, tokens) => loadsOrExplains(app, tokens.join(''))), { numRuns: 1000 });
+    fc.assert(
+      fc.property(apps, fc.array(yamlToken, { maxLength: 40 }), (app, tokens) => loadsOrExplains(app, tokens.join(''))),
+      { numRuns: 1000 },
+    );
   });
 
   it('real key paths holding random values, with random environment overrides', () => {
@@ -111,7 +167,7 @@ describe('any input loads or explains itself in readable lines, never crashes', 
   });
 });
 
-describe('duplicate keys: the linear check finds what yaml\'s own quadratic one finds', () => {
+describe("duplicate keys: the linear check finds what yaml's own quadratic one finds", () => {
   const duplicateLines = (text: string): string[] => {
     try {
       resolveConfigText('peer', text, { file: '/cfg/core.yaml', env: {} });

@@ -7,10 +7,7 @@ import { otelExporterOverride, otelSettingOverrides, otlpEndpointProblem, parseO
 import { closeName } from './suggest.ts';
 
 /** Where an effective value came from. */
-export type ValueSource =
-  | { readonly from: 'default' }
-  | { readonly from: 'file' }
-  | { readonly from: 'env'; readonly variable: string };
+export type ValueSource = { readonly from: 'default' } | { readonly from: 'file' } | { readonly from: 'env'; readonly variable: string };
 
 export type MetricsProvider = 'prometheus' | 'statsd' | 'disabled';
 
@@ -300,9 +297,7 @@ export function resolveSettings(input: ResolveInput): Resolution {
       const sectionMalformed = statsdNode.found && statsdNode.value !== null && statsdNode.value !== undefined && !sectionInFile;
       if (!sectionInFile && !statsdFromEnv) {
         if (!sectionMalformed) {
-          crossProblems.push(
-            `${fileLabel}: ${dialect.statsdSection.join('.')}: expected a statsd section (network, address, write interval) when ${keyOf('metrics.provider')} is statsd`,
-          );
+          crossProblems.push(`${fileLabel}: ${dialect.statsdSection.join('.')}: expected a statsd section (network, address, write interval) when ${keyOf('metrics.provider')} is statsd`);
         }
       } else {
         const network = values.get('statsd.network');
@@ -352,9 +347,7 @@ export function resolveSettings(input: ResolveInput): Resolution {
   if (ok('otlp.enabled') && values.get('otlp.enabled') === true) {
     const before = crossProblems.length;
     if (ok('metrics.provider') && provider !== 'prometheus') {
-      crossProblems.push(
-        `${labelOf('otlp.enabled')}: the OTLP push sends the series /metrics serves, so it needs ${keyOf('metrics.provider')} prometheus, got ${describeValue(providerText)}`,
-      );
+      crossProblems.push(`${labelOf('otlp.enabled')}: the OTLP push sends the series /metrics serves, so it needs ${keyOf('metrics.provider')} prometheus, got ${describeValue(providerText)}`);
     }
     const endpoint = values.get('otlp.endpoint') as string;
     const endpointProblem = otlpEndpointProblem(endpoint);

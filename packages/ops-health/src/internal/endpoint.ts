@@ -1,9 +1,7 @@
 import { splitHostPort } from '@fabric-ops/ops-http/go';
 
 /** Where the Docker Engine API listens, from Fabric's `vm.endpoint`. */
-export type DockerEndpoint =
-  | { readonly kind: 'unix'; readonly socketPath: string }
-  | { readonly kind: 'tcp'; readonly host: string; readonly port: number };
+export type DockerEndpoint = { readonly kind: 'unix'; readonly socketPath: string } | { readonly kind: 'tcp'; readonly host: string; readonly port: number };
 
 /** The forms `vm.endpoint` takes, as a message names them. */
 export const DOCKER_ENDPOINT_FORMS = 'unix:///path/to/docker.sock or tcp://host:port';

@@ -46,7 +46,7 @@ describe('nowRfc3339Nano', () => {
       [Date.UTC(2026, 10, 21, 5, 25, 35, 0), 0],
       [Date.UTC(2026, 10, 21, 5, 25, 35, 0), 0.000_4],
       [Date.UTC(2026, 10, 21, 5, 25, 35, 120), 0.5],
-      [Date.UTC(2026, 10, 21, 5, 25, 36, 1), 0.010],
+      [Date.UTC(2026, 10, 21, 5, 25, 36, 1), 0.01],
     ];
     for (const [ms, subMs] of cases) {
       const now = vi.spyOn(Date, 'now').mockReturnValue(ms);

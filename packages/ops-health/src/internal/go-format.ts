@@ -23,10 +23,7 @@ export function rfc3339Nano(date: Date, subMillisecondNanos = 0): string {
     const abs = Math.abs(offsetMinutes);
     zone = `${offsetMinutes < 0 ? '-' : '+'}${pad(Math.trunc(abs / 60))}:${pad(abs % 60)}`;
   }
-  return (
-    `${pad(date.getFullYear(), 4)}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}` +
-    `T${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}${frac}${zone}`
-  );
+  return `${pad(date.getFullYear(), 4)}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}` + `T${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}${frac}${zone}`;
 }
 
 // The date, time and zone of the current second, formatted once per second (`zone` apart so

@@ -51,8 +51,7 @@ type Task = { readonly name: string; readonly state: 'pending' } | { readonly na
  */
 export function createReadinessState(options: ReadinessOptions = {}): ReadinessState {
   let shuttingDown = false;
-  let signal: { ready: true } | { ready: false; reason: string } =
-    options.requireReadySignal === true ? { ready: false, reason: NOT_SIGNALLED_YET } : { ready: true };
+  let signal: { ready: true } | { ready: false; reason: string } = options.requireReadySignal === true ? { ready: false, reason: NOT_SIGNALLED_YET } : { ready: true };
   // Finished tasks leave the list, so it holds only what still matters (pending or failed).
   const tasks: Task[] = [];
 

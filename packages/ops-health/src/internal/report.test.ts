@@ -16,9 +16,7 @@ describe('fabricHealthResponse', () => {
   it('is 503 with failed_checks in Fabric key order and Go escaping', () => {
     const { status, body } = fabricHealthResponse({ time: 'T', failed: [bad('couchdb', 'a <b> & c'), bad('docker', 'down')] });
     expect(status).toBe(503);
-    expect(goJson(body)).toBe(
-      '{"status":"Service Unavailable","time":"T","failed_checks":[{"component":"couchdb","reason":"a \\u003cb\\u003e \\u0026 c"},{"component":"docker","reason":"down"}]}',
-    );
+    expect(goJson(body)).toBe('{"status":"Service Unavailable","time":"T","failed_checks":[{"component":"couchdb","reason":"a \\u003cb\\u003e \\u0026 c"},{"component":"docker","reason":"down"}]}');
   });
 });
 

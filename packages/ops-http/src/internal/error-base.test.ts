@@ -16,7 +16,7 @@ describe('FabricOpsError', () => {
     expect([error.name, error.code, error.message, error.cause]).toEqual(['SampleError', 'TWO', 'what went wrong', cause]);
   });
 
-  it("recognises a second copy of a class by its name and field, and nothing else", () => {
+  it('recognises a second copy of a class by its name and field, and nothing else', () => {
     const copy = Object.assign(new Error('from another copy'), { name: 'SampleError', code: 'ONE' });
     expect(isSampleError(copy)).toBe(true);
     expect(isSampleError(new SampleError('ONE', 'x'))).toBe(true);

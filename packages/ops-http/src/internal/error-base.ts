@@ -16,10 +16,6 @@ export abstract class FabricOpsError<Code extends string> extends Error {
  * A type guard for one error class: `instanceof`, or, for a copy of the class from a second
  * installed copy of its package, an Error with the class's `name` and the `field` it always has.
  */
-export function errorGuard<E extends Error>(
-  errorClass: abstract new (...args: never[]) => E,
-  name: string,
-  field: string = 'code',
-): (value: unknown) => value is E {
+export function errorGuard<E extends Error>(errorClass: abstract new (...args: never[]) => E, name: string, field: string = 'code'): (value: unknown) => value is E {
   return (value: unknown): value is E => value instanceof errorClass || (value instanceof Error && value.name === name && field in value);
 }

@@ -1,12 +1,7 @@
 import { errorGuard, FabricOpsError } from './error-base.ts';
 
 /** Every failure ops-http raises, by cause. */
-export type OpsHttpErrorCode =
-  | 'BODY_TOO_LARGE'
-  | 'BODY_ABORTED'
-  | 'BAD_REQUEST_TARGET'
-  | 'DUPLICATE_ROUTE'
-  | 'INVALID_ROUTE';
+export type OpsHttpErrorCode = 'BODY_TOO_LARGE' | 'BODY_ABORTED' | 'BAD_REQUEST_TARGET' | 'DUPLICATE_ROUTE' | 'INVALID_ROUTE';
 
 export class OpsHttpError extends FabricOpsError<OpsHttpErrorCode> {
   override readonly name = 'OpsHttpError';

@@ -72,7 +72,12 @@ describe('splitHostPort (net.SplitHostPort)', () => {
   });
 
   it('reads back what formatHostPort writes', () => {
-    for (const [host, port] of [['::1', 80], ['', 0], ['example.com', 65_535]] as const) expect(splitHostPort(formatHostPort(host, port))).toEqual({ host, port });
+    for (const [host, port] of [
+      ['::1', 80],
+      ['', 0],
+      ['example.com', 65_535],
+    ] as const)
+      expect(splitHostPort(formatHostPort(host, port))).toEqual({ host, port });
   });
 });
 

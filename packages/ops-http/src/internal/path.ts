@@ -50,7 +50,7 @@ export interface RequestTarget {
 // Characters net/url leaves alone, per mode (read off Go 1.26's url package byte by byte).
 const UNRESERVED = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~';
 /** `escape(s, encodePath)` keeps these; everything else becomes %XX. */
-const PATH_KEPT = charSet(UNRESERVED + "$&+,/:;=@");
+const PATH_KEPT = charSet(UNRESERVED + '$&+,/:;=@');
 /** `validEncoded(s, encodePath)` accepts these (and `%`) in a raw path. */
 const PATH_VALID_RAW = charSet(UNRESERVED + "!$&'()*+,/:;=@[]%");
 /**

@@ -61,9 +61,7 @@ export function readRegularFileSync(path: string, options: ReadRegularFileOption
   const shown = shownPath(path);
   const refuse = (problem: RegularFileProblem, message: string): RegularFileResult => ({ ok: false, problem, message });
   const refuseKind = (stats: Stats): RegularFileResult =>
-    stats.isDirectory()
-      ? refuse('not-regular', `read ${shown}: is a directory`)
-      : refuse('not-regular', `open ${shown}: not a regular file (${describeFileKind(stats)})`);
+    stats.isDirectory() ? refuse('not-regular', `read ${shown}: is a directory`) : refuse('not-regular', `open ${shown}: not a regular file (${describeFileKind(stats)})`);
   const tooLarge = (): RegularFileResult => refuse('too-large', `read ${shown}: larger than ${maxBytes} bytes`);
   const failed = (op: string, error: unknown): RegularFileResult => {
     const code = (error as NodeJS.ErrnoException | undefined)?.code;

@@ -110,7 +110,16 @@ describe('router', () => {
 
   it('leaves methods to the handler', async () => {
     const seen: string[] = [];
-    const port = await serve([{ path: '/m', secure: false, handler: (req, res) => { seen.push(req.method!); res.end(); } }]);
+    const port = await serve([
+      {
+        path: '/m',
+        secure: false,
+        handler: (req, res) => {
+          seen.push(req.method!);
+          res.end();
+        },
+      },
+    ]);
     await send(port, 'POST', '/m');
     await send(port, 'DELETE', '/m');
     expect(seen).toEqual(['POST', 'DELETE']);
@@ -153,7 +162,16 @@ describe('router', () => {
 
   it('makes the request id visible to the handler', async () => {
     let seen: unknown;
-    const port = await serve([{ path: '/id', secure: false, handler: (req, res) => { seen = req.headers['x-request-id']; res.end(); } }]);
+    const port = await serve([
+      {
+        path: '/id',
+        secure: false,
+        handler: (req, res) => {
+          seen = req.headers['x-request-id'];
+          res.end();
+        },
+      },
+    ]);
     await send(port, 'GET', '/id', { 'X-Request-Id': 'trace-7' });
     expect(seen).toBe('trace-7');
   });
@@ -170,7 +188,12 @@ describe('router', () => {
 
   it('never consults authorize for an open route', async () => {
     let asked = 0;
-    const port = await serve([hello], { authorize: () => { asked++; return { allow: false, status: 401 }; } });
+    const port = await serve([hello], {
+      authorize: () => {
+        asked++;
+        return { allow: false, status: 401 };
+      },
+    });
     expect((await send(port, 'GET', '/hello')).status).toBe(200);
     expect(asked).toBe(0);
   });
@@ -178,7 +201,15 @@ describe('router', () => {
   it('answers 500 with an empty body when a handler throws, and reports the error', async () => {
     const errors: unknown[] = [];
     const port = await serve(
-      [{ path: '/boom', secure: false, handler: async () => { throw new Error('secret detail'); } }],
+      [
+        {
+          path: '/boom',
+          secure: false,
+          handler: async () => {
+            throw new Error('secret detail');
+          },
+        },
+      ],
       { onHandlerError: (e) => errors.push(e) },
     );
     const reply = await send(port, 'GET', '/boom');
@@ -212,8 +243,20 @@ describe('router', () => {
 
   it('matches subtree patterns below their prefix, preferring exact routes', async () => {
     const port = await serve([
-      { path: '/healthz', secure: false, handler: (_q, res) => { res.end('all'); } },
-      { path: '/healthz/', secure: false, handler: (req, res) => { res.end(`one:${req.url}`); } },
+      {
+        path: '/healthz',
+        secure: false,
+        handler: (_q, res) => {
+          res.end('all');
+        },
+      },
+      {
+        path: '/healthz/',
+        secure: false,
+        handler: (req, res) => {
+          res.end(`one:${req.url}`);
+        },
+      },
     ]);
     expect((await send(port, 'GET', '/healthz')).body).toBe('all');
     expect((await send(port, 'GET', '/healthz/docker')).body).toBe('one:/healthz/docker');
@@ -226,7 +269,14 @@ describe('what a handler returns', () => {
     let call = 0;
     const port = await serve([
       { path: '/hello', secure: false, handler: (_req, res) => res.end('hi\n') },
-      { path: '/other', secure: false, handler: (_req, res) => { res.end('other\n'); return returned[call++ % returned.length]; } },
+      {
+        path: '/other',
+        secure: false,
+        handler: (_req, res) => {
+          res.end('other\n');
+          return returned[call++ % returned.length];
+        },
+      },
     ]);
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     try {
@@ -273,11 +323,33 @@ describe('what a handler returns', () => {
           secure: false,
           handler: (_req, res) => {
             res.end('ok');
-            return { then: (ok: () => void, bad: (e: unknown) => void) => { ok(); ok(); bad(new Error('late')); } };
+            return {
+              then: (ok: () => void, bad: (e: unknown) => void) => {
+                ok();
+                ok();
+                bad(new Error('late'));
+              },
+            };
           },
         },
-        { path: '/throws', secure: false, handler: () => ({ then: () => { throw new Error('then threw'); } }) },
-        { path: '/getter', secure: false, handler: () => ({ get then(): never { throw new Error('getter threw'); } }) },
+        {
+          path: '/throws',
+          secure: false,
+          handler: () => ({
+            then: () => {
+              throw new Error('then threw');
+            },
+          }),
+        },
+        {
+          path: '/getter',
+          secure: false,
+          handler: () => ({
+            get then(): never {
+              throw new Error('getter threw');
+            },
+          }),
+        },
       ],
       { onHandlerError: (e) => errors.push(e) },
     );
@@ -288,9 +360,22 @@ describe('what a handler returns', () => {
   });
 
   it('keeps serving when onHandlerError itself throws', async () => {
-    const port = await serve([{ path: '/boom', secure: false, handler: () => { throw new Error('x'); } }], {
-      onHandlerError: () => { throw new Error('logger broke'); },
-    });
+    const port = await serve(
+      [
+        {
+          path: '/boom',
+          secure: false,
+          handler: () => {
+            throw new Error('x');
+          },
+        },
+      ],
+      {
+        onHandlerError: () => {
+          throw new Error('logger broke');
+        },
+      },
+    );
     expect((await send(port, 'GET', '/boom')).status).toBe(500);
     expect((await send(port, 'GET', '/boom')).status).toBe(500);
   });
@@ -311,7 +396,6 @@ function sendWith(agent: Agent, port: number, path: string): Promise<{ status: n
     req.end();
   });
 }
-
 
 describe('request bodies', () => {
   const echo: Route = {
@@ -367,7 +451,16 @@ async function exchange(port: number, raw: string, waitMs = 2_000): Promise<stri
 describe('headers in one writeHead call (serverOptionsFor response class)', () => {
   it('sends the request id exactly once from the writers and from a raw handler', async () => {
     const port = await serve(
-      [hello, { path: '/raw', secure: false, handler: (_req, res) => { res.end('raw'); } }],
+      [
+        hello,
+        {
+          path: '/raw',
+          secure: false,
+          handler: (_req, res) => {
+            res.end('raw');
+          },
+        },
+      ],
       {},
       true,
     );
@@ -382,8 +475,23 @@ describe('headers in one writeHead call (serverOptionsFor response class)', () =
   it('adds the id to headers a handler gives writeHead as an object, or sets progressively', async () => {
     const port = await serve(
       [
-        { path: '/object', secure: false, handler: (_req, res) => { res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': '2' }); res.end('ok'); } },
-        { path: '/progressive', secure: false, handler: (_req, res) => { res.setHeader('X-Extra', 'yes'); res.statusCode = 202; res.end(); } },
+        {
+          path: '/object',
+          secure: false,
+          handler: (_req, res) => {
+            res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': '2' });
+            res.end('ok');
+          },
+        },
+        {
+          path: '/progressive',
+          secure: false,
+          handler: (_req, res) => {
+            res.setHeader('X-Extra', 'yes');
+            res.statusCode = 202;
+            res.end();
+          },
+        },
       ],
       {},
       true,
@@ -428,10 +536,7 @@ describe('requests pipelined on one connection', () => {
     const port = await serve([slowStore()]);
     for (let i = 0; i < 20; i++) {
       const v = `new-${i}`;
-      const text = await exchange(
-        port,
-        `PUT /value HTTP/1.1\r\nHost: x\r\nContent-Length: ${v.length}\r\n\r\n${v}` + 'GET /value HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
-      );
+      const text = await exchange(port, `PUT /value HTTP/1.1\r\nHost: x\r\nContent-Length: ${v.length}\r\n\r\n${v}` + 'GET /value HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
       expect(text).toMatch(/^HTTP\/1\.1 204 /);
       expect(text).toContain(`{"value":"${v}"}`);
     }
@@ -439,7 +544,14 @@ describe('requests pipelined on one connection', () => {
 
   it('answers pipelined requests in order when a handler fails', async () => {
     const port = await serve([
-      { path: '/boom', secure: false, handler: async () => { await new Promise((r) => setImmediate(r)); throw new Error('no'); } },
+      {
+        path: '/boom',
+        secure: false,
+        handler: async () => {
+          await new Promise((r) => setImmediate(r));
+          throw new Error('no');
+        },
+      },
       hello,
     ]);
     const text = await exchange(port, 'GET /boom HTTP/1.1\r\nHost: x\r\n\r\nGET /hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
@@ -450,8 +562,23 @@ describe('requests pipelined on one connection', () => {
   it('does not run requests queued behind a response that closes the connection', async () => {
     let ran = 0;
     const port = await serve([
-      { path: '/last', secure: false, handler: async (_req, res) => { await new Promise((r) => setImmediate(r)); res.writeHead(200, ['Connection', 'close', 'Content-Length', '0']); res.end(); } },
-      { path: '/count', secure: false, handler: (_req, res) => { ran++; res.end(); } },
+      {
+        path: '/last',
+        secure: false,
+        handler: async (_req, res) => {
+          await new Promise((r) => setImmediate(r));
+          res.writeHead(200, ['Connection', 'close', 'Content-Length', '0']);
+          res.end();
+        },
+      },
+      {
+        path: '/count',
+        secure: false,
+        handler: (_req, res) => {
+          ran++;
+          res.end();
+        },
+      },
     ]);
     const text = await exchange(port, 'GET /last HTTP/1.1\r\nHost: x\r\n\r\nGET /count HTTP/1.1\r\nHost: x\r\n\r\n');
     expect(text).toMatch(/^HTTP\/1\.1 200 /);
@@ -461,7 +588,17 @@ describe('requests pipelined on one connection', () => {
   it('closes a connection that pipelines too deep behind a request still being handled', async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
-    const port = await serve([{ path: '/wait', secure: false, handler: async (_req, res) => { await gate; res.end(); } }, hello]);
+    const port = await serve([
+      {
+        path: '/wait',
+        secure: false,
+        handler: async (_req, res) => {
+          await gate;
+          res.end();
+        },
+      },
+      hello,
+    ]);
     const text = await exchange(port, 'GET /wait HTTP/1.1\r\nHost: x\r\n\r\n' + 'GET /hello HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(500), 5_000);
     release();
     // Closed by the server (not by the 5 s fallback), with nothing answered.
@@ -493,7 +630,19 @@ describe('write deadline per connection', () => {
   it('lists the responses being served for stop()', async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
-    const router = createRouter({ routes: [hello, { path: '/wait', secure: false, handler: async (_req, res) => { await gate; res.end(); } }] });
+    const router = createRouter({
+      routes: [
+        hello,
+        {
+          path: '/wait',
+          secure: false,
+          handler: async (_req, res) => {
+            await gate;
+            res.end();
+          },
+        },
+      ],
+    });
     server = createServer(router.handle);
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
@@ -508,19 +657,19 @@ describe('write deadline per connection', () => {
 });
 
 describe('request lines and targets Go refuses or routes differently', () => {
-  it('answers HTTP/2.0 with Go\'s 505, byte for byte', async () => {
+  it("answers HTTP/2.0 with Go's 505, byte for byte", async () => {
     const port = await serve([hello]);
     expect(await exchange(port, 'GET /hello HTTP/2.0\r\nHost: x\r\n\r\n')).toBe(
       'HTTP/1.1 505 HTTP Version Not Supported: unsupported protocol version\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n505 HTTP Version Not Supported: unsupported protocol version',
     );
   });
 
-  it('answers a request line without a version with Go\'s 400, byte for byte', async () => {
+  it("answers a request line without a version with Go's 400, byte for byte", async () => {
     const port = await serve([hello]);
     expect(await exchange(port, 'GET /hello\r\n\r\n')).toBe('HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n400 Bad Request');
   });
 
-  it('answers a broken escape with Go\'s 400 before routing', async () => {
+  it("answers a broken escape with Go's 400 before routing", async () => {
     const port = await serve([hello]);
     expect(await exchange(port, 'GET /hel%zzlo HTTP/1.1\r\nHost: x\r\n\r\n')).toBe('HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n400 Bad Request');
   });
@@ -576,10 +725,9 @@ describe('request lines and targets Go refuses or routes differently', () => {
     expect(bare).toContain('\r\nLocation: /tree/?x=1\r\n');
   });
 
-
   it('keeps # in the path (404), and refuses * for methods other than OPTIONS', async () => {
     const port = await serve([hello]);
-    expect((await exchange(port, 'GET /hello#x HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n'))).toMatch(/^HTTP\/1\.1 404 /);
+    expect(await exchange(port, 'GET /hello#x HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n')).toMatch(/^HTTP\/1\.1 404 /);
     expect(await exchange(port, 'GET * HTTP/1.1\r\nHost: h\r\n\r\n')).toMatch(/^HTTP\/1\.1 400 Bad Request\r\nConnection: close\r\n/);
   });
 });
@@ -599,7 +747,7 @@ describe('the Host header, as Go checks it before any handler', () => {
     expect(await exchange(port, 'GET /hello HTTP/1.0\r\n\r\n')).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
   });
 
-  it('still serves 3,001 cookies: Fabric\'s handlers never parse them, so Go 1.26\'s cookie limit never applies', async () => {
+  it("still serves 3,001 cookies: Fabric's handlers never parse them, so Go 1.26's cookie limit never applies", async () => {
     const port = await serve([hello], {}, true);
     // Short pairs, so the header block stays under the 16 KiB header limit.
     const cookies = Array.from({ length: 3001 }, () => 'a=1').join('; ');
@@ -610,7 +758,15 @@ describe('the Host header, as Go checks it before any handler', () => {
 describe('router body limit', () => {
   it('makes bodyLimitBytes the default of readBody for its requests', async () => {
     const port = await serve(
-      [{ path: '/put', secure: false, handler: async (req, res) => { res.end(await readBody(req)); } }],
+      [
+        {
+          path: '/put',
+          secure: false,
+          handler: async (req, res) => {
+            res.end(await readBody(req));
+          },
+        },
+      ],
       { bodyLimitBytes: 10 },
     );
     const reply = await send(port, 'PUT', '/put', {}, 'x'.repeat(11));
@@ -653,7 +809,13 @@ describe("answerClientErrorAsGo: Go's bytes for requests Node's parser refuses",
   const goText = (status: string, body = status): string => `HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n${body}`;
 
   async function serveWithGoErrors(): Promise<number> {
-    const echo: Route = { path: '/echo', secure: false, handler: async (req, res) => { res.end(await readBody(req)); } };
+    const echo: Route = {
+      path: '/echo',
+      secure: false,
+      handler: async (req, res) => {
+        res.end(await readBody(req));
+      },
+    };
     const router = createRouter({ routes: [hello, echo] });
     server = createServer(serverOptionsFor(DEFAULT_SERVER_LIMITS), router.handle);
     server.on('clientError', answerClientErrorAsGo);
@@ -662,13 +824,13 @@ describe("answerClientErrorAsGo: Go's bytes for requests Node's parser refuses",
     return (server.address() as AddressInfo).port;
   }
 
-  it('answers an empty Content-Length and a bare LF in a chunked body with Go\'s text/plain 400', async () => {
+  it("answers an empty Content-Length and a bare LF in a chunked body with Go's text/plain 400", async () => {
     const port = await serveWithGoErrors();
     expect(await exchange(port, 'PUT /hello HTTP/1.1\r\nHost: x\r\nContent-Length:\r\n\r\n')).toBe(goText('400 Bad Request'));
     expect(await exchange(port, 'PUT /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\nabc\r\n0\r\n\r\n')).toBe(goText('400 Bad Request'));
   });
 
-  it('answers an oversized header block with Go\'s 431', async () => {
+  it("answers an oversized header block with Go's 431", async () => {
     const port = await serveWithGoErrors();
     expect(await exchange(port, `GET /hello HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`)).toBe(goText('431 Request Header Fields Too Large'));
   });

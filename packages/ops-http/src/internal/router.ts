@@ -121,7 +121,10 @@ function goUrlString(path: string, query: string): string {
 function segmentUnescape(segment: string): string {
   if (!segment.includes('%')) return segment;
   if (/%(?![0-9a-fA-F]{2})/.test(segment)) return segment;
-  return Buffer.from(segment.replace(/%([0-9a-fA-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1').toString('utf8');
+  return Buffer.from(
+    segment.replace(/%([0-9a-fA-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+    'latin1',
+  ).toString('utf8');
 }
 
 /** The bytes `httpguts.ValidHostHeader` accepts in a Host header. */

@@ -68,7 +68,7 @@ const counting = Object.fromEntries(
           if (this.level() <= VALUE[method]) observer.written(fabric);
         }
       }
-      return ((Object.getPrototypeOf(this) as Record<Method, Emit>)[method]).apply(this, args);
+      return (Object.getPrototypeOf(this) as Record<Method, Emit>)[method].apply(this, args);
     };
     return [method, wrapper];
   }),

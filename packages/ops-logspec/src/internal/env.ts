@@ -30,19 +30,13 @@ export function loggingSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): En
   if (formatText === '' || formatText === 'text' || formatText.includes('%{')) format = 'text';
   else if (formatText === 'json') format = 'json';
   else {
-    throw new LogspecError(
-      'INVALID_FORMAT',
-      `${LOGGING_FORMAT_ENV}: unknown log format '${formatText}': expected 'json', 'text' or a Fabric format template`,
-    );
+    throw new LogspecError('INVALID_FORMAT', `${LOGGING_FORMAT_ENV}: unknown log format '${formatText}': expected 'json', 'text' or a Fabric format template`);
   }
   return { spec, format };
 }
 
 /** `createLogging` with the spec and format from the environment, each read and parsed once. */
-export function createLoggingFromEnv(
-  env: NodeJS.ProcessEnv = process.env,
-  options: Omit<LoggingOptions, 'spec' | 'format'> = {},
-): Logging {
+export function createLoggingFromEnv(env: NodeJS.ProcessEnv = process.env, options: Omit<LoggingOptions, 'spec' | 'format'> = {}): Logging {
   const settings = loggingSettingsFromEnv(env);
   return createLogging({ ...options, spec: settings.spec, format: settings.format });
 }

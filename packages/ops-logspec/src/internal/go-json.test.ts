@@ -79,16 +79,16 @@ describe('decoder properties', () => {
     fc.assert(
       fc.property(fc.string(), fc.dictionary(fc.string(), fc.jsonValue()), (spec, extra) => {
         // Keys Go would also match as `spec` are left out; the test is about everything else.
-        const others = Object.fromEntries(
-          Object.entries(extra).filter(([key]) => key.replace(/\u017f/g, 's').toLowerCase() !== 'spec'),
-        );
+        const others = Object.fromEntries(Object.entries(extra).filter(([key]) => key.replace(/\u017f/g, 's').toLowerCase() !== 'spec'));
         const body = JSON.stringify({ ...others, spec });
-        expect(decode(body)).toEqual({ spec: spec.replace(/[\uD800-\uDFFF]/g, (ch, at: number, s: string) => {
-          const code = ch.charCodeAt(0);
-          const pairedHigh = code <= 0xdbff && /[\uDC00-\uDFFF]/.test(s[at + 1] ?? '');
-          const pairedLow = code >= 0xdc00 && /[\uD800-\uDBFF]/.test(s[at - 1] ?? '');
-          return pairedHigh || pairedLow ? ch : '\uFFFD';
-        }) });
+        expect(decode(body)).toEqual({
+          spec: spec.replace(/[\uD800-\uDFFF]/g, (ch, at: number, s: string) => {
+            const code = ch.charCodeAt(0);
+            const pairedHigh = code <= 0xdbff && /[\uDC00-\uDFFF]/.test(s[at + 1] ?? '');
+            const pairedLow = code >= 0xdc00 && /[\uD800-\uDBFF]/.test(s[at - 1] ?? '');
+            return pairedHigh || pairedLow ? ch : '\uFFFD';
+          }),
+        });
       }),
       { numRuns: 1_000 },
     );
@@ -106,11 +106,17 @@ describe('decoder properties', () => {
 
   it('answers any byte string with a spec or an INVALID_BODY error, never anything else', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.uint8Array({ maxLength: 40 }), fc.string().map((s) => Buffer.from(s))), (bytes) => {
-        const result = decode(Buffer.from(bytes));
-        if ('error' in result) expect(result.code).toBe('INVALID_BODY');
-        else expect(typeof result.spec).toBe('string');
-      }),
+      fc.property(
+        fc.oneof(
+          fc.uint8Array({ maxLength: 40 }),
+          fc.string().map((s) => Buffer.from(s)),
+        ),
+        (bytes) => {
+          const result = decode(Buffer.from(bytes));
+          if ('error' in result) expect(result.code).toBe('INVALID_BODY');
+          else expect(typeof result.spec).toBe('string');
+        },
+      ),
       { numRuns: 5_000 },
     );
   });

@@ -17,7 +17,7 @@ const SHORT_ESCAPES: Readonly<Record<number, string>> = { 7: '\\a', 8: '\\b', 9:
 /** Go's `quoteChar`: a byte shown as the rune of the same value, quoted as strconv.Quote would. */
 function quoteChar(c: number): string {
   if (c === 0x27) return "'\\''";
-  if (c === 0x22) return '\'"\'';
+  if (c === 0x22) return "'\"'";
   const short = SHORT_ESCAPES[c];
   if (short !== undefined) return `'${short}'`;
   if (c < 0x20 || c === 0x7f) return `'\\x${c.toString(16).padStart(2, '0')}'`;

@@ -240,18 +240,24 @@ describe('behind a framework body parser (req.body)', () => {
     ['{"spec":"bogus"}', "invalid logging specification 'bogus': bad segment 'bogus'"],
   ])('answers a parsed %s with Fabric’s 400', async (body, error) => {
     logging.activateSpec('warn');
-    await with_(parsedServer((raw) => JSON.parse(raw.toString('utf8')) as unknown), async (port) => {
-      expect(await put(port, '/ops/admin/logspec', body)).toEqual({ status: 400, body: `${JSON.stringify({ error })}\n` });
-      expect(logging.spec()).toBe('warn');
-    });
+    await with_(
+      parsedServer((raw) => JSON.parse(raw.toString('utf8')) as unknown),
+      async (port) => {
+        expect(await put(port, '/ops/admin/logspec', body)).toEqual({ status: 400, body: `${JSON.stringify({ error })}\n` });
+        expect(logging.spec()).toBe('warn');
+      },
+    );
   });
 
   it('resets to info for a parsed null, {} or {"spec":null}, as Go does', async () => {
     for (const body of ['null', '{}', '{"spec":null,"other":1}']) {
       logging.activateSpec('warn');
-      await with_(parsedServer((raw) => JSON.parse(raw.toString('utf8')) as unknown), async (port) => {
-        expect((await put(port, '/ops/admin/logspec', body)).status).toBe(204);
-      });
+      await with_(
+        parsedServer((raw) => JSON.parse(raw.toString('utf8')) as unknown),
+        async (port) => {
+          expect((await put(port, '/ops/admin/logspec', body)).status).toBe(204);
+        },
+      );
       expect(logging.spec()).toBe('info');
     }
   });
@@ -364,7 +370,14 @@ describe('a large PUT body', () => {
     const spec = Array.from({ length: 20_000 }, (_, i) => `logger${i}=debug`).join(':');
     const exchange = {
       req: { method: 'PUT', headers: {}, body: { spec }, readableEnded: true, socket: { remoteAddress: '127.0.0.1', remotePort: 1 } } as unknown as IncomingMessage,
-      res: { headersSent: false, writeHead() { return this; }, setHeader() {}, end() {} } as unknown as ServerResponse,
+      res: {
+        headersSent: false,
+        writeHead() {
+          return this;
+        },
+        setHeader() {},
+        end() {},
+      } as unknown as ServerResponse,
     };
     setImmediate(() => order.push('other work'));
     await handler(exchange.req, exchange.res);

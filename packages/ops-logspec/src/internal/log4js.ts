@@ -44,7 +44,14 @@ export function createLog4jsLogging(options: Log4jsLoggingOptions = {}): Log4jsL
     const set = lib.levels.levels;
     if (mapped?.from !== set || mapped.size !== set.length) {
       const real = set.filter((l) => l.levelStr !== 'ALL' && l.levelStr !== 'OFF');
-      mapped = { from: set, size: set.length, map: levelMapOf(real.map((l) => ({ name: l.levelStr, severity: l.level })), options.levelMap) };
+      mapped = {
+        from: set,
+        size: set.length,
+        map: levelMapOf(
+          real.map((l) => ({ name: l.levelStr, severity: l.level })),
+          options.levelMap,
+        ),
+      };
     }
     return mapped.map;
   };

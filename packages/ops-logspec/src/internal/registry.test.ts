@@ -156,9 +156,7 @@ describe('text format', () => {
     log.info({ config: '/etc/core.yaml', n: 3 }, 'Operations server listening on 127.0.0.1:9443');
     log.debug({ note: 'two words', nested: { a: 1 } }, 'multi\nline');
     log.error({ err: new TypeError('boom') }, 'failed');
-    expect(out.lines[0]).toMatch(
-      /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} UTC \[peer\.operations\] INFO Operations server listening on 127\.0\.0\.1:9443 config=\/etc\/core\.yaml n=3\n$/,
-    );
+    expect(out.lines[0]).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} UTC \[peer\.operations\] INFO Operations server listening on 127\.0\.0\.1:9443 config=\/etc\/core\.yaml n=3\n$/);
     expect(out.lines[1]).toMatch(/ \[peer\.operations\] DEBUG multi\\nline note="two words" nested=\{"a":1\}\n$/);
     expect(out.lines[2]).toMatch(/ \[peer\.operations\] ERROR failed err="TypeError: boom"\n$/);
     expect(out.lines.join('')).not.toMatch(/"pid"|hostname/);
@@ -218,9 +216,7 @@ describe('settings from the environment', () => {
     expect(loggingSettingsFromEnv({ FABRIC_LOGGING_FORMAT: '%{color}%{time} %{message}' }).format).toBe('text');
   });
   it('refuses an invalid spec or format with one line naming the variable', () => {
-    expect(() => loggingSettingsFromEnv({ FABRIC_LOGGING_SPEC: 'bogus' })).toThrowError(
-      "FABRIC_LOGGING_SPEC: invalid logging specification 'bogus': bad segment 'bogus'",
-    );
+    expect(() => loggingSettingsFromEnv({ FABRIC_LOGGING_SPEC: 'bogus' })).toThrowError("FABRIC_LOGGING_SPEC: invalid logging specification 'bogus': bad segment 'bogus'");
     let caught: unknown;
     try {
       loggingSettingsFromEnv({ FABRIC_LOGGING_FORMAT: 'xml' });
@@ -257,7 +253,10 @@ describe('registry consistency', () => {
     }
     const level = fc.constantFrom('payload', 'debug', 'INFO', 'warning', 'error', 'dpanic', 'panic', 'fatal', 'notice', 'bogus', '');
     const name = fc.constantFrom('a', 'a.', 'a.b', 'a.b.', 'ab', 'b', 'b.a', 'c.c', 'c..', 'peer', 'operations', '*');
-    const field = fc.oneof(level, fc.tuple(fc.array(name, { minLength: 1, maxLength: 3 }), level).map(([n, l]) => `${n.join(',')}=${l}`));
+    const field = fc.oneof(
+      level,
+      fc.tuple(fc.array(name, { minLength: 1, maxLength: 3 }), level).map(([n, l]) => `${n.join(',')}=${l}`),
+    );
     const specs = fc.sample(
       fc.array(field, { maxLength: 5 }).map((fields) => fields.join(':')),
       { numRuns: 10_000, seed: 20261121 },

@@ -57,7 +57,11 @@ interface Gate {
 const mapCache = new WeakMap<object, LevelMap>();
 
 function mapOf(levels: winston.config.AbstractConfigSetLevels, explicit: Readonly<Record<string, Level>> | undefined): LevelMap {
-  if (explicit !== undefined) return levelMapOf(Object.entries(levels).map(([name, value]) => ({ name, severity: -value })), explicit);
+  if (explicit !== undefined)
+    return levelMapOf(
+      Object.entries(levels).map(([name, value]) => ({ name, severity: -value })),
+      explicit,
+    );
   let map = mapCache.get(levels);
   if (map === undefined) {
     // winston's numbers grow towards the verbose end (error 0 … silly 6).

@@ -1,14 +1,6 @@
 import { MetricsError } from './errors.ts';
 import type { MetricKind } from './family.ts';
-import {
-  compileStatsdFormat,
-  DEFAULT_STATSD_FORMAT,
-  prometheusName,
-  validateLabelNames,
-  validateMetricName,
-  type NameParts,
-  type TemplatePiece,
-} from './naming.ts';
+import { compileStatsdFormat, DEFAULT_STATSD_FORMAT, prometheusName, validateLabelNames, validateMetricName, type NameParts, type TemplatePiece } from './naming.ts';
 import type { HistogramOptions, MetricOptions } from './types.ts';
 
 /** Prometheus's default buckets (seconds), the ones Fabric's histograms use. */
@@ -67,9 +59,6 @@ export function assertSameDeclaration(existing: Declaration, wanted: Declaration
     existing.labelNames.join(',') === wanted.labelNames.join(',') &&
     existing.buckets.join(',') === wanted.buckets.join(',');
   if (!same) {
-    throw new MetricsError(
-      'DUPLICATE_METRIC',
-      `${wanted.name}: already declared as a ${existing.kind} with labels [${existing.labelNames.join(', ')}] and other options`,
-    );
+    throw new MetricsError('DUPLICATE_METRIC', `${wanted.name}: already declared as a ${existing.kind} with labels [${existing.labelNames.join(', ')}] and other options`);
   }
 }

@@ -67,8 +67,7 @@ export function* appMetricLines(data: AppMetric, format: ExpositionFormat): Gene
     let labels = '';
     for (const [key, raw] of Object.entries(sample.labels ?? {})) {
       if (raw === undefined) continue;
-      const text =
-        (key === 'le' || key === 'quantile') && typeof raw === 'number' ? formatBound(raw, openMetrics) : String(raw);
+      const text = (key === 'le' || key === 'quantile') && typeof raw === 'number' ? formatBound(raw, openMetrics) : String(raw);
       labels += `${labels === '' ? '' : ','}${key}="${escapeLabelValue(text)}"`;
     }
     yield `${name}${labels === '' ? '' : `{${labels}}`} ${formatSampleValue(sample.value)}`;

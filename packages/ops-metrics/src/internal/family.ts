@@ -79,10 +79,7 @@ export class Family {
       const label = String(pairs[i]);
       const index = this.labelNames.indexOf(label);
       if (index < 0) {
-        throw new MetricsError(
-          'INVALID_LABEL_NAME',
-          `${this.displayName}: invalid label name: ${label} (declared labels: ${this.labelNames.join(', ') || 'none'})`,
-        );
+        throw new MetricsError('INVALID_LABEL_NAME', `${this.displayName}: invalid label name: ${label} (declared labels: ${this.labelNames.join(', ') || 'none'})`);
       }
       values[index] = i + 1 < pairs.length ? String(pairs[i + 1]) : 'unknown';
     }
@@ -93,10 +90,7 @@ export class Family {
     for (let i = 0; i < values.length; i++) {
       if (values[i] === undefined) {
         const missing = this.labelNames.filter((_, j) => values[j] === undefined);
-        throw new MetricsError(
-          'MISSING_LABEL_VALUE',
-          `${this.displayName}: label values must be provided by calling with(): missing ${missing.join(', ')}`,
-        );
+        throw new MetricsError('MISSING_LABEL_VALUE', `${this.displayName}: label values must be provided by calling with(): missing ${missing.join(', ')}`);
       }
     }
     return values as readonly string[];

@@ -1,13 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isMetricsError } from './errors.ts';
-import {
-  compileStatsdFormat,
-  formatStatsdBucket,
-  normalizeStatsdPrefix,
-  prometheusName,
-  sanitizeStatsdLabelValue,
-  statsdFullName,
-} from './naming.ts';
+import { compileStatsdFormat, formatStatsdBucket, normalizeStatsdPrefix, prometheusName, sanitizeStatsdLabelValue, statsdFullName } from './naming.ts';
 
 describe('metric names', () => {
   it.each([
@@ -54,7 +47,7 @@ describe('StatsD templates', () => {
     expect((caught as Error).message).toContain('invalid label in name format: chaincode');
   });
 
-  it('keeps the vertical tab, which Go\'s \\s does not cover', () => {
+  it("keeps the vertical tab, which Go's \\s does not cover", () => {
     expect(sanitizeStatsdLabelValue('a\vb c')).toBe('a\vb_c');
   });
 });

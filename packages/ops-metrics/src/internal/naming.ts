@@ -30,10 +30,7 @@ export function validateLabelNames(metric: string, labelNames: readonly string[]
   const seen = new Set<string>();
   for (const label of labelNames) {
     if (!LABEL_NAME.test(label) || label.startsWith('__')) {
-      throw new MetricsError(
-        'INVALID_METRIC_OPTIONS',
-        `${metric}: invalid label name ${JSON.stringify(label)}: expected [a-zA-Z_][a-zA-Z0-9_]* not starting with "__"`,
-      );
+      throw new MetricsError('INVALID_METRIC_OPTIONS', `${metric}: invalid label name ${JSON.stringify(label)}: expected [a-zA-Z_][a-zA-Z0-9_]* not starting with "__"`);
     }
     if (label === 'le' || label === 'quantile') {
       throw new MetricsError('INVALID_METRIC_OPTIONS', `${metric}: label name "${label}" is reserved by the exposition format`);
@@ -47,9 +44,7 @@ export function validateLabelNames(metric: string, labelNames: readonly string[]
 export const DEFAULT_STATSD_FORMAT = '%{#fqname}';
 
 /** One piece of a compiled StatsD template. */
-export type TemplatePiece =
-  | { readonly kind: 'text'; readonly text: string }
-  | { readonly kind: 'label'; readonly index: number };
+export type TemplatePiece = { readonly kind: 'text'; readonly text: string } | { readonly kind: 'label'; readonly index: number };
 
 // The token grammar of Fabric's namer: %{...} with #, ?, letters, digits and _.
 const TOKEN = /%\{([#?A-Za-z0-9_]+)\}/g;
@@ -82,10 +77,7 @@ export function compileStatsdFormat(format: string, parts: NameParts, labelNames
     }
     const index = labelNames.indexOf(token);
     if (index < 0) {
-      throw new MetricsError(
-        'INVALID_METRIC_OPTIONS',
-        `${statsdFullName(parts)}: invalid label in name format: ${token} (declared labels: ${labelNames.join(', ') || 'none'})`,
-      );
+      throw new MetricsError('INVALID_METRIC_OPTIONS', `${statsdFullName(parts)}: invalid label in name format: ${token} (declared labels: ${labelNames.join(', ') || 'none'})`);
     }
     if (text !== '') pieces.push({ kind: 'text', text });
     text = '';

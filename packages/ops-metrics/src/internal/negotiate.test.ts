@@ -9,43 +9,55 @@ import { contentTypeFor, negotiateEncoding, negotiateFormat, OFFERED_ENCODINGS, 
  * ops-metrics answers with text 0.0.4 (marked `text*`).
  */
 const PROMHTTP_1_20_5: [string | undefined, string | undefined, string, string, string][] = [
-  [undefined, undefined, "text", "underscores", "identity"],
-  ["", "", "text", "underscores", "identity"],
-  ["*/*", "*", "text", "underscores", "identity"],
-  ["text/plain", "gzip", "text", "underscores", "gzip"],
-  ["text/plain;version=0.0.4", "zstd", "text", "underscores", "zstd"],
-  ["text/plain;version=1.0.0", "gzip, zstd", "text", "underscores", "gzip"],
-  ["text/plain;version=1.0.0;escaping=allow-utf-8", "zstd, gzip", "text", "allow-utf-8", "gzip"],
-  ["text/plain;escaping=allow-utf-8", "gzip;q=0.5, zstd;q=0.9", "text", "allow-utf-8", "zstd"],
-  ["text/plain;escaping=dots", "zstd;q=0.5, gzip", "text", "dots", "gzip"],
-  ["text/plain;escaping=values", "gzip;q=0", "text", "values", "identity"],
-  ["text/plain;escaping=underscores", "identity;q=0, gzip;q=0", "text", "underscores", "identity"],
-  ["text/plain;escaping=bogus", "*;q=0", "text", "underscores", "identity"],
-  ["text/plain;escaping=ALLOW-UTF-8", "*;q=0.5, gzip;q=0.4", "text", "underscores", "identity"],
-  ["text/plain; escaping = dots", "GZIP", "text", "dots", "identity"],
-  ["Text/Plain;escaping=dots", "x-gzip", "text", "dots", "identity"],
-  ["application/openmetrics-text;version=1.0.0;escaping=allow-utf-8;q=0.5,application/openmetrics-text;version=0.0.1;q=0.4,text/plain;version=1.0.0;escaping=allow-utf-8;q=0.3,text/plain;version=0.0.4;q=0.2,*/*;q=0.1", "gzip", "text", "allow-utf-8", "gzip"],
-  ["application/openmetrics-text;version=1.0.0;escaping=underscores;q=0.5,application/openmetrics-text;version=0.0.1;q=0.4,text/plain;version=1.0.0;escaping=underscores;q=0.3,text/plain;version=0.0.4;q=0.2,*/*;q=0.1", "gzip", "text", "underscores", "gzip"],
-  ["application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1", "gzip", "text", "underscores", "gzip"],
-  ["application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0.7,text/plain;version=0.0.4;q=0.3", "gzip", "protobuf", "underscores", "gzip"],
-  ["application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;escaping=allow-utf-8", "zstd;q=1.0, gzip;q=1", "protobuf", "allow-utf-8", "gzip"],
-  ["application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0,text/plain", "gzip;q=1.5, zstd", "text", "underscores", "gzip"],
-  ["text/plain;q=0.1,application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0.2", "gzip;level=1, zstd", "protobuf", "underscores", "identity"],
-  ["text/plain;escaping=dots;q=0.1,application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;escaping=values;q=0.2", "zstd ,gzip", "protobuf", "values", "gzip"],
-  ["*/*;escaping=dots,text/plain;q=0.5", " gzip ; q=0.5 , zstd;q=0.4", "text", "underscores", "identity"],
-  ["application/json;escaping=values,image/png;escaping=nonsense", "zstd;q=0.001, gzip;q=0.0009", "text", "values", "zstd"],
-  ["text/plain;version=0.0.4;escaping=allow-utf-8,text/plain;escaping=dots", "deflate, br", "text", "allow-utf-8", "identity"],
-  ["application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=text", "br;q=1, zstd;q=0.5, *;q=0.2", "text*", "underscores", "zstd"],
-  ["application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=compact-text;escaping=dots", "gzip, *;q=0", "text*", "dots", "gzip"],
-  ["application/vnd.google.protobuf;encoding=delimited", "Q=1, gzip", "text", "underscores", "identity"],
-  ["*/*;q=0.5,text/*;escaping=dots,text/plain;q=0.2;escaping=values", "zstd;q=0, *", "text", "values", "identity"],
-  ["text/plain;q=abc,application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0.5", "identity, gzip;q=0.9", "protobuf", "underscores", "identity"],
-  ["text/plain;q=1e40;escaping=dots,*/*", "identity;q=0.5, gzip;q=0.5", "text", "dots", "identity"],
-  ["text/plain/extra;escaping=dots,text", "gzip;q=0.,zstd;q=.5", "text", "underscores", "identity"],
-  ["*;escaping=values", "*, gzip", "text", "values", "identity"],
-  [",,text/plain;escaping=dots,", "gzip,,zstd", "text", "dots", "gzip"],
-  ["text/plain ; escaping=dots", "zstd;q=0.50;foo=bar, gzip;q=0.4", "text", "dots", "zstd"],
-  ["application/openmetrics-text;version=0.0.1;escaping=dots", "gzip;q=0.9, zstd;q=0.9, identity;q=0.9", "text", "dots", "identity"],
+  [undefined, undefined, 'text', 'underscores', 'identity'],
+  ['', '', 'text', 'underscores', 'identity'],
+  ['*/*', '*', 'text', 'underscores', 'identity'],
+  ['text/plain', 'gzip', 'text', 'underscores', 'gzip'],
+  ['text/plain;version=0.0.4', 'zstd', 'text', 'underscores', 'zstd'],
+  ['text/plain;version=1.0.0', 'gzip, zstd', 'text', 'underscores', 'gzip'],
+  ['text/plain;version=1.0.0;escaping=allow-utf-8', 'zstd, gzip', 'text', 'allow-utf-8', 'gzip'],
+  ['text/plain;escaping=allow-utf-8', 'gzip;q=0.5, zstd;q=0.9', 'text', 'allow-utf-8', 'zstd'],
+  ['text/plain;escaping=dots', 'zstd;q=0.5, gzip', 'text', 'dots', 'gzip'],
+  ['text/plain;escaping=values', 'gzip;q=0', 'text', 'values', 'identity'],
+  ['text/plain;escaping=underscores', 'identity;q=0, gzip;q=0', 'text', 'underscores', 'identity'],
+  ['text/plain;escaping=bogus', '*;q=0', 'text', 'underscores', 'identity'],
+  ['text/plain;escaping=ALLOW-UTF-8', '*;q=0.5, gzip;q=0.4', 'text', 'underscores', 'identity'],
+  ['text/plain; escaping = dots', 'GZIP', 'text', 'dots', 'identity'],
+  ['Text/Plain;escaping=dots', 'x-gzip', 'text', 'dots', 'identity'],
+  [
+    'application/openmetrics-text;version=1.0.0;escaping=allow-utf-8;q=0.5,application/openmetrics-text;version=0.0.1;q=0.4,text/plain;version=1.0.0;escaping=allow-utf-8;q=0.3,text/plain;version=0.0.4;q=0.2,*/*;q=0.1',
+    'gzip',
+    'text',
+    'allow-utf-8',
+    'gzip',
+  ],
+  [
+    'application/openmetrics-text;version=1.0.0;escaping=underscores;q=0.5,application/openmetrics-text;version=0.0.1;q=0.4,text/plain;version=1.0.0;escaping=underscores;q=0.3,text/plain;version=0.0.4;q=0.2,*/*;q=0.1',
+    'gzip',
+    'text',
+    'underscores',
+    'gzip',
+  ],
+  ['application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1', 'gzip', 'text', 'underscores', 'gzip'],
+  ['application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0.7,text/plain;version=0.0.4;q=0.3', 'gzip', 'protobuf', 'underscores', 'gzip'],
+  ['application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;escaping=allow-utf-8', 'zstd;q=1.0, gzip;q=1', 'protobuf', 'allow-utf-8', 'gzip'],
+  ['application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0,text/plain', 'gzip;q=1.5, zstd', 'text', 'underscores', 'gzip'],
+  ['text/plain;q=0.1,application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0.2', 'gzip;level=1, zstd', 'protobuf', 'underscores', 'identity'],
+  ['text/plain;escaping=dots;q=0.1,application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;escaping=values;q=0.2', 'zstd ,gzip', 'protobuf', 'values', 'gzip'],
+  ['*/*;escaping=dots,text/plain;q=0.5', ' gzip ; q=0.5 , zstd;q=0.4', 'text', 'underscores', 'identity'],
+  ['application/json;escaping=values,image/png;escaping=nonsense', 'zstd;q=0.001, gzip;q=0.0009', 'text', 'values', 'zstd'],
+  ['text/plain;version=0.0.4;escaping=allow-utf-8,text/plain;escaping=dots', 'deflate, br', 'text', 'allow-utf-8', 'identity'],
+  ['application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=text', 'br;q=1, zstd;q=0.5, *;q=0.2', 'text*', 'underscores', 'zstd'],
+  ['application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=compact-text;escaping=dots', 'gzip, *;q=0', 'text*', 'dots', 'gzip'],
+  ['application/vnd.google.protobuf;encoding=delimited', 'Q=1, gzip', 'text', 'underscores', 'identity'],
+  ['*/*;q=0.5,text/*;escaping=dots,text/plain;q=0.2;escaping=values', 'zstd;q=0, *', 'text', 'values', 'identity'],
+  ['text/plain;q=abc,application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0.5', 'identity, gzip;q=0.9', 'protobuf', 'underscores', 'identity'],
+  ['text/plain;q=1e40;escaping=dots,*/*', 'identity;q=0.5, gzip;q=0.5', 'text', 'dots', 'identity'],
+  ['text/plain/extra;escaping=dots,text', 'gzip;q=0.,zstd;q=.5', 'text', 'underscores', 'identity'],
+  ['*;escaping=values', '*, gzip', 'text', 'values', 'identity'],
+  [',,text/plain;escaping=dots,', 'gzip,,zstd', 'text', 'dots', 'gzip'],
+  ['text/plain ; escaping=dots', 'zstd;q=0.50;foo=bar, gzip;q=0.4', 'text', 'dots', 'zstd'],
+  ['application/openmetrics-text;version=0.0.1;escaping=dots', 'gzip;q=0.9, zstd;q=0.9, identity;q=0.9', 'text', 'dots', 'identity'],
 ];
 
 describe('negotiation as client_golang 1.20.5 does it', () => {
@@ -59,17 +71,12 @@ describe('negotiation as client_golang 1.20.5 does it', () => {
   it('echoes the escaping in the Content-Type of every format', () => {
     expect(contentTypeFor({ kind: 'text' })).toBe('text/plain; version=0.0.4; charset=utf-8; escaping=underscores');
     expect(contentTypeFor({ kind: 'text' }, 'allow-utf-8')).toBe('text/plain; version=0.0.4; charset=utf-8; escaping=allow-utf-8');
-    expect(contentTypeFor({ kind: 'protobuf' }, 'dots')).toBe(
-      'application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited; escaping=dots',
-    );
-    expect(contentTypeFor({ kind: 'openmetrics', version: '1.0.0' }, 'values')).toBe(
-      'application/openmetrics-text; version=1.0.0; charset=utf-8; escaping=values',
-    );
+    expect(contentTypeFor({ kind: 'protobuf' }, 'dots')).toBe('application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited; escaping=dots');
+    expect(contentTypeFor({ kind: 'openmetrics', version: '1.0.0' }, 'values')).toBe('application/openmetrics-text; version=1.0.0; charset=utf-8; escaping=values');
   });
 
   it('serves OpenMetrics only when enabled, as NegotiateIncludingOpenMetrics (no version means 0.0.1)', () => {
-    const prometheus3 =
-      'application/openmetrics-text;version=1.0.0;escaping=allow-utf-8;q=0.5,application/openmetrics-text;version=0.0.1;q=0.4,text/plain;version=0.0.4;q=0.2,*/*;q=0.1';
+    const prometheus3 = 'application/openmetrics-text;version=1.0.0;escaping=allow-utf-8;q=0.5,application/openmetrics-text;version=0.0.1;q=0.4,text/plain;version=0.0.4;q=0.2,*/*;q=0.1';
     expect(negotiateFormat(prometheus3, false)).toEqual({ format: { kind: 'text' }, escaping: 'allow-utf-8' });
     expect(negotiateFormat(prometheus3, true)).toEqual({ format: { kind: 'openmetrics', version: '1.0.0' }, escaping: 'allow-utf-8' });
     expect(negotiateFormat('application/openmetrics-text', true).format).toEqual({ kind: 'openmetrics', version: '0.0.1' });

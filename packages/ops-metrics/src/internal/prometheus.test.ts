@@ -36,7 +36,10 @@ describe('Prometheus exposition', () => {
 
   it('escapes label values and help text', async () => {
     const provider = createPrometheusProvider({ runtimeMetrics: false });
-    provider.newCounter({ name: 'esc', help: 'back\\slash\nnewline "quoted"', labelNames: ['v'] }).with('v', 'a"b\\c\nd').add(2);
+    provider
+      .newCounter({ name: 'esc', help: 'back\\slash\nnewline "quoted"', labelNames: ['v'] })
+      .with('v', 'a"b\\c\nd')
+      .add(2);
     const text = (await renderBody(provider, TEXT_FORMAT)).toString();
     expect(text).toContain('# HELP esc back\\\\slash\\nnewline "quoted"\n');
     expect(text).toContain('esc{v="a\\"b\\\\c\\nd"} 2\n');
@@ -68,7 +71,10 @@ describe('Prometheus exposition', () => {
 
   it('adds _total to counter samples in OpenMetrics and ends with # EOF', async () => {
     const provider = createPrometheusProvider({ runtimeMetrics: false });
-    provider.newCounter({ namespace: 'logging', name: 'entries_checked', help: 'h', labelNames: ['level'] }).with('level', 'info').add(3);
+    provider
+      .newCounter({ namespace: 'logging', name: 'entries_checked', help: 'h', labelNames: ['level'] })
+      .with('level', 'info')
+      .add(3);
     const om = (await renderBody(provider, OPENMETRICS)).toString();
     expect(om).toContain('# TYPE logging_entries_checked counter\nlogging_entries_checked_total{level="info"} 3\n');
     expect(om).toContain('# TYPE promhttp_metric_handler_requests counter\npromhttp_metric_handler_requests_total{code="200"} 0\n');
@@ -128,7 +134,12 @@ describe('Prometheus exposition', () => {
     const ticker = setInterval(() => ticks++, 0);
     const body = await renderBody(provider, TEXT_FORMAT);
     clearInterval(ticker);
-    expect(body.toString().split('\n').filter((l) => l.startsWith('big{'))).toHaveLength(100_000);
+    expect(
+      body
+        .toString()
+        .split('\n')
+        .filter((l) => l.startsWith('big{')),
+    ).toHaveLength(100_000);
     expect(ticks).toBeGreaterThan(1);
   });
 });
@@ -193,7 +204,10 @@ describe('/metrics handler', () => {
 
   it('serves text 0.0.4 even to an OpenMetrics-preferring Prometheus unless OpenMetrics is switched on', async () => {
     const provider = createPrometheusProvider({ runtimeMetrics: false });
-    provider.newGauge({ name: 'fabric_version', help: 'The active version of Fabric.', labelNames: ['version'] }).with('version', '1.2.3').set(1);
+    provider
+      .newGauge({ name: 'fabric_version', help: 'The active version of Fabric.', labelNames: ['version'] })
+      .with('version', '1.2.3')
+      .set(1);
     const port = await serve(provider.handler);
     const reply = await get(port, { Accept: 'application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1' });
     expect(reply.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8; escaping=underscores');
@@ -202,7 +216,10 @@ describe('/metrics handler', () => {
 
   it('serves text 0.0.4 by default, OpenMetrics on request when enabled, gzip when allowed, and every method', async () => {
     const provider = createPrometheusProvider({ runtimeMetrics: false, openMetrics: true });
-    provider.newGauge({ name: 'fabric_version', help: 'The active version of Fabric.', labelNames: ['version'] }).with('version', '1.2.3').set(1);
+    provider
+      .newGauge({ name: 'fabric_version', help: 'The active version of Fabric.', labelNames: ['version'] })
+      .with('version', '1.2.3')
+      .set(1);
     const port = await serve(provider.handler);
 
     const plain = await get(port);
@@ -233,15 +250,23 @@ describe('/metrics handler', () => {
 
   it('answers escaping=, the delimited protobuf and identity / gzip / zstd as promhttp 1.20.5 does', async () => {
     const provider = createPrometheusProvider({ runtimeMetrics: false });
-    provider.newGauge({ name: 'fabric_version', help: 'The active version of Fabric.', labelNames: ['version'] }).with('version', '1.2.3').set(1);
+    provider
+      .newGauge({ name: 'fabric_version', help: 'The active version of Fabric.', labelNames: ['version'] })
+      .with('version', '1.2.3')
+      .set(1);
     const port = await serve(provider.handler);
     // The scrape counter moves with every request; everything else must be byte for byte the same.
-    const own = (body: Buffer | string) => String(body).split('\n').filter((line) => !line.includes('promhttp_')).join('\n');
+    const own = (body: Buffer | string) =>
+      String(body)
+        .split('\n')
+        .filter((line) => !line.includes('promhttp_'))
+        .join('\n');
     const plain = own((await get(port)).body);
 
     // Prometheus 3's default Accept: text 0.0.4 (OpenMetrics stays off) with the escaping it asked for.
     const prometheus3 = await get(port, {
-      Accept: 'application/openmetrics-text;version=1.0.0;escaping=allow-utf-8;q=0.5,application/openmetrics-text;version=0.0.1;q=0.4,text/plain;version=1.0.0;escaping=allow-utf-8;q=0.3,text/plain;version=0.0.4;q=0.2,*/*;q=0.1',
+      Accept:
+        'application/openmetrics-text;version=1.0.0;escaping=allow-utf-8;q=0.5,application/openmetrics-text;version=0.0.1;q=0.4,text/plain;version=1.0.0;escaping=allow-utf-8;q=0.3,text/plain;version=0.0.4;q=0.2,*/*;q=0.1',
       'Accept-Encoding': 'gzip',
     });
     expect(prometheus3.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8; escaping=allow-utf-8');

@@ -47,8 +47,7 @@ const byName = (a: { name: string }, b: { name: string }): number => (a.name < b
  */
 export function createPrometheusProvider(options: PrometheusProviderOptions = {}): PrometheusProvider {
   const maxSeries = options.maxSeriesPerMetric ?? DEFAULT_MAX_SERIES_PER_METRIC;
-  const onSeriesLimit = (name: string, max: number) =>
-    options.logger?.warn(`metric ${name} reached ${max} series; values for new label combinations are dropped`);
+  const onSeriesLimit = (name: string, max: number) => options.logger?.warn(`metric ${name} reached ${max} series; values for new label combinations are dropped`);
 
   const families: PrometheusFamily[] = [];
   let familiesSnapshot: PrometheusFamily[] = [];
@@ -186,9 +185,7 @@ export function createPrometheusProvider(options: PrometheusProviderOptions = {}
   };
   const aggregate = options.aggregate;
   const render =
-    aggregate === undefined
-      ? renderOwn
-      : async (_format: ExpositionFormat, cancel: CancelToken): Promise<Buffer> => renderKeyedFamilies(await aggregate(await seriesSnapshot(), cancel), cancel);
+    aggregate === undefined ? renderOwn : async (_format: ExpositionFormat, cancel: CancelToken): Promise<Buffer> => renderKeyedFamilies(await aggregate(await seriesSnapshot(), cancel), cancel);
 
   const handler = createMetricsHandler({
     render,

@@ -46,7 +46,10 @@ describe('properties', () => {
             gauge.with('a', a, 'b', b).set(value);
             reference.set({ a, b }, value);
           }
-          const mine = (await renderBody(ours, TEXT_FORMAT)).toString().split('\n').filter((l) => l.startsWith('prop_gauge'));
+          const mine = (await renderBody(ours, TEXT_FORMAT))
+            .toString()
+            .split('\n')
+            .filter((l) => l.startsWith('prop_gauge'));
           const theirs = (await registry.metrics()).split('\n').filter((l) => l.startsWith('prop_gauge'));
           expect(mine.sort()).toEqual(theirs.sort());
         },

@@ -69,8 +69,14 @@ const labelsOf = (metric: Buffer) => all(metric, 1).map((pair) => [str(one(pair.
 describe('delimited protobuf (io.prometheus.client.MetricFamily)', () => {
   it('carries every family of the text rendering: names, help, types, labels and values as client_golang writes them', async () => {
     const provider = createPrometheusProvider({ runtimeMetrics: false });
-    provider.newCounter({ name: 'requests', namespace: 'ops', help: 'Requests by "code", with a \\ and a\nnewline.', labelNames: ['code'] }).with('code', '200').add(3);
-    provider.newGauge({ name: 'fabric_version', help: '', labelNames: ['version'] }).with('version', 'a"b\\c\nd').set(1.5);
+    provider
+      .newCounter({ name: 'requests', namespace: 'ops', help: 'Requests by "code", with a \\ and a\nnewline.', labelNames: ['code'] })
+      .with('code', '200')
+      .add(3);
+    provider
+      .newGauge({ name: 'fabric_version', help: '', labelNames: ['version'] })
+      .with('version', 'a"b\\c\nd')
+      .set(1.5);
     const histogram = provider.newHistogram({ name: 'latency_seconds', help: 'h', labelNames: ['path'], buckets: [0.1, 1] });
     histogram.with('path', '/x').observe(0.05);
     histogram.with('path', '/x').observe(0.5);

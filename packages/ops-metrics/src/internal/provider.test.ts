@@ -159,14 +159,21 @@ describe.each(['prometheus', 'statsd', 'disabled'] as const)('the %s provider AP
 describe('with() pairs', () => {
   it('gives an odd trailing key the value "unknown"', async () => {
     const provider = createPrometheusProvider({ runtimeMetrics: false });
-    provider.newCounter({ name: 'odd', help: 'h', labelNames: ['a', 'b'] }).with('a', '1', 'b').add(1);
+    provider
+      .newCounter({ name: 'odd', help: 'h', labelNames: ['a', 'b'] })
+      .with('a', '1', 'b')
+      .add(1);
     const text = (await renderBody(provider, TEXT_FORMAT)).toString();
     expect(text).toContain('odd{a="1",b="unknown"} 1');
   });
 
   it('lets a later value for the same label win', async () => {
     const provider = createPrometheusProvider({ runtimeMetrics: false });
-    provider.newCounter({ name: 'later', help: 'h', labelNames: ['a'] }).with('a', '1').with('a', '2').add(1);
+    provider
+      .newCounter({ name: 'later', help: 'h', labelNames: ['a'] })
+      .with('a', '1')
+      .with('a', '2')
+      .add(1);
     const text = (await renderBody(provider, TEXT_FORMAT)).toString();
     expect(text).toContain('later{a="2"} 1');
     expect(text).not.toContain('later{a="1"}');

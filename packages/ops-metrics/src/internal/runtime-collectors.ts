@@ -95,11 +95,7 @@ export function createRuntimeCollectors(instruments: RuntimeInstruments, sampleI
   const lagP50 = gauge('nodejs_eventloop_lag_p50_seconds', 'The 50th percentile of the recorded event loop delays.');
   const lagP90 = gauge('nodejs_eventloop_lag_p90_seconds', 'The 90th percentile of the recorded event loop delays.');
   const lagP99 = gauge('nodejs_eventloop_lag_p99_seconds', 'The 99th percentile of the recorded event loop delays.');
-  const resources = gauge(
-    'nodejs_active_resources',
-    'Number of active resources that are currently keeping the event loop alive, grouped by async resource type.',
-    ['type'],
-  );
+  const resources = gauge('nodejs_active_resources', 'Number of active resources that are currently keeping the event loop alive, grouped by async resource type.', ['type']);
   const heapTotal = gauge('nodejs_heap_size_total_bytes', 'Process heap size from Node.js in bytes.');
   const heapUsed = gauge('nodejs_heap_size_used_bytes', 'Process heap size used from Node.js in bytes.');
   // The counterpart of Go's go_gc_gomemlimit_bytes: the heap size V8 will not grow past
@@ -110,12 +106,7 @@ export function createRuntimeCollectors(instruments: RuntimeInstruments, sampleI
   const spaceUsed = gauge('nodejs_heap_space_size_used_bytes', 'Process heap space size used from Node.js in bytes.', ['space']);
   const spaceAvailable = gauge('nodejs_heap_space_size_available_bytes', 'Process heap space size available from Node.js in bytes.', ['space']);
   const versionInfo = gauge('nodejs_version_info', 'Node.js version info.', ['version', 'major', 'minor', 'patch']);
-  const gcDuration = histogram(
-    'nodejs_gc_duration_seconds',
-    'Garbage collection duration by kind, one of major, minor, incremental or weakcb.',
-    ['kind'],
-    GC_BUCKETS,
-  );
+  const gcDuration = histogram('nodejs_gc_duration_seconds', 'Garbage collection duration by kind, one of major, minor, incremental or weakcb.', ['kind'], GC_BUCKETS);
 
   // Served from the first scrape on (a scraper that starts with the process must not see the
   // event-loop series appear only after the first sample): zero until a sample has delays.

@@ -14,7 +14,10 @@ async function instrumented(work: number) {
   new PromSummary({ name: 'app_size_bytes', help: 'a summary', percentiles: [0.5], registers: [registry] }).observe(work);
   new PromCounter({ name: 'app_hits_total', help: 'with "quotes" and a \\ backslash', labelNames: ['path'], registers: [registry] }).inc({ path: 'a"b\nc' }, work);
   const provider = createPrometheusProvider({ runtimeMetrics: false, registry });
-  provider.newCounter({ name: 'work_total', help: 'Work.', labelNames: ['kind'] }).with('kind', 'x').add(work);
+  provider
+    .newCounter({ name: 'work_total', help: 'Work.', labelNames: ['kind'] })
+    .with('kind', 'x')
+    .add(work);
   provider.newGauge({ name: 'queue', help: 'Queue.' }).set(work);
   provider.newHistogram({ name: 'took_seconds', help: 'Took.', buckets: [1, 2] }).observe(work);
   return provider;
@@ -62,7 +65,20 @@ describe('series snapshots and their merge', () => {
 
   it('leaves out a family declared with another type than the first, and counts its samples', async () => {
     const counter: SeriesSnapshot = { families: [{ name: 'x', help: '', type: 'counter', samples: [['', []]] }], values: [1] };
-    const gauge: SeriesSnapshot = { families: [{ name: 'x', help: '', type: 'gauge', samples: [['', ['a', 'b']], ['', []]] }], values: [5, 6] };
+    const gauge: SeriesSnapshot = {
+      families: [
+        {
+          name: 'x',
+          help: '',
+          type: 'gauge',
+          samples: [
+            ['', ['a', 'b']],
+            ['', []],
+          ],
+        },
+      ],
+      values: [5, 6],
+    };
     const merged = await mergeSeries([
       { worker: '1', families: keyed(counter) },
       { worker: '2', families: keyed(gauge) },

@@ -10,12 +10,7 @@ describe('StatsdAggregate', () => {
     aggregate.setGauge('g', 3);
     aggregate.time('t', 0.25);
     aggregate.time('t', 1.5);
-    expect(aggregate.drain('org1.')).toEqual([
-      'org1.c:3.500000|c',
-      'org1.g:3.000000|g',
-      'org1.t:0.250000|ms',
-      'org1.t:1.500000|ms',
-    ]);
+    expect(aggregate.drain('org1.')).toEqual(['org1.c:3.500000|c', 'org1.g:3.000000|g', 'org1.t:0.250000|ms', 'org1.t:1.500000|ms']);
   });
 
   it('adds to a gauge within the interval, from 0 after a flush (Fabric: Set(1) + 5×Add(1) = 6)', () => {
@@ -55,8 +50,6 @@ describe('packLines', () => {
 
 describe('backoffDelayMs', () => {
   it('starts at 1 s, doubles, and stops at 1 min', () => {
-    expect([1, 2, 3, 4, 5, 6, 7, 8, 50].map((n) => backoffDelayMs(n))).toEqual([
-      1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 60_000, 60_000, 60_000,
-    ]);
+    expect([1, 2, 3, 4, 5, 6, 7, 8, 50].map((n) => backoffDelayMs(n))).toEqual([1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 60_000, 60_000, 60_000]);
   });
 });

@@ -308,9 +308,7 @@ export class StatsdTransport {
       if (this.stopped) return;
       if (wasConnected) {
         this.reconnects++;
-        this.options.logger?.warn(
-          `statsd: connection to tcp ${this.target()} lost${failure === undefined ? '' : `: ${describe(failure)}`}; keeping up to ${this.maxPending} lines and reconnecting`,
-        );
+        this.options.logger?.warn(`statsd: connection to tcp ${this.target()} lost${failure === undefined ? '' : `: ${describe(failure)}`}; keeping up to ${this.maxPending} lines and reconnecting`);
         this.lastWarning = '';
       }
       this.failures++;

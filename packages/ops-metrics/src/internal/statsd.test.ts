@@ -76,13 +76,7 @@ describe('StatsD provider', () => {
     created.newHistogram({ namespace: 'x', name: 'duration', help: 'h' }).observe(0.5);
     await created.start();
     await waitFor(() => daemon.lines.length >= 3);
-    expect(daemon.lines).toEqual(
-      expect.arrayContaining([
-        'org1_peer0.fabric_version.2_5_0:1.000000|g',
-        'org1_peer0.logging.entries_checked.info:3.000000|c',
-        'org1_peer0.x.duration:0.500000|ms',
-      ]),
-    );
+    expect(daemon.lines).toEqual(expect.arrayContaining(['org1_peer0.fabric_version.2_5_0:1.000000|g', 'org1_peer0.logging.entries_checked.info:3.000000|c', 'org1_peer0.x.duration:0.500000|ms']));
     const seen = daemon.lines.length;
     await new Promise((r) => setTimeout(r, 350));
     expect(daemon.lines.length).toBe(seen);
@@ -194,7 +188,7 @@ describe('StatsD provider', () => {
     const { created, warnings } = provider('tcp', (server.address() as AddressInfo).port, { maxPendingLines: 2_000, maxSocketBufferBytes });
     await created.start();
     await waitFor(() => created.stats().connected);
-    const gauge = created.newGauge({ name: 'flood', help: 'h', labelNames: ['i'], statsdFormat: '%{#fqname}.%{i}', });
+    const gauge = created.newGauge({ name: 'flood', help: 'h', labelNames: ['i'], statsdFormat: '%{#fqname}.%{i}' });
     let highest = 0;
     // ~100 bytes a line, 2 000 lines a flush: far more than loopback's socket buffers hold.
     for (let round = 0; round < 200 && created.stats().droppedLines < 10_000; round++) {
@@ -248,7 +242,10 @@ describe('StatsD provider: capture mode and aggregate (multi-process)', () => {
     await capture.start();
     cleanups.push(() => capture.stop());
     capture.newCounter({ namespace: 'example', name: 'work_total', help: 'w' }).add(3);
-    capture.newGauge({ namespace: 'pool', name: 'size', help: 'g', labelNames: ['ch'], statsdFormat: '%{#fqname}.%{ch}' }).with('ch', 'a').set(7);
+    capture
+      .newGauge({ namespace: 'pool', name: 'size', help: 'g', labelNames: ['ch'], statsdFormat: '%{#fqname}.%{ch}' })
+      .with('ch', 'a')
+      .set(7);
     capture.newHistogram({ name: 'took', help: 'h' }).observe(0.5);
     expect(capture.drain()).toEqual({
       counters: [['example.work_total', 3]],
@@ -261,9 +258,9 @@ describe('StatsD provider: capture mode and aggregate (multi-process)', () => {
 
   it('capture mode refuses a target, and a pushing provider refuses drain()', async () => {
     const { createMetricsProvider } = await import('./provider.ts');
-    expect(() =>
-      createMetricsProvider({ provider: 'statsd', capture: true, statsd: { network: 'udp', host: '127.0.0.1', port: 8125, writeIntervalMs: 10, prefix: '' } } as never),
-    ).toThrow(/capture: true takes no target/);
+    expect(() => createMetricsProvider({ provider: 'statsd', capture: true, statsd: { network: 'udp', host: '127.0.0.1', port: 8125, writeIntervalMs: 10, prefix: '' } } as never)).toThrow(
+      /capture: true takes no target/,
+    );
     const daemon = await udpListener();
     const { created } = provider('udp', daemon.port);
     expect(() => created.drain()).toThrow(/capture: true/);

@@ -74,7 +74,7 @@ describe('createAuthorizer', () => {
     return { url: '/logspec?x=1', method: 'PUT', socket } as unknown as IncomingMessage;
   };
 
-  it('refuses a request without a verified certificate with 401 and Fabric\'s warning', () => {
+  it("refuses a request without a verified certificate with 401 and Fabric's warning", () => {
     warnings.length = 0;
     expect(createAuthorizer({ logger })(request(false), { path: '/logspec' })).toEqual({ allow: false, status: 401 });
     expect(warnings).toEqual([{ obj: { URL: '/logspec?x=1', Method: 'PUT', RemoteAddr: '127.0.0.1:4242' }, msg: UNAUTHORIZED_MESSAGE }]);
@@ -84,7 +84,7 @@ describe('createAuthorizer', () => {
     expect(createAuthorizer({ logger, allowList: { '/metrics': [{ commonName: 'prometheus' }] } })(request(true), { path: '/logspec' })).toEqual({ allow: true });
   });
 
-  it('applies the route\'s allow-list: 403 and a warning naming the subject when nothing matches', () => {
+  it("applies the route's allow-list: 403 and a warning naming the subject when nothing matches", () => {
     warnings.length = 0;
     const authorize = createAuthorizer({ logger, allowList: { '/logspec': [{ commonName: 'admin' }, { organization: 'Org1' }] } });
     expect(authorize(request(true), { path: '/logspec' })).toEqual({ allow: true });

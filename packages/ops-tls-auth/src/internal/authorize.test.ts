@@ -23,7 +23,7 @@ describe('refusal lines', () => {
       warn: (obj: object, msg?: string) => {
         lines += 1;
         bytes += JSON.stringify(obj).length + (msg ?? '').length;
-        suppressedTotal += ((obj as { suppressed?: number }).suppressed ?? 0);
+        suppressedTotal += (obj as { suppressed?: number }).suppressed ?? 0;
       },
     };
     let now = 0;

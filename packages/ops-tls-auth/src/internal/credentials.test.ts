@@ -57,15 +57,13 @@ describe('loadTlsCredentials', () => {
       code: 'FILE_UNREADABLE',
       message: 'operations.tls.cert.file: open /x/y.pem: no such file or directory',
     });
-    expect(failure(() => loadTlsCredentials(settings({ keyFile: '' }), ORDERER_LABELS)).message).toBe(
-      'Operations.TLS.PrivateKey: open : no such file or directory',
-    );
+    expect(failure(() => loadTlsCredentials(settings({ keyFile: '' }), ORDERER_LABELS)).message).toBe('Operations.TLS.PrivateKey: open : no such file or directory');
     expect(failure(() => loadTlsCredentials(settings({ clientRootCAs: [pki.ca.certFile, '/nope/ca.pem'] }), ORDERER_LABELS)).message).toBe(
       'Operations.TLS.ClientRootCAs[1]: open /nope/ca.pem: no such file or directory',
     );
   });
 
-  it('uses the caller\'s label for each file, e.g. the environment variable the user set', () => {
+  it("uses the caller's label for each file, e.g. the environment variable the user set", () => {
     expect(failure(() => loadTlsCredentials(settings({ certFile: '/x/y.pem' }), { labels: { certFile: 'CORE_OPERATIONS_TLS_CERT_FILE' } })).message).toBe(
       'CORE_OPERATIONS_TLS_CERT_FILE: open /x/y.pem: no such file or directory',
     );
@@ -105,9 +103,7 @@ describe('loadTlsCredentials', () => {
     writeFileSync(junk, 'hello\n');
     expect(failure(() => loadTlsCredentials(settings({ certFile: junk })))).toEqual({ code: 'NOT_PEM', message: `operations.tls.cert.file: ${junk}: no PEM certificate found` });
     expect(failure(() => loadTlsCredentials(settings({ keyFile: junk }))).message).toBe(`operations.tls.key.file: ${junk}: no PEM private key found`);
-    expect(failure(() => loadTlsCredentials(settings({ clientRootCAs: [junk] }))).message).toBe(
-      `operations.tls.clientRootCAs.files[0]: ${junk}: no PEM certificate found`,
-    );
+    expect(failure(() => loadTlsCredentials(settings({ clientRootCAs: [junk] }))).message).toBe(`operations.tls.clientRootCAs.files[0]: ${junk}: no PEM certificate found`);
     const broken = join(pki.dir, 'broken.pem');
     writeFileSync(broken, '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n');
     expect(failure(() => loadTlsCredentials(settings({ certFile: broken }))).message).toBe(`operations.tls.cert.file: ${broken}: PEM certificate #1 cannot be parsed`);
@@ -136,9 +132,7 @@ describe('loadTlsCredentials', () => {
   it('refuses an encrypted key with a hint instead of prompting', () => {
     const encrypted = join(pki.dir, 'encrypted.key');
     writeFileSync(encrypted, '-----BEGIN ENCRYPTED PRIVATE KEY-----\nAAAA\n-----END ENCRYPTED PRIVATE KEY-----\n');
-    expect(failure(() => loadTlsCredentials(settings({ keyFile: encrypted }))).message).toBe(
-      `operations.tls.key.file: ${encrypted}: the private key is encrypted; an unencrypted key is required`,
-    );
+    expect(failure(() => loadTlsCredentials(settings({ keyFile: encrypted }))).message).toBe(`operations.tls.key.file: ${encrypted}: the private key is encrypted; an unencrypted key is required`);
   });
 
   it('every message is a single line', () => {

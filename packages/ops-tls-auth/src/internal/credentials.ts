@@ -159,7 +159,7 @@ export function serverCertificateWarnings(leaf: X509Certificate, now: Date): str
   if (now.getTime() < notBefore.getTime()) warnings.push(`the server certificate is not valid before ${notBefore.toISOString()}`);
   const usages = leaf.keyUsage as string[] | undefined;
   if (usages !== undefined && usages.length > 0 && !usages.includes(SERVER_AUTH_EKU) && !usages.includes(ANY_EKU)) {
-    warnings.push('the server certificate\'s extended key usage does not include serverAuth; TLS clients will refuse it');
+    warnings.push("the server certificate's extended key usage does not include serverAuth; TLS clients will refuse it");
   }
   return warnings;
 }

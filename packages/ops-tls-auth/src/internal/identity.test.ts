@@ -23,7 +23,7 @@ describe('formatSubject', () => {
 });
 
 describe('parseSubjectAltNames', () => {
-  it('reads Node\'s text into typed entries', () => {
+  it("reads Node's text into typed entries", () => {
     expect(parseSubjectAltNames('DNS:localhost, IP Address:127.0.0.1, IP Address:0:0:0:0:0:0:0:1, email:ops@example.com, URI:spiffe://org1/ops')).toEqual([
       'DNS:localhost',
       'IP:127.0.0.1',
@@ -50,7 +50,7 @@ describe('identityOfCertificate', () => {
       subjectAltNames: [],
     });
   });
-  it('reads the server certificate\'s SANs', () => {
+  it("reads the server certificate's SANs", () => {
     expect(identityOfCertificate(new X509Certificate(pki.server.cert)).subjectAltNames).toEqual(['DNS:localhost', 'IP:127.0.0.1', 'IP:0:0:0:0:0:0:0:1']);
   });
 });
@@ -61,7 +61,7 @@ describe('clientIdentityOf / clientSubjectOf', () => {
     expect(clientSubjectOf(fakeRequest({ encrypted: true, authorized: false, getPeerX509Certificate: () => new X509Certificate(pki.clients.good.cert) }))).toBeUndefined();
   });
 
-  it('ignores OpenSSL\'s verdict: only createTlsServer\'s mark makes a certificate verified', () => {
+  it("ignores OpenSSL's verdict: only createTlsServer's mark makes a certificate verified", () => {
     expect(clientSubjectOf(fakeRequest({ encrypted: true, authorized: true, getPeerX509Certificate: () => new X509Certificate(pki.clients.good.cert) }))).toBeUndefined();
   });
 

@@ -49,8 +49,7 @@ export function createJobQueue<J extends QueuedJob>(maxJobs: number, maxBytes: n
     else perSource.set(source, next);
   };
   /** Negative when `a` should run before `b`. */
-  const compare = (a: J, b: J): number =>
-    sizeClass(a.bytes) - sizeClass(b.bytes) || (perSource.get(a.source) ?? 0) - (perSource.get(b.source) ?? 0) || a.seq - b.seq;
+  const compare = (a: J, b: J): number => sizeClass(a.bytes) - sizeClass(b.bytes) || (perSource.get(a.source) ?? 0) - (perSource.get(b.source) ?? 0) || a.seq - b.seq;
   const unqueue = (job: J): void => {
     queued.delete(job);
     bytes -= job.bytes;

@@ -4,7 +4,7 @@ import { FABRIC_TLS12_CIPHERS, secureContextOptions, tlsServerOptions } from './
 const credentials = { cert: 'CERT', key: 'KEY', ca: ['CA1', 'CA2'] };
 
 describe('tlsServerOptions', () => {
-  it('is TLS 1.2+ with Go\'s TLS 1.3 suites and Fabric\'s six GCM suites in Fabric\'s order', () => {
+  it("is TLS 1.2+ with Go's TLS 1.3 suites and Fabric's six GCM suites in Fabric's order", () => {
     const options = tlsServerOptions(credentials, 10_000);
     expect(options.minVersion).toBe('TLSv1.2');
     expect(options.maxVersion).toBeUndefined();

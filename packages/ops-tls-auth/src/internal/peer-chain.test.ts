@@ -64,11 +64,10 @@ describe('nativeChainIsFaithful', () => {
 });
 
 describe('certificateMessageLength', () => {
-  it('counts Go\'s body length: TLS 1.2 list, TLS 1.3 context byte and per-entry extensions', () => {
+  it("counts Go's body length: TLS 1.2 list, TLS 1.3 context byte and per-entry extensions", () => {
     const list = [new Uint8Array(1000), new Uint8Array(500)];
     expect(certificateMessageLength(list, false)).toBe(3 + 3 + 1000 + 3 + 500);
     expect(certificateMessageLength(list, true)).toBe(1 + 3 + 3 + 1000 + 2 + 3 + 500 + 2);
-    
   });
 
   it("refuses a list whose message body passes Go 1.26's 262,144 bytes on the protocol it is sent over", () => {

@@ -20,9 +20,7 @@ let operators: PemPair[];
 beforeAll(async () => {
   pki = await createTestPki();
   chain = constraintChain(pki.dir);
-  operators = await Promise.all(
-    Array.from({ length: 12 }, (_, i) => pki.ca.issue(`attack-operator-${i}`, { subject: { O: 'Org1', CN: `operator-${i}` }, extendedKeyUsage: ['clientAuth'] })),
-  );
+  operators = await Promise.all(Array.from({ length: 12 }, (_, i) => pki.ca.issue(`attack-operator-${i}`, { subject: { O: 'Org1', CN: `operator-${i}` }, extendedKeyUsage: ['clientAuth'] })));
 }, 60_000);
 afterAll(() => pki?.cleanup());
 
@@ -89,7 +87,7 @@ function attack(port: number, connections: number, polite: boolean): { handshake
   };
 }
 
-describe('createTlsServer under issue #27\'s attack', () => {
+describe("createTlsServer under issue #27's attack", () => {
   it('leaves no backlog: after a burst of hang-up-at-once attackers, new clients are admitted within the handshake deadline', async () => {
     const target = await start();
     const attackers = attack(target.port, 4, false);
@@ -112,7 +110,7 @@ describe('createTlsServer under issue #27\'s attack', () => {
     }
   }, 30_000);
 
-  it('admits nobody on trust a completed reload removed, and shows embedders\' listeners admitted connections only', async () => {
+  it("admits nobody on trust a completed reload removed, and shows embedders' listeners admitted connections only", async () => {
     const target = await start();
     const seen: string[] = [];
     let reloaded = false;

@@ -21,11 +21,48 @@ beforeAll(async () => {
   // A client with an RSA key (its only TLS 1.2 signatures are RSA ones) under a CA of its own.
   const file = (name: string): string => join(pki.dir, `sha1-${name}`);
   const openssl = (...args: string[]): void => void execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  openssl('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', file('ca.key'), '-out', file('ca.pem'), '-days', '2',
-    '-subj', '/CN=sha1-ca', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign');
+  openssl(
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-keyout',
+    file('ca.key'),
+    '-out',
+    file('ca.pem'),
+    '-days',
+    '2',
+    '-subj',
+    '/CN=sha1-ca',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign',
+  );
   openssl('req', '-new', '-newkey', 'rsa:2048', '-nodes', '-keyout', file('client.key'), '-out', file('client.csr'), '-subj', '/O=Org1/CN=rsa-client');
   writeFileSync(file('client.ext'), 'extendedKeyUsage=clientAuth\n');
-  openssl('x509', '-req', '-in', file('client.csr'), '-CA', file('ca.pem'), '-CAkey', file('ca.key'), '-set_serial', '7', '-days', '2', '-sha256', '-extfile', file('client.ext'), '-out', file('client.pem'));
+  openssl(
+    'x509',
+    '-req',
+    '-in',
+    file('client.csr'),
+    '-CA',
+    file('ca.pem'),
+    '-CAkey',
+    file('ca.key'),
+    '-set_serial',
+    '7',
+    '-days',
+    '2',
+    '-sha256',
+    '-extfile',
+    file('client.ext'),
+    '-out',
+    file('client.pem'),
+  );
   rsaClient = { cert: readFileSync(file('client.pem'), 'utf8'), key: readFileSync(file('client.key'), 'utf8'), caFile: file('ca.pem') };
 }, 60_000);
 afterAll(() => pki?.cleanup());
@@ -78,7 +115,7 @@ const hasMlKem = ((): boolean => {
 })();
 
 describe('createTlsServer: key exchange as Go 1.26', () => {
-  it('offers Go\'s groups in Go\'s order where this OpenSSL has them, and completes a handshake with a client offering only X25519MLKEM768 where it does', async () => {
+  it("offers Go's groups in Go's order where this OpenSSL has them, and completes a handshake with a client offering only X25519MLKEM768 where it does", async () => {
     if (!hasMlKem) {
       // OpenSSL 3.0 (Node 20): no ML-KEM hybrid; the classical groups in Go's order.
       expect(keyExchangeGroups()).toBe('X25519:P-256:P-384:P-521');

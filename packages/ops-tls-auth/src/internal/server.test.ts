@@ -54,9 +54,8 @@ afterEach(async () => {
 async function start(over: Partial<TlsServerOptions> & { clientRootCAs?: string[] } = {}, host = '127.0.0.1'): Promise<Started> {
   const lines: Started['lines'] = [];
   const credentials = loadTlsCredentials({ certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientRootCAs: over.clientRootCAs ?? [pki.ca.certFile] });
-  const tls = createTlsServer(
-    { credentials, logger: { warn: (fields, message) => lines.push({ fields: fields as Record<string, unknown>, message: message ?? '' }) }, ...over },
-    (req, res) => res.end(clientSubjectOf(req) ?? 'anonymous'),
+  const tls = createTlsServer({ credentials, logger: { warn: (fields, message) => lines.push({ fields: fields as Record<string, unknown>, message: message ?? '' }) }, ...over }, (req, res) =>
+    res.end(clientSubjectOf(req) ?? 'anonymous'),
   );
   servers.push(tls);
   tls.server.listen(0, host);
@@ -127,7 +126,7 @@ describe('createTlsServer: connection deadlines', () => {
 });
 
 describe('createTlsServer: plain HTTP on the TLS port', () => {
-  it('answers Go\'s 400 text byte for byte, logs nothing, and keeps serving TLS', async () => {
+  it("answers Go's 400 text byte for byte, logs nothing, and keeps serving TLS", async () => {
     const target = await start();
     const { socket, closed } = await rawConnection(target.port);
     socket.write('GET /version HTTP/1.1\r\nHost: x\r\n\r\n');
@@ -137,7 +136,7 @@ describe('createTlsServer: plain HTTP on the TLS port', () => {
     expect(await get(target)).toBe('anonymous');
   });
 
-  it('treats other bytes as a failed handshake, logged with OpenSSL\'s reason', async () => {
+  it("treats other bytes as a failed handshake, logged with OpenSSL's reason", async () => {
     const target = await start();
     const { socket, closed } = await rawConnection(target.port);
     socket.write('DELETE /logspec HTTP/1.1\r\n\r\n');
@@ -190,7 +189,7 @@ describe('createTlsServer: client certificates as Go judges them', () => {
     expect(target.lines).toEqual([]);
   });
 
-  it('names the client\'s address for a handshake it abandons, after the connection is gone', async () => {
+  it("names the client's address for a handshake it abandons, after the connection is gone", async () => {
     const target = await start({}, '::1');
     // The client refuses the server's certificate mid-handshake and hangs up.
     const socket = connectTls({ host: '::1', port: target.port, ca: pki.ca.cert, checkServerIdentity: () => new Error('refused by the test') });
@@ -219,14 +218,46 @@ describe('createTlsServer: the whole list the client sent', () => {
     writeFileSync(file('ca.ext'), 'basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign\n');
     writeFileSync(file('client.ext'), 'extendedKeyUsage=clientAuth\n');
     for (const root of ['root', 'rogue']) {
-      openssl('req', '-x509', ...ec, '-keyout', file(`${root}.key`), '-out', file(`${root}.pem`), '-days', '2', '-subj', `/CN=rot-${root}`,
-        '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign');
+      openssl(
+        'req',
+        '-x509',
+        ...ec,
+        '-keyout',
+        file(`${root}.key`),
+        '-out',
+        file(`${root}.pem`),
+        '-days',
+        '2',
+        '-subj',
+        `/CN=rot-${root}`,
+        '-addext',
+        'basicConstraints=critical,CA:TRUE',
+        '-addext',
+        'keyUsage=critical,keyCertSign',
+      );
     }
     openssl('req', '-new', ...ec, '-keyout', file('int.key'), '-out', file('int.csr'), '-subj', '/CN=rot-intermediate');
     openssl('x509', '-req', '-in', file('int.csr'), '-CA', file('rogue.pem'), '-CAkey', file('rogue.key'), '-set_serial', '1', '-days', '2', '-extfile', file('ca.ext'), '-out', file('int-old.pem'));
     openssl('x509', '-req', '-in', file('int.csr'), '-CA', file('root.pem'), '-CAkey', file('root.key'), '-set_serial', '2', '-days', '2', '-extfile', file('ca.ext'), '-out', file('int-new.pem'));
     openssl('req', '-new', ...ec, '-keyout', file('client.key'), '-out', file('client.csr'), '-subj', '/O=Org1/CN=rotating-client');
-    openssl('x509', '-req', '-in', file('client.csr'), '-CA', file('int-new.pem'), '-CAkey', file('int.key'), '-set_serial', '3', '-days', '2', '-extfile', file('client.ext'), '-out', file('client.pem'));
+    openssl(
+      'x509',
+      '-req',
+      '-in',
+      file('client.csr'),
+      '-CA',
+      file('int-new.pem'),
+      '-CAkey',
+      file('int.key'),
+      '-set_serial',
+      '3',
+      '-days',
+      '2',
+      '-extfile',
+      file('client.ext'),
+      '-out',
+      file('client.pem'),
+    );
     const read = (name: string): string => readFileSync(file(name), 'utf8');
     const client = (...chain: string[]): PemPair => ({ cert: chain.map(read).join(''), key: read('client.key'), certFile: '', keyFile: '' });
 
@@ -255,7 +286,7 @@ describe('createTlsServer: the limits on the Certificate message', () => {
 });
 
 describe('createTlsServer: trust changes and stopping', () => {
-  it('setCredentials rebuilds the verifier\'s pool from the new CA files', async () => {
+  it("setCredentials rebuilds the verifier's pool from the new CA files", async () => {
     const target = await start({ clientAuthRequired: true, clientRootCAs: [pki.ca.certFile] });
     expect(await get(target, pki.clients.good)).toBe('CN=operator,O=Org1');
     await expect(get(target, pki.clients.rogueCa)).rejects.toThrow();

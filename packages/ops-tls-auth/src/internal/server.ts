@@ -98,11 +98,7 @@ export interface TlsServerInternals {
   readonly verifierWorkerFile?: string;
 }
 
-export function createTlsServerWith(
-  options: TlsServerOptions,
-  onRequest: RequestListener<typeof IncomingMessage, typeof ServerResponse> | undefined,
-  internals: TlsServerInternals,
-): TlsServer {
+export function createTlsServerWith(options: TlsServerOptions, onRequest: RequestListener<typeof IncomingMessage, typeof ServerResponse> | undefined, internals: TlsServerInternals): TlsServer {
   const state: ServerState = {
     server: createServer({ ...options.serverOptions, ...tlsServerOptions(options.credentials, options.handshakeTimeoutMs ?? 10_000) }, onRequest),
     handshakeTimeoutMs: options.handshakeTimeoutMs ?? 10_000,
@@ -244,12 +240,7 @@ function logTlsClientErrors(state: ServerState): void {
  * verdict. A refused connection, or one still waiting for its verdict, is never seen by them
  * and never has a byte of a request read from it.
  */
-function gateSecureConnections(
-  state: ServerState,
-  judge: ChainJudge,
-  readCaptured: (socket: TLSSocket) => CapturedChain | undefined,
-  clientAuthRequired: boolean,
-): void {
+function gateSecureConnections(state: ServerState, judge: ChainJudge, readCaptured: (socket: TLSSocket) => CapturedChain | undefined, clientAuthRequired: boolean): void {
   const { server, pending, logFailure } = state;
   const admittedChains = createAdmittedChains();
   type Emit = (this: HttpsServer, event: string | symbol, ...args: unknown[]) => boolean;

@@ -58,7 +58,10 @@ const started = (): string[] => {
 const list = (kind: number, tag: number, extraBytes = 0): Uint8Array[] => [new Uint8Array([kind, tag, 2]), new Uint8Array(Math.max(1, extraBytes))];
 const small = (tag: number): Uint8Array[] => list(1, tag);
 /** Over the small-chain size, in certificates each no larger than an ordinary one. */
-const largeOfSmallCertificates = (kind: number, tag: number, count = 5): Uint8Array[] => [new Uint8Array([kind, tag]), ...Array.from({ length: count }, () => new Uint8Array(Math.ceil(EXPRESS_MAX_BYTES / 5) + 1))];
+const largeOfSmallCertificates = (kind: number, tag: number, count = 5): Uint8Array[] => [
+  new Uint8Array([kind, tag]),
+  ...Array.from({ length: count }, () => new Uint8Array(Math.ceil(EXPRESS_MAX_BYTES / 5) + 1)),
+];
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('createChainJudge: cache and trust', () => {
@@ -114,7 +117,10 @@ describe('createChainJudge: cache and trust', () => {
     expect(reports).toEqual([['bad pem', 0]]);
     judge.setTrust(['broken', 'ca-2']);
     await Promise.all([judge.judge(small(3)), judge.judge(small(4))]);
-    expect(reports).toEqual([['bad pem', 0], ['bad pem', 0]]);
+    expect(reports).toEqual([
+      ['bad pem', 0],
+      ['bad pem', 0],
+    ]);
   });
 });
 

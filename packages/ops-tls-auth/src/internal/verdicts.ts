@@ -167,7 +167,13 @@ export function createChainJudge(pemTexts: readonly string[], options: ChainJudg
   const abandonAfterMs = options.abandonAfterMs ?? 50;
   const workerFile = options.workerFile ?? defaultWorkerFile();
   const queue = createJobQueue<Job>(options.maxQueued ?? 1024, options.maxQueuedBytes ?? 16 * 1024 * 1024);
-  const slots: Slot[] = Array.from({ length: Math.max(2, options.workers ?? defaultWorkerCount()) }, (_, i) => ({ express: i === 0, worker: undefined, ready: false, job: undefined, timer: undefined }));
+  const slots: Slot[] = Array.from({ length: Math.max(2, options.workers ?? defaultWorkerCount()) }, (_, i) => ({
+    express: i === 0,
+    worker: undefined,
+    ready: false,
+    job: undefined,
+    timer: undefined,
+  }));
   let trust: readonly string[] = [...pemTexts];
   let generation = 0;
   let reportedGeneration = -1;

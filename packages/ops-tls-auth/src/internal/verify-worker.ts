@@ -35,7 +35,7 @@ function pemBlocks(text: string): string[] {
   const begin = '-----BEGIN CERTIFICATE-----';
   const end = '-----END CERTIFICATE-----';
   const blocks: string[] = [];
-  for (let at = text.indexOf(begin); at !== -1; ) {
+  for (let at = text.indexOf(begin); at !== -1;) {
     const stop = text.indexOf(end, at);
     if (stop === -1) break;
     blocks.push(text.slice(at, stop + end.length));

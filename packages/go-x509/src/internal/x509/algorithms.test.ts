@@ -81,7 +81,7 @@ describe('checkSignature refuses what Go refuses before any arithmetic', () => {
     expect(checkSignature(algorithm, data, new Uint8Array(128), { kind: 'RSA', n: 1n << 1023n, e: 65537n, bits: 1024 })).toBe('crypto/rsa: public modulus is even');
     expect(checkSignature(algorithm, data, new Uint8Array(128), { kind: 'RSA', n: n1024, e: 65536n, bits: 1024 })).toBe('crypto/rsa: public exponent is even');
     expect(checkSignature(algorithm, data, new Uint8Array(128), { kind: 'RSA', n: n1024, e: 1n, bits: 1024 })).toBe('crypto/rsa: public exponent too small or negative');
-    expect(checkSignature(algorithm, data, new Uint8Array(128), { kind: 'RSA', n: n1024, e: 1n << 31n | 1n, bits: 1024 })).toBe('crypto/rsa: public exponent too large');
+    expect(checkSignature(algorithm, data, new Uint8Array(128), { kind: 'RSA', n: n1024, e: (1n << 31n) | 1n, bits: 1024 })).toBe('crypto/rsa: public exponent too large');
     expect(checkSignature(algorithm, data, new Uint8Array(64), { kind: 'RSA', n: (1n << 511n) + 1n, e: 65537n, bits: 512 })).toBe(
       'crypto/rsa: 512-bit keys are insecure (see https://go.dev/pkg/crypto/rsa#hdr-Minimum_key_size)',
     );

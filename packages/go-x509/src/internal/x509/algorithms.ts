@@ -79,9 +79,7 @@ function readAlgorithmIdentifierValue(r: DerReader): AlgorithmIdentifier | undef
   return typeof ai === 'string' ? undefined : ai;
 }
 
-function readPssParameters(
-  params: Uint8Array,
-): { hash: AlgorithmIdentifier; mgf: AlgorithmIdentifier; salt: bigint; trailer: bigint } | undefined {
+function readPssParameters(params: Uint8Array): { hash: AlgorithmIdentifier; mgf: AlgorithmIdentifier; salt: bigint; trailer: bigint } | undefined {
   const outer = new DerReader(params);
   const seq = outer.read(TAG.SEQUENCE);
   if (seq === undefined) return undefined;
@@ -119,13 +117,7 @@ export function signatureAlgorithmOf(ai: AlgorithmIdentifier): SignatureAlgorith
   if (p === undefined) return undefined;
   const mgfHash = p.mgf.params.length === 0 ? undefined : readAlgorithmIdentifierValue(new DerReader(p.mgf.params));
   if (mgfHash === undefined) return undefined;
-  if (
-    !nullOrAbsent(p.hash.params) ||
-    p.mgf.oid !== MGF1_OID ||
-    mgfHash.oid !== p.hash.oid ||
-    !nullOrAbsent(mgfHash.params) ||
-    p.trailer !== 1n
-  ) {
+  if (!nullOrAbsent(p.hash.params) || p.mgf.oid !== MGF1_OID || mgfHash.oid !== p.hash.oid || !nullOrAbsent(mgfHash.params) || p.trailer !== 1n) {
     return undefined;
   }
   const bucket = PSS_BY_HASH.get(p.hash.oid);
@@ -231,11 +223,7 @@ function bitLength(v: bigint): number {
  * Go's parsePublicKey: the key, undefined for an algorithm Go does not know (Certificate.PublicKey
  * nil, which is not an error), or Go's error text.
  */
-export function parsePublicKey(
-  algorithm: PublicKeyAlgorithm | undefined,
-  ai: AlgorithmIdentifier,
-  keyBits: { bytes: Uint8Array; bitLength: number },
-): PublicKey | undefined | string {
+export function parsePublicKey(algorithm: PublicKeyAlgorithm | undefined, ai: AlgorithmIdentifier, keyBits: { bytes: Uint8Array; bitLength: number }): PublicKey | undefined | string {
   const data = rightAlign(keyBits.bytes, keyBits.bitLength);
   switch (algorithm) {
     case 'RSA': {

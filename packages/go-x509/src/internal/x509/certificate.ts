@@ -1,24 +1,5 @@
-import {
-  parseAlgorithmIdentifier,
-  parsePublicKey,
-  rightAlign,
-  publicKeyAlgorithmOf,
-  signatureAlgorithmOf,
-  type PublicKey,
-  type PublicKeyAlgorithm,
-  type SignatureAlgorithm,
-} from './algorithms.ts';
-import {
-  bytesEqual,
-  ctx,
-  ctxc,
-  DerReader,
-  oidString,
-  parseGeneralizedTime,
-  parseUTCTime,
-  TAG,
-  type GoTime,
-} from './der.ts';
+import { parseAlgorithmIdentifier, parsePublicKey, rightAlign, publicKeyAlgorithmOf, signatureAlgorithmOf, type PublicKey, type PublicKeyAlgorithm, type SignatureAlgorithm } from './algorithms.ts';
+import { bytesEqual, ctx, ctxc, DerReader, oidString, parseGeneralizedTime, parseUTCTime, TAG, type GoTime } from './der.ts';
 import { processExtensions, type Extension, type ExtensionFacts } from './extensions.ts';
 import { nameSummary, parseName } from './name.ts';
 import { fail, ParseError } from './parse-error.ts';
@@ -206,7 +187,6 @@ function parse(der: Uint8Array): Certificate {
     ...facts,
   };
 }
-
 
 /** x509.ParseCertificate: the certificate or Go's error text. */
 export function parseCertificate(der: Uint8Array): Certificate | string {

@@ -265,12 +265,7 @@ const DIGITS = /^[0-9]+$/;
 
 // Go parses these with time.Parse and refuses unless formatting the result gives back the exact
 // text: no fractional seconds, "Z" or a non-zero ±hhmm offset with minutes under 60, fields in range.
-function parseClock(
-  year: number,
-  text: string,
-  at: number,
-  withSeconds: boolean,
-): GoTime | undefined {
+function parseClock(year: number, text: string, at: number, withSeconds: boolean): GoTime | undefined {
   const need = withSeconds ? 10 : 8;
   const fields = text.slice(at, at + need);
   if (fields.length !== need || !DIGITS.test(fields)) return undefined;

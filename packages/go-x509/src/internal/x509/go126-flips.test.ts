@@ -74,25 +74,25 @@ describe('Go 1.26 flips', () => {
   });
 
   it('verifies nothing with an issuer key crypto/rsa refuses: an even exponent', () => {
-    const weak = { ...intermediate('flip-weak', plain), key: key('flip-weak', 'rsa'), der: certificate({ subject: cn('flip-weak'), key: key('flip-weak', 'rsa'), issuer: plain.subject, issuerKey: plain.key, extensions: [ext.basicConstraints(true)], spki: rsaSpki(2048, 65536) }) };
+    const weak = {
+      ...intermediate('flip-weak', plain),
+      key: key('flip-weak', 'rsa'),
+      der: certificate({ subject: cn('flip-weak'), key: key('flip-weak', 'rsa'), issuer: plain.subject, issuerKey: plain.key, extensions: [ext.basicConstraints(true)], spki: rsaSpki(2048, 65536) }),
+    };
     expect(verdict([leaf(weak), weak.der], plain)).toMatch(/unknown authority \(possibly because of "crypto\/rsa: public exponent is even"/);
   });
 
   it("refuses a CA whose own SAN is outside an ancestor's name constraints, and admits a constraining CA's own SAN outside its own", () => {
     const constrained = root('flip-nc', [ext.nameConstraints([ext.dns('example.com')], [])]);
     const outside = intermediate('flip-nc-int', constrained, [ext.san(false, ext.dns('ca.other.net'))]);
-    expect(verdict([leaf(outside, [ext.san(false, ext.dns('a.example.com'))]), outside.der], constrained)).toBe(
-      `${NAME}DNS name "ca.other.net" is not permitted by any constraint`,
-    );
+    expect(verdict([leaf(outside, [ext.san(false, ext.dns('a.example.com'))]), outside.der], constrained)).toBe(`${NAME}DNS name "ca.other.net" is not permitted by any constraint`);
     const selfConstrained = intermediate('flip-nc-self', plain, [ext.nameConstraints([ext.dns('example.com')], []), ext.san(false, ext.dns('ca.other.net'))]);
     expect(verdict([leaf(selfConstrained, [ext.san(false, ext.dns('a.example.com'))]), selfConstrained.der], plain)).toBe('accept');
   });
 
   it('excludes a wildcard SAN that could cover an excluded name, whatever the case', () => {
     const excluding = root('flip-nc-ex', [ext.nameConstraints([], [ext.dns('BAD.example.com')])]);
-    expect(verdict([leaf(excluding, [ext.san(false, ext.dns('*.Example.COM'))])], excluding)).toBe(
-      `${NAME}DNS name "*.Example.COM" is excluded by constraint "bad.example.com"`,
-    );
+    expect(verdict([leaf(excluding, [ext.san(false, ext.dns('*.Example.COM'))])], excluding)).toBe(`${NAME}DNS name "*.Example.COM" is excluded by constraint "bad.example.com"`);
     expect(verdict([leaf(excluding, [ext.san(false, ext.dns('*.other.example.com'))])], excluding)).toBe('accept');
   });
 

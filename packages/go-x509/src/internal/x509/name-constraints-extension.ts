@@ -131,4 +131,3 @@ export function parseNameConstraints(value: Uint8Array): { constraints: NameCons
     unhandled,
   };
 }
-

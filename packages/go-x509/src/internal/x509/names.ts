@@ -39,12 +39,7 @@ export interface Mailbox {
 }
 
 function isAtext(c: number): boolean {
-  return (
-    (c >= 0x30 && c <= 0x39) ||
-    (c >= 0x61 && c <= 0x7a) ||
-    (c >= 0x41 && c <= 0x5a) ||
-    "!#$%&'*+-/=?^_`{|}~.".includes(String.fromCharCode(c))
-  );
+  return (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || "!#$%&'*+-/=?^_`{|}~.".includes(String.fromCharCode(c));
 }
 
 /** Go's parseRFC2821Mailbox. */
@@ -66,17 +61,7 @@ export function parseMailbox(input: string): Mailbox | undefined {
           local += input[i];
           i++;
         } else return undefined;
-      } else if (
-        c === 11 ||
-        c === 12 ||
-        c === 32 ||
-        c === 33 ||
-        c === 127 ||
-        (c >= 1 && c <= 8) ||
-        (c >= 14 && c <= 31) ||
-        (c >= 35 && c <= 91) ||
-        (c >= 93 && c <= 126)
-      ) {
+      } else if (c === 11 || c === 12 || c === 32 || c === 33 || c === 127 || (c >= 1 && c <= 8) || (c >= 14 && c <= 31) || (c >= 35 && c <= 91) || (c >= 93 && c <= 126)) {
         local += String.fromCharCode(c);
       } else return undefined;
     }
@@ -115,7 +100,7 @@ export function ipString(ip: Uint8Array): string {
   for (let i = 0; i < 16; i += 2) groups.push((ip[i]! << 8) | ip[i + 1]!);
   let bestStart = -1;
   let bestLen = 0;
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     if (groups[i] !== 0) {
       i++;
       continue;

@@ -23,7 +23,14 @@ describe("encoding/pem.Decode's rules", () => {
     ['spaces after the END marker', '-----BEGIN X-----\nAQID\n-----END X-----  \n', [{ type: 'X', hasHeaders: false, hex: '010203' }]],
     ['bad base64 skips to the next block', '-----BEGIN X-----\nA!ID\n-----END X-----\n-----BEGIN Y-----\nAQ==\n-----END Y-----\n', [{ type: 'Y', hasHeaders: false, hex: '01' }]],
     ['BEGIN not at a line start', 'x-----BEGIN X-----\nAQID\n-----END X-----\n', []],
-    ['two blocks', '-----BEGIN A-----\nAQ==\n-----END A-----\n-----BEGIN B-----\nAg==\n-----END B-----\n', [{ type: 'A', hasHeaders: false, hex: '01' }, { type: 'B', hasHeaders: false, hex: '02' }]],
+    [
+      'two blocks',
+      '-----BEGIN A-----\nAQ==\n-----END A-----\n-----BEGIN B-----\nAg==\n-----END B-----\n',
+      [
+        { type: 'A', hasHeaders: false, hex: '01' },
+        { type: 'B', hasHeaders: false, hex: '02' },
+      ],
+    ],
     ['an empty body', '-----BEGIN X-----\n-----END X-----\n', [{ type: 'X', hasHeaders: false, hex: '' }]],
     ['headers running to the end', '-----BEGIN X-----\nA: b\n', []],
   ] as const)('%s', (_name, text, expected) => {

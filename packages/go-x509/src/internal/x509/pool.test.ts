@@ -12,8 +12,7 @@ function parsed(der: Uint8Array): Certificate {
 describe("CertPool as Go's", () => {
   const issuerName = cn('issuer');
   const skid = (id: number[]): Uint8Array[] => (id.length > 0 ? [ext.skid(Uint8Array.from(id))] : []);
-  const candidate = (serial: bigint, id: number[]): Certificate =>
-    parsed(certificate({ subject: issuerName, key: key('pool-issuer'), serial, extensions: [ext.basicConstraints(true), ...skid(id)] }));
+  const candidate = (serial: bigint, id: number[]): Certificate => parsed(certificate({ subject: issuerName, key: key('pool-issuer'), serial, extensions: [ext.basicConstraints(true), ...skid(id)] }));
 
   it('holds each DER once, in the order added', () => {
     const pool = new CertPool();

@@ -12,17 +12,15 @@ const cases = buildCases();
 const samples = [...new Map(cases.flatMap((c) => c.chain).map((d) => [Buffer.from(d).toString('hex'), d])).values()];
 const pool = createClientTrustPool(cases[0]!.pool);
 
-const mutated = fc
-  .tuple(fc.constantFrom(...samples), fc.nat(), fc.nat(255), fc.constantFrom('set', 'flip', 'cut', 'insert'))
-  .map(([der, at, value, how]) => {
-    const pos = at % der.length;
-    const copy = Uint8Array.from(der);
-    if (how === 'set') copy[pos] = value;
-    if (how === 'flip') copy[pos] = copy[pos]! ^ (1 << value % 8);
-    if (how === 'cut') return copy.subarray(0, pos);
-    if (how === 'insert') return Uint8Array.from([...copy.subarray(0, pos), value, ...copy.subarray(pos)]);
-    return copy;
-  });
+const mutated = fc.tuple(fc.constantFrom(...samples), fc.nat(), fc.nat(255), fc.constantFrom('set', 'flip', 'cut', 'insert')).map(([der, at, value, how]) => {
+  const pos = at % der.length;
+  const copy = Uint8Array.from(der);
+  if (how === 'set') copy[pos] = value;
+  if (how === 'flip') copy[pos] = copy[pos]! ^ (1 << (value % 8));
+  if (how === 'cut') return copy.subarray(0, pos);
+  if (how === 'insert') return Uint8Array.from([...copy.subarray(0, pos), value, ...copy.subarray(pos)]);
+  return copy;
+});
 
 describe('the verifier on hostile input', () => {
   it('parses or refuses arbitrary bytes without throwing', () => {
@@ -57,13 +55,17 @@ describe('the verifier on hostile input', () => {
 
   it('reads back every low-tag element it is given', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 255 }).filter((t) => (t & 0x1f) !== 0x1f), fc.uint8Array({ maxLength: 300 }), (tag, body) => {
-        const r = new DerReader(tlv(tag, body));
-        const e = r.readAny();
-        expect(e?.tag).toBe(tag);
-        expect(Buffer.from(e!.body).equals(Buffer.from(body))).toBe(true);
-        expect(r.empty()).toBe(true);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 255 }).filter((t) => (t & 0x1f) !== 0x1f),
+        fc.uint8Array({ maxLength: 300 }),
+        (tag, body) => {
+          const r = new DerReader(tlv(tag, body));
+          const e = r.readAny();
+          expect(e?.tag).toBe(tag);
+          expect(Buffer.from(e!.body).equals(Buffer.from(body))).toBe(true);
+          expect(r.empty()).toBe(true);
+        },
+      ),
     );
   });
 });

@@ -24,7 +24,7 @@ export function goQuote(text: string): string {
     if (escape !== undefined) out += escape;
     else if (cp < 0x20 || cp === 0x7f) out += `\\x${hex(cp, 2)}`;
     else if (cp < 0x7f) out += ch;
-    else if (cp === 0xfffd || /\p{C}|\p{Z}/u.test(ch) && ch !== ' ' && !/\p{Zs}/u.test(ch)) {
+    else if (cp === 0xfffd || (/\p{C}|\p{Z}/u.test(ch) && ch !== ' ' && !/\p{Zs}/u.test(ch))) {
       out += cp > 0xffff ? `\\U${hex(cp, 8)}` : `\\u${hex(cp, 4)}`;
     } else out += ch;
   }
@@ -35,7 +35,7 @@ export function goQuote(text: string): string {
 export function goQuoteBytes(latin1: string): string {
   const b = Buffer.from(latin1, 'latin1');
   let out = '"';
-  for (let i = 0; i < b.length; ) {
+  for (let i = 0; i < b.length;) {
     const c = b[i]!;
     let cp = -1;
     let size = 1;

@@ -107,12 +107,7 @@ function rsaSignatureUsable(key: { n: bigint; bits: number }, signature: Uint8Ar
 }
 
 /** Go's checkSignature(algo, signed, signature, publicKey, allowSHA1=false); undefined is success. */
-export function checkSignature(
-  algorithm: SignatureAlgorithm | undefined,
-  signed: Uint8Array,
-  signature: Uint8Array,
-  key: PublicKey | undefined,
-): string | undefined {
+export function checkSignature(algorithm: SignatureAlgorithm | undefined, signed: Uint8Array, signature: Uint8Array, key: PublicKey | undefined): string | undefined {
   if (algorithm === undefined) return ERR_UNSUPPORTED;
   if (algorithm.hash === undefined && algorithm.publicKey !== 'Ed25519') return ERR_UNSUPPORTED;
   if (algorithm.hash === 'md5' || algorithm.hash === 'sha1') return insecure(algorithm);
@@ -125,9 +120,7 @@ export function checkSignature(
       if (!rsaSignatureUsable(key, signature)) return ERR_RSA_VERIFY;
       const ko = keyObjectOf(key);
       if (ko === null) return ERR_RSA_VERIFY;
-      const options = algorithm.pss
-        ? { key: ko, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: hashLength(algorithm.hash!) }
-        : { key: ko, padding: constants.RSA_PKCS1_PADDING };
+      const options = algorithm.pss ? { key: ko, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: hashLength(algorithm.hash!) } : { key: ko, padding: constants.RSA_PKCS1_PADDING };
       return safeVerify(algorithm.hash!, signed, options, signature) ? undefined : ERR_RSA_VERIFY;
     }
     case 'ECDSA': {
@@ -153,12 +146,7 @@ function hashLength(hash: string): number {
   return hash === 'sha256' ? 32 : hash === 'sha384' ? 48 : 64;
 }
 
-function safeVerify(
-  hash: string | null,
-  data: Uint8Array,
-  key: Parameters<typeof cryptoVerify>[2],
-  signature: Uint8Array,
-): boolean {
+function safeVerify(hash: string | null, data: Uint8Array, key: Parameters<typeof cryptoVerify>[2], signature: Uint8Array): boolean {
   try {
     return cryptoVerify(hash, data, key, signature);
   } catch {

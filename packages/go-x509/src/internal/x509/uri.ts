@@ -44,7 +44,7 @@ class UrlError extends Error {}
 
 function unescape(s: string, mode: Mode): string {
   let out = '';
-  for (let i = 0; i < s.length; ) {
+  for (let i = 0; i < s.length;) {
     const c = s[i]!;
     if (c === '%') {
       if (i + 2 >= s.length || !isHex(s[i + 1]) || !isHex(s[i + 2])) {

@@ -88,11 +88,7 @@ interface Search {
   sigChecks: number;
 }
 
-function buildChains(
-  c: Certificate,
-  currentChain: readonly Certificate[],
-  search: Search,
-): { chains: Certificate[][]; err: string | undefined } {
+function buildChains(c: Certificate, currentChain: readonly Certificate[], search: Search): { chains: Certificate[][]; err: string | undefined } {
   let hintErr: string | undefined;
   let hintCert: Certificate | undefined;
   let err: string | undefined;

@@ -55,11 +55,7 @@ const TIMES = { start: hrTime(1_000), end: hrTime(2_500) };
 function families(): PrometheusFamily[] {
   const counter = new PrometheusFamily(declare('counter', { namespace: 'ledger', name: 'blocks_total', help: 'Blocks.', labelNames: ['channel'] }), 100, () => {});
   counter.family.root().with('channel', 'mych').add(3);
-  const histogram = new PrometheusFamily(
-    declare('histogram', { name: 'commit_seconds', help: 'Commit time.', buckets: [0.1, 1] }),
-    100,
-    () => {},
-  );
+  const histogram = new PrometheusFamily(declare('histogram', { name: 'commit_seconds', help: 'Commit time.', buckets: [0.1, 1] }), 100, () => {});
   for (const value of [0.05, 0.5, 0.7, 5]) histogram.family.root().observe(value);
   return [counter, histogram];
 }

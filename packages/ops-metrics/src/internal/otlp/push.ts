@@ -70,11 +70,7 @@ async function loadSdk(): Promise<LoadedSdk> {
       import('@opentelemetry/resources') as Promise<Record<string, unknown>>,
     ]);
   } catch (cause) {
-    throw new MetricsError(
-      'OTLP_UNAVAILABLE',
-      `otlp: pushing over OTLP needs the packages ${OTLP_PEER_PACKAGES.join(', ')} installed beside @fabric-ops/ops-metrics (${oneLine(cause)})`,
-      { cause },
-    );
+    throw new MetricsError('OTLP_UNAVAILABLE', `otlp: pushing over OTLP needs the packages ${OTLP_PEER_PACKAGES.join(', ')} installed beside @fabric-ops/ops-metrics (${oneLine(cause)})`, { cause });
   }
   const [exporterModule, sdk, resources] = modules as [Record<string, unknown>, Record<string, unknown>, Record<string, unknown>];
   const dataPointType = exported<Record<string, number>>(sdk, 'DataPointType');
