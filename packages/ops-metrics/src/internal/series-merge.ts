@@ -55,7 +55,7 @@ export function withValues(layouts: readonly KeyedLayout[], values: ArrayLike<nu
 /** A summary's `_sum` and `_count` samples (cumulative), as against its quantiles. */
 function isSummaryTotal(name: string, key: string): boolean {
   const after = key.startsWith('_sum', name.length) ? name.length + 4 : key.startsWith('_count', name.length) ? name.length + 6 : -1;
-  return after > 0 && (after === key.length || key.charCodeAt(after) === 123) /* { */;
+  return after > 0 && (after === key.length || key.charCodeAt(after) === 123); /* { */
 }
 
 /** Samples that only ever grow: counters, histograms, a summary's sum and count. */
