@@ -85,7 +85,6 @@ const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '
 
 /** Go's `hexEscapeNonASCII` for the Location header: bytes >= 0x80 as %XX. */
 function hexEscapeNonAscii(text: string): string {
-  // eslint-disable-next-line no-control-regex
   return /[^\x00-\x7f]/.test(text) ? text.replace(/[^\x00-\x7f]/g, (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`) : text;
 }
 
