@@ -30,7 +30,7 @@ export function writeUnsupportedVersion(res: ServerResponse): void {
  * reason as body, then the connection is closed. A reset or unwritable socket is just destroyed;
  * a request timeout keeps Node's `408` (Go closes without a word, which clients read as a reset).
  */
-export function answerClientErrorAsGo(error: Error & { code?: string }, socket: Duplex): void {
+export function answerClientErrorAsGo(error: Error & { code?: string; reason?: string }, socket: Duplex): void {
   const pending = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
   if (error.code === 'ECONNRESET' || !socket.writable || pending?.headersSent === true) {
     socket.destroy();
@@ -42,6 +42,9 @@ export function answerClientErrorAsGo(error: Error & { code?: string }, socket: 
   }
   const headers = '\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n';
   if (error.code === 'HPE_HEADER_OVERFLOW') socket.end(`HTTP/1.1 431 Request Header Fields Too Large${headers}431 Request Header Fields Too Large`);
-  else if (error.code === 'HPE_INVALID_TRANSFER_ENCODING') socket.end(`HTTP/1.1 501 Not Implemented${headers}Unsupported transfer encoding`);
-  else socket.end(`HTTP/1.1 400 Bad Request${headers}400 Bad Request`);
+  // A transfer coding Go does not know is its 501; Transfer-Encoding beside Content-Length (which
+  // llhttp reports under the same code) is a 400 here, where Go would let chunked win.
+  else if (error.code === 'HPE_INVALID_TRANSFER_ENCODING' && !/Content-Length/i.test(error.reason ?? '')) {
+    socket.end(`HTTP/1.1 501 Not Implemented${headers}Unsupported transfer encoding`);
+  } else socket.end(`HTTP/1.1 400 Bad Request${headers}400 Bad Request`);
 }

@@ -10,7 +10,7 @@ const MAX_LISTED = Math.ceil(MAX_HANDSHAKE_MESSAGE_BYTES / 5);
  * The certificates the client sent, leaf first, in the order sent, through Node's own walk
  * (`getPeerX509Certificate().issuerCertificate`...). Where the self-probe found this walk
  * faithful, it is exactly the client's Certificate message; elsewhere it may be shorter
- * (see relay.ts). Undefined when the client sent no certificate.
+ * (the self-probe warns then). Undefined when the client sent no certificate.
  */
 export function nativePeerChain(socket: TLSSocket): Uint8Array[] | undefined {
   const leaf = socket.getPeerX509Certificate();
