@@ -75,7 +75,9 @@ describe('README opening: which metric series a dashboard finds', () => {
     const peer: RunningApp = await peers.start({}, { CORE_VM_ENDPOINT: '' });
     // The /proc-based series appear after the first sample of the runtime timer (5 s at most).
     let body = '';
-    for (const deadline = Date.now() + 20_000; !body.includes('# TYPE process_heap_bytes gauge') && Date.now() < deadline;) {
+    // The network pair is read on the same timer, asynchronously: wait for it too.
+    const sampled = (text: string): boolean => text.includes('# TYPE process_heap_bytes gauge') && text.includes('# TYPE process_network_transmit_bytes_total counter');
+    for (const deadline = Date.now() + 20_000; !sampled(body) && Date.now() < deadline;) {
       if (body !== '') await new Promise((resolve) => setTimeout(resolve, 500));
       body = (await send(peer.address, '/metrics')).body;
     }
