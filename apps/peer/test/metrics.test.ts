@@ -145,8 +145,14 @@ describe('peer with provider prometheus', () => {
       expect(zstd.headers['content-encoding']).toBeUndefined();
     }
     if (process.platform === 'linux') {
-      expect(identity.body.toString()).toMatch(/^process_network_receive_bytes_total \d+$/m);
-      expect(identity.body.toString()).toMatch(/^process_network_transmit_bytes_total \d+$/m);
+      // The pair is read on the runtime timer, asynchronously: a scrape right after start can come first.
+      let page = identity.body.toString();
+      for (const deadline = Date.now() + 10_000; !/^process_network_transmit_bytes_total \d+$/m.test(page) && Date.now() < deadline;) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        page = (await getBytes(app.address, { 'Accept-Encoding': '*' })).body.toString();
+      }
+      expect(page).toMatch(/^process_network_receive_bytes_total \d+$/m);
+      expect(page).toMatch(/^process_network_transmit_bytes_total \d+$/m);
     }
   });
 
