@@ -11,8 +11,14 @@
 //                        raw baselines always run on node's defaults)
 // Every child runs on the node that runs this script (`node bench/run.mjs footprint --lines 22,24`
 // runs it on each line).
-// The forced GC and the heap-space figures come from a measurement-only preload (--expose-gc and
-// two signal handlers); it allocates nothing until signalled, so the RSS figures are what a user sees.
+// With FABRIC_OPS_BENCH_FABRIC (bench/lib/fabric.mjs) Fabric's own operations server is measured
+// too, with its own answers (its CPU column is per request of its own bytes, so no goal reads it).
+// The forced GC and the heap-space figures come from a measurement-only preload (two signal
+// handlers); it allocates nothing until signalled, so the RSS figures are what a user sees. It
+// must not need --expose-gc on the command line: node refuses that flag in a worker's execArgv and
+// the peer starts its verifier worker with its own execArgv, so every client certificate was
+// refused and the load died with "socket hang up" (bench/README.md).
+import './lib/fail.mjs';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
@@ -20,6 +26,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { fabricReference, fabricTlsEnv, startFabric } from './lib/fabric.mjs';
 import { buildGoHello } from './lib/go-hello.mjs';
 import { createBenchPki } from './lib/pki.mjs';
 
@@ -34,14 +41,16 @@ const CHILD_TIMEOUT_MS = 180_000;
 const MiB = 1024 * 1024;
 const CLOCK_TICKS = 100; // USER_HZ on Linux
 
-// SIGWINCH: one line with V8's heap spaces (committed and used bytes); SIGUSR2: a full GC.
+// SIGWINCH: one line with V8's heap spaces (committed and used bytes); SIGUSR2: a full GC (gc
+// exposed at that moment, not by a command-line flag).
 const PRELOAD_SOURCE = `
-import { getHeapSpaceStatistics } from 'node:v8';
+import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 process.on('SIGWINCH', () => {
   const spaces = Object.fromEntries(getHeapSpaceStatistics().map((s) => [s.space_name, [s.space_size, s.space_used_size]]));
   process.stderr.write('footprint-heap ' + JSON.stringify(spaces) + '\\n');
 });
-process.on('SIGUSR2', () => { globalThis.gc(); globalThis.gc(); });
+process.on('SIGUSR2', () => { setFlagsFromString('--expose-gc'); const gc = runInNewContext('gc'); gc(); gc(); });
 `;
 const GC_PRELOAD = `data:text/javascript,${encodeURIComponent(PRELOAD_SOURCE)}`;
 
@@ -102,10 +111,11 @@ async function heapSpaces(server) {
 }
 
 /** Spawns a server child and resolves its pid and address once it prints "listening on". */
-function startChild(args, env, command = process.execPath) {
+function startChild(name, args, env, command = process.execPath) {
   const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const killTimer = setTimeout(() => child.kill('SIGKILL'), CHILD_TIMEOUT_MS);
   let output = '';
+  const heapReports = [];
   return new Promise((resolve, reject) => {
     const onData = (chunk) => {
       output += chunk;
@@ -113,20 +123,26 @@ function startChild(args, env, command = process.execPath) {
       if (match) {
         child.stdout.off('data', onData);
         child.stdout.resume();
-        resolve({ child, address: match[1], heapReports, stop: () => (clearTimeout(killTimer), child.kill('SIGKILL')) });
+        resolve({ child, address: match[1], heapReports, output: () => output.slice(-3_000), stop: () => (clearTimeout(killTimer), child.kill('SIGKILL')) });
       }
     };
     child.stdout.setEncoding('utf8').on('data', onData);
-    const heapReports = [];
     child.stderr.setEncoding('utf8').on('data', (chunk) => {
-      output += chunk;
+      output = (output + chunk).slice(-100_000);
       for (const match of chunk.matchAll(/^footprint-heap (.*)$/gm)) heapReports.push(JSON.parse(match[1]));
     });
     child.once('exit', (code, signal) => {
       clearTimeout(killTimer);
-      reject(new Error(`server exited (${code ?? signal}) before listening:\n${output}`));
+      reject(new Error(`${name} exited (${code ?? signal}) before listening:\n${output.slice(-3_000)}`));
     });
   });
+}
+
+/** The Fabric reference, in startChild's shape (no heap reports: it is Go). */
+async function startFabricChild(binary, env) {
+  const fabric = await startFabric(binary, env);
+  const killTimer = setTimeout(() => fabric.child.kill('SIGKILL'), CHILD_TIMEOUT_MS);
+  return { child: fabric.child, address: fabric.address, heapReports: [], output: fabric.stderr, stop: () => (clearTimeout(killTimer), fabric.child.kill('SIGKILL')) };
 }
 
 /** Sends `total` GETs over `CONNECTIONS` keep-alive connections, cycling through PATHS. */
@@ -145,8 +161,8 @@ async function load(address, tls, total) {
         res.resume();
         res.once('end', resolve);
       });
-      req.setTimeout(10_000, () => req.destroy(new Error(`timeout on ${path}`)));
-      req.once('error', reject);
+      req.setTimeout(10_000, () => req.destroy(new Error(`no answer within 10 s`)));
+      req.once('error', (error) => reject(new Error(`GET ${path} failed after ${sent} requests: ${error.message}${error.code ? ` [${error.code}]` : ''}`)));
       req.end();
     });
   const worker = async () => {
@@ -161,20 +177,31 @@ async function load(address, tls, total) {
   return { seconds: (performance.now() - started) / 1_000, statuses };
 }
 
-async function measure(name, args, env, tls, go) {
-  // Go has no heap-space report or forced GC here (and SIGUSR2 would end it): its RSS only.
-  const server = go === undefined ? await startChild(['--expose-gc', '--import', GC_PRELOAD, ...args], env) : await startChild(args, env, go);
+async function measure(name, args, env, tls, kind = 'node') {
+  // Go and Fabric have no heap-space report or forced GC here (SIGUSR2 would end them): RSS only.
+  const node = kind === 'node';
+  const server = node
+    ? await startChild(name, ['--import', GC_PRELOAD, ...args], env)
+    : kind === 'fabric'
+      ? await startFabricChild(args[0], env)
+      : await startChild(name, args, env, kind.go);
   try {
     await sleep(SETTLE_MS);
     const idle = rss(server.child.pid);
-    const idleHeap = go === undefined ? await heapSpaces(server) : undefined;
+    const idleHeap = node ? await heapSpaces(server) : undefined;
     const cpuBefore = cpuMicros(server.child.pid);
-    const run = await load(server.address, tls, REQUESTS);
+    let run;
+    try {
+      run = await load(server.address, tls, REQUESTS);
+    } catch (error) {
+      // The server's own log says why it refused or closed (e.g. a verifier that could not start).
+      throw new Error(`${name}: ${error.message}\n--- its output, last lines ---\n${server.output().trim().split('\n').slice(-12).join('\n')}`);
+    }
     const cpuPerRequest = (cpuMicros(server.child.pid) - cpuBefore) / REQUESTS;
     await sleep(500);
     const loaded = rss(server.child.pid);
-    const loadedHeap = go === undefined ? await heapSpaces(server) : undefined;
-    if (go === undefined) {
+    const loadedHeap = node ? await heapSpaces(server) : undefined;
+    if (node) {
       server.child.kill('SIGUSR2');
       await sleep(500);
     }
@@ -221,13 +248,16 @@ try {
     const go = await buildGoHello(dir);
     if (go.error === undefined) {
       const goOptions = { certFile: tlsFiles.certFile, keyFile: tlsFiles.keyFile, caFile: tlsFiles.caFile, responsesFile: goResponsesFile(dir), clientAuthRequired: false };
-      targets.push([goName, [JSON.stringify(goOptions)], {}, pki, go.binary]);
+      targets.push([goName, [JSON.stringify(goOptions)], {}, pki, { go: go.binary }]);
     } else {
       console.log(`(no Go baseline: ${go.error})`);
     }
   }
+  const fabricName = "Fabric's operations server (TLS)";
+  const fabric = fabricReference();
+  if (fabric.binary !== undefined && only.test(fabricName)) targets.push([fabricName, [fabric.binary], fabricTlsEnv(tlsFiles, false), pki, 'fabric']);
   const results = [];
-  for (const [name, args, env, tls, go] of targets) if (only.test(name)) results.push(await measure(name, args, env, tls, go));
+  for (const [name, args, env, tls, kind] of targets) if (only.test(name)) results.push(await measure(name, args, env, tls, kind));
 
   const f = (bytes) => (bytes / MiB).toFixed(1);
   console.log(
@@ -252,9 +282,14 @@ try {
     // Issue #22's goals, on every Node line: within 8 MiB of raw node on the same line, idle and after the same load.
     const idleGap = peer.idle.total - raw.idle.total;
     const loadedGap = peer.loaded.total - raw.loaded.total;
-    console.log(
-      `${peer.name}: idle +${f(idleGap)} MiB over raw, after load +${f(loadedGap)} MiB; goals: idle ≤ raw + 8 MiB ${idleGap <= 8 * MiB ? 'met' : 'missed'}, after load ≤ raw + 8 MiB ${loadedGap <= 8 * MiB ? 'met' : 'missed'}`,
-    );
+    const verdict = (gap) => (gap <= 8 * MiB ? 'met' : `missed by ${f(gap - 8 * MiB)} MiB`);
+    console.log(`${peer.name}: idle +${f(idleGap)} MiB over raw (goal ≤ +8: ${verdict(idleGap)}), after load +${f(loadedGap)} MiB (goal ≤ +8: ${verdict(loadedGap)})`);
+  }
+  const fabricResult = byName(fabricName);
+  if (fabricResult === undefined) console.log(`${fabricName}: ${fabric.missing ?? 'not measured (FOOTPRINT_ONLY)'}`);
+  else if (byName('peer, TLS on') !== undefined) {
+    const peer = byName('peer, TLS on');
+    console.log(`peer, TLS on vs Fabric: idle ${f(peer.idle.total)} / ${f(fabricResult.idle.total)} MiB, after load ${f(peer.loaded.total)} / ${f(fabricResult.loaded.total)} MiB (Fabric answers with its own bytes: its CPU column is no comparison)`);
   }
   console.log("\nV8 heap spaces, committed/used MiB (new space is the young generation; old space grows by at least V8's 8 MiB step)");
   console.log('| target | new idle | new after load | old idle | old after load | code idle | code after load |');
