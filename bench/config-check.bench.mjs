@@ -5,6 +5,7 @@
 //
 //   node bench/config-check.bench.mjs            16k, 32k, 100k keys and a 4 MiB file
 //   BENCH_BASELINE_MAX_KEYS=32000                largest key count yaml's own check is run for
+import './lib/fail.mjs';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -2,6 +2,7 @@
 // concurrent connections (wrk), next to raw node:http serving the same bytes in the same run.
 // Prints requests/s, runtime pings/s (single-flight keeps them far below requests/s), and ratios.
 // Needs podman and wrk (scripts/test-deps.sh installs both) and the built packages (pnpm build).
+import './lib/fail.mjs';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';

@@ -1,7 +1,9 @@
 // ops-logspec: the cost of a log call through the registry vs plain pino, and of activating a
 // spec over 10,000 registered loggers. Run with `node bench/run.mjs logspec` after `pnpm build`.
+import './lib/fail.mjs';
 import { createRequire } from 'node:module';
 import { createLogging } from '@fabric-ops/ops-logspec';
+import { forceGc } from './lib/gc.mjs';
 
 // pino is ops-logspec's peer dependency; take the very copy the registry uses.
 const requireFromPackage = createRequire(import.meta.resolve('@fabric-ops/ops-logspec'));
@@ -134,8 +136,8 @@ const specs = [
   ['a long spec (100 terms)', Array.from({ length: 100 }, (_, i) => `module${i}=${i % 2 ? 'debug' : 'warn'}`).join(':'), 'info'],
 ];
 const activationMedians = [];
-// Start the activation series from a clean heap (run.mjs passes --expose-gc).
-globalThis.gc?.();
+// Start the activation series from a clean heap.
+forceGc();
 for (const [label, a, b] of specs) {
   const times = [];
   for (let r = 0; r < 41; r++) {

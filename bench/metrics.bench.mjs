@@ -1,6 +1,7 @@
 // /metrics scrape cost at 1k / 10k / 100k series (time, bytes, longest event-loop stall),
 // against prom-client's own registry.metrics() on the same series; and the per-call cost of
 // counter.with(...).add(1) for the Prometheus and StatsD providers against raw prom-client.
+import './lib/fail.mjs';
 import { createServer, request } from 'node:http';
 import { availableParallelism, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';

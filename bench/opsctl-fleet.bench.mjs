@@ -5,6 +5,7 @@
 // and, for a healthy fleet, close to the start-up cost of one opsctl process. The baseline is
 // the way it is done without a fleet mode: one opsctl process per node, one after another.
 // Needs the built opsctl (pnpm build). Loopback only; bounded (about 40 s).
+import './lib/fail.mjs';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';

@@ -4,7 +4,7 @@
 //
 //   node bench/profile.bench.mjs [--quick]        (after `pnpm build`)
 //   BENCH_PROFILE_SECONDS=8  BENCH_PROFILE_PATHS=/version,/livez  BENCH_PROFILE_KEEP=1 (keep the .cpuprofile files)
-//   BENCH_PROFILE_OURS_ARGS='--trace-gc'  node options for ours only (to compare V8 settings against the bin's own)
+//   BENCH_PROFILE_OURS_ARGS='--max-semi-space-size=16'  node options for ours only, given in NODE_OPTIONS (to compare V8 settings against the bin's own)
 //
 // Only samples taken inside the measured window count: the profile's timestamps and this
 // process's `process.hrtime` both read the machine's monotonic clock, so start-up, handshakes and
@@ -13,6 +13,7 @@
 // and collections per 10k requests: a GC share that differs while allocation per request does not
 // comes from the young generation's size (V8's default, or BENCH_PROFILE_OURS_ARGS), not from
 // garbage our code makes.
+import './lib/fail.mjs';
 import { spawn } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -29,6 +30,7 @@ const KEEP = process.env.BENCH_PROFILE_KEEP === '1';
 const CONNECTIONS = 32;
 const TOP = 8;
 const OURS_ARGS = (process.env.BENCH_PROFILE_OURS_ARGS ?? '').split(' ').filter(Boolean);
+const TRACE_GC_PRELOAD = `data:text/javascript,${encodeURIComponent("import { setFlagsFromString } from 'node:v8'; setFlagsFromString('--trace-gc');")}`;
 const PUT_BODY = '{"spec":"peer.operations=info:warn"}';
 
 const here = (f) => fileURLToPath(new URL(f, import.meta.url));
@@ -39,7 +41,9 @@ function start(name, args, env = {}) {
   const profileDir = join(dir, `profile-${name}-${Date.now()}`);
   const logFd = openSync(join(dir, `${name}.log`), 'a');
   // --trace-gc: the heap before and after each collection, from which allocation per request is read.
-  const child = spawn(process.execPath, ['--cpu-prof', '--cpu-prof-interval', '100', '--cpu-prof-dir', profileDir, '--trace-gc', ...args], {
+  // Set from a preload, not the command line: node refuses a V8 flag in a worker's execArgv, and
+  // the peer's verifier worker inherits the bin's.
+  const child = spawn(process.execPath, ['--cpu-prof', '--cpu-prof-interval', '100', '--cpu-prof-dir', profileDir, '--import', TRACE_GC_PRELOAD, ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', logFd],
   });
@@ -200,7 +204,11 @@ try {
   );
 
   const loadBefore = loadavg()[0];
-  const ours = await start('ours', [...OURS_ARGS, here('../apps/peer/dist/bin.js')], { FABRIC_CFG_PATH: dir, FABRIC_LOGGING_SPEC: 'peer.operations=info:warn' });
+  const ours = await start('ours', [here('../apps/peer/dist/bin.js')], {
+    FABRIC_CFG_PATH: dir,
+    FABRIC_LOGGING_SPEC: 'peer.operations=info:warn',
+    ...(OURS_ARGS.length > 0 ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} ${OURS_ARGS.join(' ')}`.trim() } : {}),
+  });
   const responses = {};
   for (const c of cases) responses[`${c.method} ${c.path} mtls`] = await fetchOnce(ours.port, { method: c.method, path: c.path, body: c.method === 'PUT' ? PUT_BODY : undefined }, tls);
   const responsesFile = join(dir, 'responses.json');

@@ -1,12 +1,18 @@
-// Runs every benchmark under bench/ in turn: node bench/run.mjs [name-filter] [--quick]
-//   [--node <path>] [--lines 20,22,24,26]
+// Runs every benchmark under bench/ in turn: node bench/run.mjs [name-filter …] [--quick]
+//   [--node <path>] [--lines 20,22,24,26] [--repeats N]
+// Each name filter selects the scripts whose file name contains it (`footprint suite` runs the
+// footprint scripts and the load suite). --repeats runs the chosen scripts N times per line.
+// Before each line's run it prints the 1-minute load average and warns when it is 1.5 or more
+// (figures from such a run are not quotable).
 // --quick runs only the load suite, with short rounds (a smoke test of a couple of minutes).
 // --node runs the scripts (and so every server and load generator they start, which use the
 // script's own process.execPath) on that node binary instead of this one; --lines runs them
 // once per Node major line, each line's node found or installed by scripts/node-line.sh
 // (the machine's node when it is of that line, else Node's build from the npm registry).
+import './lib/fail.mjs';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { delimiter, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -25,12 +31,17 @@ function option(name) {
 const nodePath = option('--node');
 const lines = option('--lines');
 if (nodePath !== undefined && lines !== undefined) throw new Error('give --node or --lines, not both');
+const repeats = Number(option('--repeats') ?? 1);
+if (!Number.isInteger(repeats) || repeats < 1) throw new Error('--repeats takes a whole number ≥ 1');
 const flags = args.filter((a) => a.startsWith('--'));
 const quick = flags.includes('--quick');
-const filter = args.find((a) => !a.startsWith('--')) ?? (quick ? 'suite' : '');
+const filters = args.filter((a) => !a.startsWith('--'));
+if (filters.length === 0) filters.push(quick ? 'suite' : '');
 const scripts = readdirSync(dir)
-  .filter((f) => f.endsWith('.bench.mjs') && f.includes(filter))
+  .filter((f) => f.endsWith('.bench.mjs') && filters.some((filter) => f.includes(filter)))
   .sort();
+if (scripts.length === 0) throw new Error(`no bench/*.bench.mjs matches ${filters.map((f) => JSON.stringify(f)).join(', ')}`);
+const QUIET_LOAD_AVERAGE = 1.5;
 
 /** [label, node binary] per run. */
 const nodes =
@@ -48,12 +59,26 @@ for (const [label, node] of nodes) {
     const version = execFileSync(node, ['-p', 'process.version'], { encoding: 'utf8' }).trim();
     process.stdout.write(`\n##### ${label}: ${version} (${node})\n`);
   }
-  for (const script of scripts) {
-    process.stdout.write(`\n=== ${script}${quick ? ' (quick)' : ''}\n`);
-    // The line's folder first on PATH too, for anything a script starts as plain `node`.
-    const env = { ...process.env, PATH: `${dirname(node)}${delimiter}${process.env.PATH ?? ''}` };
-    const result = spawnSync(node, ['--expose-gc', `${dir}/${script}`, ...flags], { stdio: 'inherit', env });
-    if (result.status !== 0) failed++;
+  const load = loadavg()[0];
+  process.stdout.write(
+    `load average at the start: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}${load >= QUIET_LOAD_AVERAGE ? ` — WARNING: ${load.toFixed(2)} ≥ ${QUIET_LOAD_AVERAGE}, these figures are not quotable` : ''}\n`,
+  );
+  for (let repeat = 1; repeat <= repeats; repeat++) {
+    for (const script of scripts) {
+      process.stdout.write(`\n=== ${script}${quick ? ' (quick)' : ''}${repeats > 1 ? ` — repeat ${repeat} of ${repeats}` : ''} (load average ${loadavg()[0].toFixed(2)})\n`);
+      // The line's folder first on PATH too, for anything a script starts as plain `node`. No node
+      // options: a V8 flag such as --expose-gc in a script's execArgv would be passed on to the
+      // verifier worker of an in-process TLS server, which node refuses (bench/README.md).
+      const env = { ...process.env, PATH: `${dirname(node)}${delimiter}${process.env.PATH ?? ''}` };
+      const result = spawnSync(node, [`${dir}/${script}`, ...flags], { stdio: 'inherit', env });
+      if (result.status !== 0) {
+        failed++;
+        process.stdout.write(`=== ${script} failed (${result.status ?? result.signal})\n`);
+      }
+    }
   }
 }
+if (failed > 0) process.stdout.write(`\n${failed} bench run(s) failed\n`);
 process.exitCode = failed === 0 ? 0 : 1;

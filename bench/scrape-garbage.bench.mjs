@@ -9,6 +9,7 @@
 //   FILLER_BYTES=24000  short-lived garbage made between two scrapes (the other requests)
 //   CONCURRENT=1        scrapes started together each round (their bodies must all be complete)
 //   RUNTIME=0           without the runtime series (to tell their share)
+import './lib/fail.mjs';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 

@@ -9,6 +9,7 @@
 //   node bench/suite.bench.mjs [--quick]
 // Needs the built packages (pnpm build), openssl and podman (scripts/test-deps.sh); Go is optional
 // (scripts/bench-deps.sh installs golang-go; without it the Go columns stay empty).
+import './lib/fail.mjs';
 import { execFileSync, spawn } from 'node:child_process';
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';

@@ -18,6 +18,7 @@
 //
 // BENCH_SECONDS (default 5) sets each phase. Needs openssl and the built bin (node scripts/build.mjs).
 // Fabric's own server is not run here; compare by hand (see bench/README.md).
+import './lib/fail.mjs';
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:https';

@@ -3,6 +3,7 @@
 // and TLS 1.3 ticket resumption), each next to raw node:https serving the same bytes with the
 // same certificates in the same run. Load comes from a separate process (bench/lib/load.mjs).
 // Needs openssl and the built packages (pnpm build). BENCH_SECONDS sets each run's length.
+import './lib/fail.mjs';
 import { spawn } from 'node:child_process';
 import { createPrivateKey, sign, X509Certificate } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
