@@ -182,11 +182,7 @@ async function load(address, tls, total) {
 async function measure(name, args, env, tls, kind = 'node') {
   // Go and Fabric have no heap-space report or forced GC here (SIGUSR2 would end them): RSS only.
   const node = kind === 'node';
-  const server = node
-    ? await startChild(name, ['--import', GC_PRELOAD, ...args], env)
-    : kind === 'fabric'
-      ? await startFabricChild(args[0], env)
-      : await startChild(name, args, env, kind.go);
+  const server = node ? await startChild(name, ['--import', GC_PRELOAD, ...args], env) : kind === 'fabric' ? await startFabricChild(args[0], env) : await startChild(name, args, env, kind.go);
   try {
     await sleep(SETTLE_MS);
     const idle = rss(server.child.pid);
@@ -237,7 +233,11 @@ try {
     writeFileSync(join(cfg, 'core.yaml'), peerCoreYaml(tls));
     configs[key] = cfg;
   }
-  const peerEnv = (key) => ({ FABRIC_CFG_PATH: configs[key], FABRIC_LOGGING_SPEC: 'info', ...(PEER_ARGS.length > 0 ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} ${PEER_ARGS.join(' ')}`.trim() } : {}) });
+  const peerEnv = (key) => ({
+    FABRIC_CFG_PATH: configs[key],
+    FABRIC_LOGGING_SPEC: 'info',
+    ...(PEER_ARGS.length > 0 ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} ${PEER_ARGS.join(' ')}`.trim() } : {}),
+  });
   const only = new RegExp(process.env.FOOTPRINT_ONLY ?? '');
   const targets = [
     ['raw node:http hello', ['-e', RAW_HELLO], {}, null],
@@ -291,7 +291,9 @@ try {
   if (fabricResult === undefined) console.log(`${fabricName}: ${fabric.missing ?? 'not measured (FOOTPRINT_ONLY)'}`);
   else if (byName('peer, TLS on') !== undefined) {
     const peer = byName('peer, TLS on');
-    console.log(`peer, TLS on vs Fabric: idle ${f(peer.idle.total)} / ${f(fabricResult.idle.total)} MiB, after load ${f(peer.loaded.total)} / ${f(fabricResult.loaded.total)} MiB (Fabric answers with its own bytes: its CPU column is no comparison)`);
+    console.log(
+      `peer, TLS on vs Fabric: idle ${f(peer.idle.total)} / ${f(fabricResult.idle.total)} MiB, after load ${f(peer.loaded.total)} / ${f(fabricResult.loaded.total)} MiB (Fabric answers with its own bytes: its CPU column is no comparison)`,
+    );
   }
   console.log("\nV8 heap spaces, committed/used MiB (new space is the young generation; old space grows by at least V8's 8 MiB step)");
   console.log('| target | new idle | new after load | old idle | old after load | code idle | code after load |');

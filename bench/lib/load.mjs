@@ -4,6 +4,8 @@
 //   mode "connect":   `connections` loops of connect (+ full TLS handshake) → one request → close.
 //   mode "resume":    as "connect", offering the last TLS session ticket (resumption).
 // `tls` holds `ca` and, for mutual TLS, `cert` and `key`; without `tls` it speaks plain HTTP.
+// `tls.fleet` ([{ cert, key }]) instead gives each new connection the next certificate in turn, so
+// a server's verdict cache answers no connection (a fleet of clients, not one reconnecting).
 // `method` (GET) and `body` (none) shape the request; `requests` stops after that many in all,
 // `seconds` after that long, whichever comes first.
 // With `gate: true` it opens its keep-alive connections first, prints "ready" and starts the
@@ -24,7 +26,9 @@ const request = Buffer.concat([
 ]);
 // One context for every connection: building one per connect (parsing key and CA) would make the
 // client, not the server, the bottleneck of the handshake figures.
-const secureContext = tls ? createSecureContext(tls) : undefined;
+const secureContexts = tls ? (tls.fleet ?? [tls]).map(({ cert, key }) => createSecureContext({ ca: tls.ca, cert, key })) : [];
+const secureContext = secureContexts[0];
+let nextContext = 0;
 let deadline = Infinity;
 let sent = 0;
 const more = () => sent < requests && performance.now() < deadline;
@@ -47,7 +51,8 @@ function record(startedAt, status) {
 
 function open() {
   if (!secureContext) return tcpConnect({ host, port });
-  const socket = tlsConnect({ host, port, secureContext, servername: 'localhost', ...(mode === 'resume' && lastSession ? { session: lastSession } : {}) });
+  const context = secureContexts[nextContext++ % secureContexts.length];
+  const socket = tlsConnect({ host, port, secureContext: context, servername: 'localhost', ...(mode === 'resume' && lastSession ? { session: lastSession } : {}) });
   socket.once('secureConnect', () => {
     handshakes++;
     if (socket.isSessionReused()) resumed++;
