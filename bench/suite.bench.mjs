@@ -6,6 +6,9 @@
 // alternate the targets (ours, raw, Go, ours, raw, Go, …) from a separate load process; the server's
 // CPU time (/proc/<pid>/stat) is sampled around exactly the measured requests. Prints medians and
 // the ratios, and writes everything to bench/results/latest.json.
+// With FABRIC_OPS_BENCH_FABRIC (lib/fabric.mjs), Fabric's own operations server joins the peer's
+// cells it serves (/version, /logspec, /healthz, /metrics; it answers with its own bytes) and the
+// RSS readings; without it its columns say "not given".
 //   node bench/suite.bench.mjs [--quick]
 // Needs the built packages (pnpm build), openssl and podman (scripts/test-deps.sh); Go is optional
 // (scripts/bench-deps.sh installs golang-go; without it the Go columns stay empty).
@@ -15,6 +18,7 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writ
 import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { fabricReference, fabricTlsEnv, startFabric } from './lib/fabric.mjs';
 import { buildGoHello } from './lib/go-hello.mjs';
 import { fetchOnce } from './lib/fetch-once.mjs';
 import { createBenchPki } from './lib/pki.mjs';
@@ -44,6 +48,9 @@ const QUIET_LOAD_AVERAGE = 0.5;
 const QUIET_RAW_SPREAD = 0.1;
 const PUT_BODY = JSON.stringify({ spec: 'peer.operations=info:warn' });
 const here = (f) => fileURLToPath(new URL(f, import.meta.url));
+const fabric = fabricReference();
+// The peer's cells Fabric's server has a route for (it has no /livez or /readyz).
+const FABRIC_PATHS = new Set(['/version', '/logspec', '/healthz', '/metrics']);
 const peerBin = here('../apps/peer/dist/bin.js');
 
 const dir = mkdtempSync(join(tmpdir(), 'fabric-ops-bench-suite-'));
@@ -80,6 +87,12 @@ function startServer(name, command, args, env = {}) {
     });
     child.once('exit', (code) => reject(new Error(`${name} exited ${code} before listening: ${out}${readFileSync(logFile, 'utf8').slice(-2_000)}`)));
   });
+}
+
+async function startFabricTarget(files) {
+  const started = await startFabric(fabric.binary, fabricTlsEnv(files, false));
+  children.push(started.child);
+  return { name: 'fabric', child: started.child, port: started.port, logFile: null, peakRssMiB: 0 };
 }
 
 function stopServer(target) {
@@ -256,6 +269,12 @@ try {
     ours.name = 'ours';
     targets[1].name = 'raw';
     if (targets[2]) targets[2].name = 'go';
+    const fabricTarget = group.name === 'peer' && fabric.binary ? await startFabricTarget(files) : undefined;
+    if (fabricTarget) targets.push(fabricTarget);
+    const fabricServes = (cell) => fabricTarget !== undefined && FABRIC_PATHS.has(cell.path) && cell.method === 'GET';
+    // Fabric answers with its own bytes: its status is the one each of its rounds is checked against.
+    const fabricStatus = {};
+    if (fabricTarget) for (const cell of group.cells.filter(fabricServes)) fabricStatus[key(cell)] ??= (await fetchOnce(fabricTarget.port, cell, cell.auth === 'mtls' ? tls : { ca: tls.ca })).status;
     await new Promise((r) => setTimeout(r, 500));
 
     if (group.rss) {
@@ -280,12 +299,14 @@ try {
         bytes: Buffer.from(expected.body, 'base64').length,
         rounds: {},
       };
-      for (const target of targets) entry.rounds[target.name] = [];
-      if (WARMUP_SECONDS > 0) for (const target of targets) await runLoad(target, loadOptions(target, cell, tls, { seconds: WARMUP_SECONDS }));
+      const cellTargets = targets.filter((target) => target !== fabricTarget || fabricServes(cell));
+      for (const target of cellTargets) entry.rounds[target.name] = [];
+      if (WARMUP_SECONDS > 0) for (const target of cellTargets) await runLoad(target, loadOptions(target, cell, tls, { seconds: WARMUP_SECONDS }));
       for (let round = 0; round < ROUNDS; round++) {
-        for (const target of targets) {
+        for (const target of cellTargets) {
           const r = await runLoad(target, loadOptions(target, cell, tls));
-          const wrong = Object.entries(r.statuses).reduce((n, [status, count]) => (Number(status) === expected.status ? n : n + count), 0);
+          const wanted = target === fabricTarget ? fabricStatus[key(cell)] : expected.status;
+          const wrong = Object.entries(r.statuses).reduce((n, [status, count]) => (Number(status) === wanted ? n : n + count), 0);
           entry.rounds[target.name].push({ rps: r.rps, p50ms: r.p50ms, p99ms: r.p99ms, cpuUsPerRequest: r.cpuUsPerRequest, completed: r.completed, errors: r.failed + wrong, statuses: r.statuses });
         }
       }
@@ -307,10 +328,11 @@ try {
         rpsOursToGo: m.go ? m.ours.rps / m.go.rps : null,
         cpuOursToRaw: m.ours.cpuUsPerRequest / m.raw.cpuUsPerRequest,
         cpuOursToGo: m.go ? m.ours.cpuUsPerRequest / m.go.cpuUsPerRequest : null,
+        cpuOursToFabric: m.fabric ? m.ours.cpuUsPerRequest / m.fabric.cpuUsPerRequest : null,
       };
       entry.rawSpread = Math.max(...entry.rounds.raw.map((r) => Math.abs(r.rps / m.raw.rps - 1)));
       cells.push(entry);
-      process.stdout.write(`  ${entry.label}: ${targets.map((t) => `${t.name} ${Math.round(m[t.name].rps)} req/s ${m[t.name].cpuUsPerRequest.toFixed(1)} µs`).join(', ')}\n`);
+      process.stdout.write(`  ${entry.label}: ${cellTargets.map((t) => `${t.name} ${Math.round(m[t.name].rps)} req/s ${m[t.name].cpuUsPerRequest.toFixed(1)} µs`).join(', ')}\n`);
     }
     if (group.rss) {
       for (const target of targets) {
@@ -334,15 +356,27 @@ try {
 
   const fmt = (n, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : '–');
   const ratio = (n) => (Number.isFinite(n) ? `${n.toFixed(2)}×` : '–');
+  const notGiven = fabric.missing ?? 'no route';
   const header =
-    '| cell | status | bytes | ours req/s | ours p50 / p99 ms | ours µs CPU/req | raw req/s | raw µs CPU/req | Go req/s | Go µs CPU/req | req/s ours/raw | req/s ours/Go | CPU ours/raw | CPU ours/Go | ours errors |';
-  const lines = [header, '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'];
+    '| cell | status | bytes | ours req/s | ours p50 / p99 ms | ours µs CPU/req | raw req/s | raw µs CPU/req | Go req/s | Go µs CPU/req | Fabric req/s | Fabric µs CPU/req | req/s ours/raw | req/s ours/Go | CPU ours/raw | CPU ours/Go | CPU ours/Fabric | ours errors |';
+  const lines = [header, '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'];
   for (const c of cells) {
     const { ours, raw } = c.median;
     const goM = c.median.go ?? {};
+    const fab = c.median.fabric;
     lines.push(
-      `| ${c.label} | ${c.status} | ${c.bytes} | ${fmt(ours.rps)} | ${fmt(ours.p50ms, 2)} / ${fmt(ours.p99ms, 2)} | ${fmt(ours.cpuUsPerRequest, 1)} | ${fmt(raw.rps)} | ${fmt(raw.cpuUsPerRequest, 1)} | ${fmt(goM.rps)} | ${fmt(goM.cpuUsPerRequest, 1)} | ${ratio(c.ratios.rpsOursToRaw)} | ${ratio(c.ratios.rpsOursToGo)} | ${ratio(c.ratios.cpuOursToRaw)} | ${ratio(c.ratios.cpuOursToGo)} | ${ours.errors} |`,
+      `| ${c.label} | ${c.status} | ${c.bytes} | ${fmt(ours.rps)} | ${fmt(ours.p50ms, 2)} / ${fmt(ours.p99ms, 2)} | ${fmt(ours.cpuUsPerRequest, 1)} | ${fmt(raw.rps)} | ${fmt(raw.cpuUsPerRequest, 1)} | ${fmt(goM.rps)} | ${fmt(goM.cpuUsPerRequest, 1)} | ${fab ? fmt(fab.rps) : notGiven} | ${fab ? fmt(fab.cpuUsPerRequest, 1) : notGiven} | ${ratio(c.ratios.rpsOursToRaw)} | ${ratio(c.ratios.rpsOursToGo)} | ${ratio(c.ratios.cpuOursToRaw)} | ${ratio(c.ratios.cpuOursToGo)} | ${fab ? ratio(c.ratios.cpuOursToFabric) : notGiven} | ${ours.errors} |`,
     );
+  }
+  // Issue #28's keep-alive goals: CPU efficiency (raw's CPU per request / ours) ≥ 0.95 on the same
+  // bytes; against Fabric's (its own bytes) as the stretch; /metrics against Fabric.
+  const goalLines = ['| cell | efficiency vs raw (goal ≥ 0.95) | efficiency vs Fabric (stretch ≥ 1.00) |', '|---|---|---|'];
+  for (const c of cells.filter((cell) => cell.mode === 'keepalive' && cell.auth === 'mtls' && cell.group === 'peer' && cell.method === 'GET' && FABRIC_PATHS.has(cell.path))) {
+    const { ours, raw, fabric: fab } = c.median;
+    const vsRaw = raw.cpuUsPerRequest / ours.cpuUsPerRequest;
+    const vsFabric = fab ? fab.cpuUsPerRequest / ours.cpuUsPerRequest : Number.NaN;
+    const verdict = (value, goal) => (!Number.isFinite(value) ? notGiven : value >= goal ? `${value.toFixed(2)}, met` : `${value.toFixed(2)}, missed by ${(goal - value).toFixed(2)}`);
+    goalLines.push(`| ${c.label} | ${c.path === '/metrics' ? `${ratio(vsRaw)} (raw replays the page: no goal)` : verdict(vsRaw, 0.95)} | ${verdict(vsFabric, 1)} |`);
   }
   const rssLines = ['| server | RSS idle MiB | RSS after keep-alive requests MiB | requests | peak during the cells MiB |', '|---|---:|---:|---:|---:|'];
   for (const r of rss) rssLines.push(`| ${r.target} | ${fmt(r.idleMiB)} | ${fmt(r.afterMiB)} | ${r.requests} | ${fmt(r.peakMiB)} |`);
@@ -356,6 +390,9 @@ try {
       `Load average (1 min) before ${loadBefore[0].toFixed(2)}, after ${loadAfter[0].toFixed(2)}. Quiet: ${quiet.quiet ? 'yes' : `no — ${reasons.join('; ')}`}`,
       '',
       ...lines,
+      '',
+      "Keep-alive goals (mutual TLS; efficiency = the other server's CPU per request / ours, so > 1 is cheaper than it):",
+      ...goalLines,
       '',
       ...rssLines,
       '',
