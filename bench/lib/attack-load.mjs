@@ -5,18 +5,12 @@
 // starting again, for `seconds`. Prints {"handshakes": n} on exit. Usage: node attack-load.mjs <json-file>
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:tls';
+import { shuffledChain } from './self-issued-chain.mjs';
 
 const { port, connections, seconds, key, leaf, cas, hangUp = false } = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const until = Date.now() + seconds * 1000;
 let handshakes = 0;
-const shuffled = () => {
-  const order = [...cas];
-  for (let i = order.length - 1; i > 0; i--) {
-    const j = Math.floor(Math.random() * (i + 1));
-    [order[i], order[j]] = [order[j], order[i]];
-  }
-  return leaf + order.join('');
-};
+const shuffled = () => shuffledChain(leaf, cas);
 async function loop() {
   while (Date.now() < until) {
     await new Promise((resolve) => {
