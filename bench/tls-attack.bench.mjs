@@ -16,10 +16,13 @@
 //   attacking connections; GET /version latency for a keep-alive client and a new connection
 //   each time. The key is made once with openssl and kept in $TMPDIR/fabric-ops-rsa<bits>/key.pem.
 //
+// With FABRIC_OPS_BENCH_FABRIC (lib/fabric.mjs) the constraint attack also runs, in the same run and
+// the same way, against Fabric's own operations server (PROBE_TLS_CLIENT_REQUIRED for
+// clientAuthRequired), and the table puts the two side by side; without it Fabric's columns say
+// "not given".
 // BENCH_SECONDS (default 5) sets each phase. Needs openssl and the built bin (node scripts/build.mjs).
-// Fabric's own server is not run here; compare by hand (see bench/README.md).
 import './lib/fail.mjs';
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:https';
 import { loadavg, tmpdir } from 'node:os';
@@ -27,80 +30,35 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { attackChain } from './lib/attack-chain.mjs';
 import { constraintChain } from './lib/constraint-chain.mjs';
-import { createBenchPki } from './lib/pki.mjs';
+import { fabricReference, fabricTlsEnv, startFabric } from './lib/fabric.mjs';
+import { startPeer as startPeerBin, stopProcess, writePeerConfig } from './lib/peer.mjs';
+import { createBenchPki, issueClientFleet } from './lib/pki.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const BITS = Number(process.env.BENCH_ATTACK_BITS ?? 8_192);
 const ATTACKS = (process.env.BENCH_ATTACK ?? 'constraint,rsa').split(',');
 const FLEET = 400;
-const bin = fileURLToPath(new URL('../apps/peer/dist/bin.js', import.meta.url));
 const attackScript = fileURLToPath(new URL('./lib/attack-load.mjs', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'fabric-ops-bench-tls-attack-'));
 
-function startPeer(pki, clientAuthRequired) {
-  writeFileSync(
-    join(dir, 'core.yaml'),
-    [
-      'vm:',
-      '  endpoint: ""',
-      'operations:',
-      '  listenAddress: "127.0.0.1:0"',
-      '  tls:',
-      '    enabled: true',
-      `    cert:\n      file: ${JSON.stringify(pki.files.certFile)}`,
-      `    key:\n      file: ${JSON.stringify(pki.files.keyFile)}`,
-      `    clientAuthRequired: ${clientAuthRequired}`,
-      `    clientRootCAs:\n      files: [${JSON.stringify(pki.files.caFile)}]`,
-      'metrics:',
-      '  provider: prometheus',
-      '',
-    ].join('\n'),
-  );
-  const child = spawn(process.execPath, [bin], { env: { ...process.env, FABRIC_CFG_PATH: dir }, stdio: ['ignore', 'pipe', 'ignore'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`no listening line: ${out}`)), 60_000);
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const match = /listening on 127\.0\.0\.1:(\d+)/.exec(out);
-      if (match) {
-        clearTimeout(timer);
-        child.stdout.resume();
-        resolve({ child, port: Number(match[1]) });
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`peer exited ${code}: ${out}`)));
-  });
+const fabric = fabricReference();
+const running = new Set();
+
+async function startPeer(pki, clientAuthRequired) {
+  const peer = await startPeerBin(writePeerConfig(join(dir, `peer-${clientAuthRequired}`), { tls: pki.files, clientAuthRequired }));
+  running.add(peer.child);
+  return peer;
 }
 
-/** Client certificates with one key and one CA, each its own serial: distinct chains, so distinct verdicts. */
-function clientFleet(pki, count) {
-  const p = (f) => join(dir, `fleet-${f}`);
-  const openssl = (...args) => execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
-  openssl('req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', p('key'), '-out', p('csr'), '-subj', '/O=Org1/CN=fleet');
-  writeFileSync(p('ext'), 'extendedKeyUsage=clientAuth\nkeyUsage=critical,digitalSignature\n');
-  const key = readFileSync(p('key'), 'utf8');
-  return Array.from({ length: count }, (_, i) => {
-    openssl(
-      'x509',
-      '-req',
-      '-in',
-      p('csr'),
-      '-CA',
-      pki.files.caFile,
-      '-CAkey',
-      pki.files.caFile.replace(/ca\.pem$/, 'ca.key'),
-      '-set_serial',
-      String(1000 + i),
-      '-days',
-      '2',
-      '-out',
-      p(`${i}.pem`),
-      '-extfile',
-      p('ext'),
-    );
-    return { cert: readFileSync(p(`${i}.pem`), 'utf8'), key, ca: pki.client.ca };
-  });
+async function startFabricServer(pki, clientAuthRequired) {
+  const server = await startFabric(fabric.binary, fabricTlsEnv(pki.files, clientAuthRequired));
+  running.add(server.child);
+  return server;
+}
+
+async function stop(server) {
+  await stopProcess(server.child);
+  running.delete(server.child);
 }
 
 function get(port, client, agent) {
@@ -162,43 +120,70 @@ function peakRss(pid) {
   };
 }
 
+/** One attack shape against one server: the legitimate clients' view during and after it. */
+async function underAttack(server, chain, shape, fresh, regular) {
+  const keepAlive = new Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    // The keep-alive client keeps one certificate: the agent pools connections per TLS options, so a
+    // new certificate per request would open a new connection each time.
+    const kept0 = await measure(server.port, () => regular, keepAlive, 0.5); // warm-up, and its connection opened
+    if (kept0.samples.length === 0) throw new Error(`the keep-alive client got no answer before the attack (port ${server.port})`);
+    const rss = peakRss(server.child.pid);
+    const attacking = attack(server.port, chain, shape.connections, SECONDS, shape.hangUp);
+    await new Promise((r) => setTimeout(r, 300)); // let the attack start
+    const [during, kept] = await Promise.all([measure(server.port, fresh, false, SECONDS - 0.3), measure(server.port, () => regular, keepAlive, SECONDS - 0.3)]);
+    const { handshakes, attempts } = await attacking;
+    const after = await measure(server.port, fresh, false, SECONDS + 3);
+    return { during, after, kept, peak: rss(), handshakes, attempts, load: load() };
+  } finally {
+    keepAlive.destroy();
+  }
+}
+
 async function constraintAttack(pki) {
   const chain = constraintChain(dir);
-  const fleet = clientFleet(pki, FLEET);
+  const fleet = issueClientFleet(pki, FLEET);
   let next = 0;
-  const fresh = () => fleet[next++ % fleet.length];
-  console.log(`\nissue #27: leaf (280 SANs) + 10 self-issued CAs on one P-256 key (230 excluded constraints each), ${SECONDS}s attack, ${SECONDS + 3}s after; node ${process.version}`);
+  const fresh = () => fleet[1 + (next++ % (fleet.length - 1))]; // fleet[0] is the keep-alive client's
+  console.log(
+    `\nissue #27: leaf (280 SANs) + 10 self-issued CAs on one P-256 key (230 excluded constraints each), ${SECONDS}s attack, ${SECONDS + 3}s after; node ${process.version}; Fabric: ${fabric.binary ?? fabric.missing}`,
+  );
   console.log('legitimate client: a new mTLS connection per GET /version, each with its own certificate; keep-alive client beside it');
-  console.log('attack                      clientAuth | during: ok      p50     p90 | after: ok       p50     p90 | keep-alive p50   p90 | peak RSS | attack handshakes | load');
   const shapes = [
     { name: 'burst 2, hang up at once', connections: 2, hangUp: true },
     { name: 'sustained 2, polite', connections: 2, hangUp: false },
     { name: 'sustained 32, polite', connections: 32, hangUp: false },
   ];
+  const rows = [];
   for (const shape of shapes) {
     for (const clientAuthRequired of [false, true]) {
+      const row = { shape, clientAuthRequired };
       const peer = await startPeer(pki, clientAuthRequired);
       try {
-        const keepAlive = new Agent({ keepAlive: true, maxSockets: 1 });
-        await measure(peer.port, fresh, keepAlive, 0.5); // warm-up
-        const rss = peakRss(peer.child.pid);
-        const attacking = attack(peer.port, chain, shape.connections, SECONDS, shape.hangUp);
-        await new Promise((r) => setTimeout(r, 300)); // let the attack start
-        const [during, kept] = await Promise.all([measure(peer.port, fresh, false, SECONDS - 0.3), measure(peer.port, fresh, keepAlive, SECONDS - 0.3)]);
-        const { handshakes } = await attacking;
-        const after = await measure(peer.port, fresh, false, SECONDS + 3);
-        const peak = rss();
-        keepAlive.destroy();
-        console.log(
-          `${shape.name.padEnd(28)}${String(clientAuthRequired).padStart(10)} | ${rate(during)} ${ms(at(during.samples, 0.5))} ${ms(at(during.samples, 0.9))} |` +
-            ` ${rate(after)} ${ms(at(after.samples, 0.5))} ${ms(at(after.samples, 0.9))} | ${ms(at(kept.samples, 0.5))} ${ms(at(kept.samples, 0.9))} | ${peak.toFixed(0).padStart(5)} MiB |` +
-            ` ${String(handshakes).padStart(17)} | ${load()}`,
-        );
+        row.peer = await underAttack(peer, chain, shape, fresh, fleet[0]);
       } finally {
-        peer.child.kill('SIGTERM');
+        await stop(peer);
       }
+      if (fabric.binary) {
+        const server = await startFabricServer(pki, clientAuthRequired);
+        try {
+          row.fabric = await underAttack(server, chain, shape, fresh, fleet[0]);
+        } finally {
+          await stop(server);
+        }
+      }
+      rows.push(row);
+      process.stdout.write(`  done: ${shape.name}, clientAuthRequired ${clientAuthRequired} (load ${load()})\n`);
     }
   }
+  const pct = ({ samples, tried }) => `${((100 * samples.length) / Math.max(1, tried)).toFixed(0)} % of ${tried}`;
+  const p = (m) => `${ms(at(m.samples, 0.5)).trim()} / ${ms(at(m.samples, 0.9)).trim()}`;
+  const side = (r) =>
+    r === undefined ? Array(7).fill(fabric.missing) : [pct(r.during), p(r.during), pct(r.after), p(r.after), p(r.kept), `${r.peak.toFixed(0)} MiB`, `${r.attempts ?? '?'} (${r.handshakes})`];
+  const columns = ['new conn. ok during', 'p50 / p90 ms during', 'ok after', 'p50 / p90 ms after', 'keep-alive p50 / p90 ms', 'peak RSS', 'attack connections (handshakes completed)'];
+  console.log(`\n| attack | clientAuthRequired | ${columns.map((c) => `peer: ${c}`).join(' | ')} | ${columns.map((c) => `Fabric: ${c}`).join(' | ')} | load avg |`);
+  console.log(`|---|---|${columns.map(() => '---').join('|')}|${columns.map(() => '---').join('|')}|---|`);
+  for (const row of rows) console.log(`| ${row.shape.name} | ${row.clientAuthRequired} | ${side(row.peer).join(' | ')} | ${side(row.fabric).join(' | ')} | ${row.peer.load} |`);
 }
 
 async function rsaAttack(pki) {
@@ -224,7 +209,7 @@ async function rsaAttack(pki) {
     }
     keepAlive.destroy();
   } finally {
-    peer.child.kill('SIGTERM');
+    await stop(peer);
   }
 }
 
@@ -233,5 +218,6 @@ try {
   if (ATTACKS.includes('constraint')) await constraintAttack(pki);
   if (ATTACKS.includes('rsa')) await rsaAttack(pki);
 } finally {
+  await Promise.all([...running].map(stopProcess));
   rmSync(dir, { recursive: true, force: true });
 }

@@ -13,7 +13,10 @@ export function constraintChain(dir, { count = 10, sans = 280, excluded = 230 } 
   const p = (f) => join(dir, `nc-attack-${f}`);
   // Names that never match a constraint, so every comparison is made and none ends the check early.
   const constraints = Array.from({ length: excluded }, (_, i) => `excluded;DNS:e${i}.x`).join(',');
-  writeFileSync(p('ca.cnf'), ['[req]', 'distinguished_name=dn', '[dn]', '[ca]', 'basicConstraints=critical,CA:TRUE', 'keyUsage=critical,keyCertSign', `nameConstraints=critical,${constraints}`, ''].join('\n'));
+  writeFileSync(
+    p('ca.cnf'),
+    ['[req]', 'distinguished_name=dn', '[dn]', '[ca]', 'basicConstraints=critical,CA:TRUE', 'keyUsage=critical,keyCertSign', `nameConstraints=critical,${constraints}`, ''].join('\n'),
+  );
   execFileSync('openssl', ['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-out', p('ca.key')], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
   return selfIssuedChain(dir, {
     prefix: 'nc-attack',
