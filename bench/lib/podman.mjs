@@ -1,6 +1,9 @@
 // podman's Docker-compatible API on a temp socket, configured to need nothing from the host
 // (vfs storage, cgroupfs, file events) so it runs as root in a bare container.
-import { spawn } from 'node:child_process';
+// The tests' helper (tools/test-kit/src/podman.ts) does the same with a restartable service; it is
+// TypeScript with no built dist/, which plain node cannot import on Node 20, so the benches (run
+// on every Node line) keep this small one.
+import { spawn, spawnSync } from 'node:child_process';
 import { request } from 'node:http';
 import { join } from 'node:path';
 
@@ -17,6 +20,8 @@ export function pingRuntime(socketPath) {
 }
 
 export async function startPodmanService(dir) {
+  const probe = spawnSync('podman', ['--version'], { encoding: 'utf8' });
+  if (probe.error !== undefined || probe.status !== 0) throw new Error('podman is not installed: run scripts/test-deps.sh (apt-get install podman) first');
   const socketPath = join(dir, 'docker.sock');
   const child = spawn(
     'podman',
