@@ -84,11 +84,14 @@ function stopAndReadProfile(target) {
 function allocatedMiB(traceText) {
   let total = 0;
   let collections = 0;
-  let leftAfter;
-  for (const m of traceText.matchAll(/: (?:Scavenge|Mark-Compact|Mark-Sweep|Minor Mark-Compact)\b[^\n]*?([\d.]+) \(([\d.]+)\) -> ([\d.]+) \(([\d.]+)\) MB/g)) {
-    const before = Number(m[1]);
-    if (leftAfter !== undefined) total += Math.max(0, before - leftAfter);
-    leftAfter = Number(m[3]);
+  // Per isolate ("[pid:0x…]" prefix): the trace flag, set from a preload, covers the verifier
+  // worker's isolate too, and one isolate's heap must not be subtracted from another's.
+  const leftAfter = new Map();
+  for (const m of traceText.matchAll(/^\[(\d+:0x[0-9a-f]+)[^\]]*\][^\n]*?: (?:Scavenge|Mark-Compact|Mark-Sweep|Minor Mark-Compact)\b[^\n]*?([\d.]+) \(([\d.]+)\) -> ([\d.]+) \(([\d.]+)\) MB/gm)) {
+    const isolate = m[1];
+    const before = Number(m[2]);
+    if (leftAfter.has(isolate)) total += Math.max(0, before - leftAfter.get(isolate));
+    leftAfter.set(isolate, Number(m[4]));
     collections++;
   }
   return { mib: total, collections };
