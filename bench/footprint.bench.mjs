@@ -218,6 +218,7 @@ function goResponsesFile(dir) {
   return file;
 }
 
+const loadAtStart = loadavg()[0];
 const dir = mkdtempSync(join(tmpdir(), 'footprint-'));
 try {
   const pki = createBenchPki(dir);
@@ -263,7 +264,7 @@ try {
 
   const f = (bytes) => (bytes / MiB).toFixed(1);
   console.log(
-    `node ${process.version}${PEER_ARGS.length > 0 ? `, peer with ${PEER_ARGS.join(' ')}` : ''}, load average ${loadavg()
+    `node ${process.version}${PEER_ARGS.length > 0 ? `, peer with ${PEER_ARGS.join(' ')}` : ''}, load average ${loadAtStart.toFixed(2)} at the start, ${loadavg()
       .map((l) => l.toFixed(1))
       .join(' ')} at the end`,
   );
