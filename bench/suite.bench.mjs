@@ -23,7 +23,8 @@ import { buildGoHello } from './lib/go-hello.mjs';
 import { fetchOnce } from './lib/fetch-once.mjs';
 import { createBenchPki } from './lib/pki.mjs';
 import { startPodmanService } from './lib/podman.mjs';
-import { cpuSeconds, median, rssMiB } from './lib/proc.mjs';
+import { median, rssMiB } from './lib/proc.mjs';
+import { runServerLoad } from './lib/server-load.mjs';
 
 const QUICK = process.argv.includes('--quick') || process.env.BENCH_QUICK === '1';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? (QUICK ? 0.5 : 5));
@@ -107,36 +108,13 @@ function stopServer(target) {
 const key = (cell) => `${cell.method} ${cell.path} ${cell.auth}`;
 
 /**
- * Runs the load generator against `target` and samples the server's CPU time when the load's
- * connections are open ("ready") and when its result arrives, so handshakes and process start-up
- * stay outside the figure (keep-alive) and CPU per request is the server's alone.
+ * Runs the load generator against `target` (lib/server-load.mjs: the server's CPU is sampled
+ * around exactly the measured requests) and keeps the target's peak RSS.
  */
-function runLoad(target, options) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [here('./lib/load.mjs'), JSON.stringify({ ...options, gate: true })], { stdio: ['pipe', 'pipe', 'inherit'] });
-    const pid = target.child.pid;
-    const sampler = setInterval(() => (target.peakRssMiB = Math.max(target.peakRssMiB, rssMiB(pid))), 200);
-    let out = '';
-    let cpuBefore;
-    child.stdout.setEncoding('utf8').on('data', (chunk) => {
-      out += chunk;
-      if (cpuBefore === undefined && out.startsWith('ready\n')) {
-        cpuBefore = cpuSeconds(pid);
-        out = out.slice('ready\n'.length);
-        child.stdin.end('go\n');
-      }
-      if (cpuBefore !== undefined && out.endsWith('\n')) {
-        const cpu = cpuSeconds(pid) - cpuBefore;
-        clearInterval(sampler);
-        const result = JSON.parse(out);
-        resolve({ ...result, cpuSeconds: cpu, cpuUsPerRequest: result.completed > 0 ? (cpu * 1e6) / result.completed : Number.NaN });
-      }
-    });
-    child.once('exit', (code) => {
-      clearInterval(sampler);
-      if (code !== 0) reject(new Error(`load generator exited ${code}`));
-    });
-  });
+async function runLoad(target, options) {
+  const result = await runServerLoad(target.child.pid, options);
+  target.peakRssMiB = Math.max(target.peakRssMiB, result.peakRssMiB);
+  return result;
 }
 
 function connectionsFor(cell) {
