@@ -124,7 +124,8 @@ function startChild(name, args, env, command = process.execPath) {
       const match = /listening on "?([\d.]+:\d+)/.exec(output);
       if (match) {
         child.stdout.off('data', onData);
-        child.stdout.resume();
+        // Keep the log's tail (the peer logs to stdout): a failed load shows what the server said.
+        child.stdout.on('data', (more) => (output = (output + more).slice(-100_000)));
         resolve({ child, address: match[1], heapReports, output: () => output.slice(-3_000), stop: () => (clearTimeout(killTimer), child.kill('SIGKILL')) });
       }
     };
