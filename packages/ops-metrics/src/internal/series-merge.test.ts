@@ -112,9 +112,19 @@ describe('series snapshots and their merge', () => {
     expect(third.families[0]!.keys).toEqual(['c_total{k="a"}', 'c_total{k="b"}', 'c_total{k="d"}']);
     expect(third.families[0]!.values).toEqual([5, 6, 7]);
     expect(keys).toEqual(['c_total{k="a"}', 'c_total{k="b"}', 'c_total{k="c"}']);
+    // Rendered twice: the second time from the keys' bytes kept since the first.
+    expect(await text(third.families)).toBe(await text(third.families));
     expect(await text(third.families)).toBe('# TYPE c_total counter\nc_total{k="a"} 5\nc_total{k="b"} 6\nc_total{k="d"} 7\n');
     // A family that changes type starts afresh.
     const fourth = await merger.merge([{ worker: '1', families: keyed({ families: [{ name: 'c_total', help: '', type: 'gauge', samples: [['', []]] }], values: [9] }) }]);
     expect(await text(fourth.families)).toBe('# TYPE c_total gauge\nc_total 9\n');
+  });
+
+  it('render kept key bytes as the keys’ text, whatever the characters', async () => {
+    const family: KeyedFamily = { name: 'g', help: 'é', type: 'gauge', keys: ['g{a="ü\\n"}', 'g{a="😀"}', 'g'], values: [1.5, -0, NaN], start: 0 };
+    const once = await text([family]);
+    expect(once).toBe('# HELP g é\n# TYPE g gauge\ng{a="ü\\n"} 1.5\ng{a="😀"} 0\ng NaN\n');
+    expect(await text([family])).toBe(once);
+    expect(await text([family])).toBe(once);
   });
 });

@@ -306,6 +306,41 @@ export async function renderKeyedFamilies(families: readonly KeyedFamily[], canc
 
 let spareWriter: BodyWriter | undefined;
 
+/** A keys array as UTF-8, each key followed by a space: key `i` is `bytes[ends[i - 1], ends[i])`. */
+interface EncodedKeys {
+  readonly bytes: Uint8Array;
+  readonly ends: Uint32Array;
+}
+
+/**
+ * Keys arrays rendered before: `null` once, then their bytes. A merger hands out the same array
+ * while a family's keys are unchanged, so from its second scrape a family's keys are copied as
+ * bytes rather than encoded again; an array seen only once (a registry's snapshot made afresh
+ * every scrape) is never encoded twice.
+ */
+const encodedKeys = new WeakMap<readonly string[], EncodedKeys | null>();
+
+function encodedOf(keys: readonly string[]): EncodedKeys | undefined {
+  const known = encodedKeys.get(keys);
+  if (known !== null) {
+    if (known === undefined) encodedKeys.set(keys, null);
+    return known;
+  }
+  let size = 0;
+  for (const key of keys) size += Buffer.byteLength(key, 'utf8') + 1;
+  const bytes = Buffer.allocUnsafeSlow(size);
+  const ends = new Uint32Array(keys.length);
+  let at = 0;
+  for (let i = 0; i < keys.length; i++) {
+    at += bytes.write(keys[i]!, at, 'utf8');
+    bytes[at++] = SPACE;
+    ends[i] = at;
+  }
+  const encoded = { bytes, ends };
+  encodedKeys.set(keys, encoded);
+  return encoded;
+}
+
 async function renderInto(writer: BodyWriter, families: readonly KeyedFamily[], cancel: CancelToken | undefined): Promise<Buffer> {
   let sliceStart = performance.now();
   let count = 0;
@@ -314,9 +349,12 @@ async function renderInto(writer: BodyWriter, families: readonly KeyedFamily[], 
     if (keys.length === 0) continue;
     if (family.help !== '') writer.write(`# HELP ${family.name} ${escapeHelp(family.help, false)}\n`);
     writer.write(`# TYPE ${family.name} ${family.type}\n`);
+    const encoded = encodedOf(keys);
     for (let i = 0; i < keys.length; i++) {
-      writer.write(keys[i]!);
-      writer.byte(SPACE);
+      if (encoded === undefined) {
+        writer.write(keys[i]!);
+        writer.byte(SPACE);
+      } else writer.bytes(encoded.bytes, i === 0 ? 0 : encoded.ends[i - 1]!, encoded.ends[i]!);
       writer.number(values[start + i]!);
       writer.byte(NEWLINE);
       if (++count >= 256) {
