@@ -4,6 +4,7 @@
 //
 //   node bench/cluster.bench.mjs [--quick]
 //   node --expose-gc bench/cluster.bench.mjs --hostile reply|retire|hello
+//   node bench/cluster.bench.mjs --profile <dir> [workers]
 //
 // For 1, 2 and 4 workers, each worker holds SERIES counter series of its own (default 1,000); the
 // single process holds all of them. Each cell warms the targets up with the same number of
@@ -67,7 +68,14 @@ async function runTarget() {
       for (let i = 0; i < workers; i++) cluster.fork();
       await waitUntil(async () => (await get(ops.address(), '/readyz')).status === 200);
       process.send?.({ address: ops.address(), pids: Object.values(cluster.workers).map((w) => w.process.pid) });
+      // --profile: a clean exit, so --cpu-prof writes the primary's and every worker's profile.
+      process.on('message', (message) => {
+        if (message !== 'bench-stop') return;
+        for (const worker of Object.values(cluster.workers)) worker.disconnect();
+        setTimeout(() => process.exit(0), 500);
+      });
     } else {
+      process.on('disconnect', () => process.exit(0));
       const ops = await startOperationsWorker();
       const counter = ops.metrics.newCounter({ namespace: 'bench', name: 'work_total', help: 'Work.', labelNames: ['shard'] });
       for (let i = 0; i < SERIES; i++) counter.with('shard', `w${cluster.worker.id}-s${i}`).add(i + 1);
@@ -148,9 +156,9 @@ async function waitUntil(check, timeoutMs = 30_000) {
   }
 }
 
-async function startTarget(kind, workers) {
+async function startTarget(kind, workers, execArgv = process.execArgv) {
   const { fork } = await import('node:child_process');
-  const child = fork(new URL(import.meta.url), [], { env: { ...process.env, CLUSTER_BENCH_ROLE: kind, WORKERS: String(workers), PORT: '0' }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child = fork(new URL(import.meta.url), [], { execArgv, env: { ...process.env, CLUSTER_BENCH_ROLE: kind, WORKERS: String(workers), PORT: '0' }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const [info] = await once(child, 'message');
   return { child, ...info, pids: [child.pid, ...info.pids] };
 }
@@ -386,8 +394,21 @@ async function hostilePrimary(MODE) {
   process.exit(0);
 }
 
+/** CPU profiles of our primary and its workers over BENCH_SCRAPES (default 300) scrapes after the warm-up. */
+async function profile(dir, workers) {
+  const target = await startTarget('ours', workers, [...process.execArgv, '--cpu-prof', '--cpu-prof-dir', dir]);
+  for (let i = 0; i < WARM_UP_SCRAPES; i++) await get(target.address, '/metrics');
+  const scrapes = Number(process.env.BENCH_SCRAPES) || 300;
+  for (let i = 0; i < scrapes; i++) await get(target.address, '/metrics');
+  target.child.send('bench-stop');
+  await once(target.child, 'exit');
+  console.log(`profiles of the primary (pid ${target.pids[0]}) and ${workers} worker(s) (${target.pids.slice(1).join(', ')}) in ${dir}`);
+}
+
 const hostileAt = process.argv.indexOf('--hostile');
+const profileAt = process.argv.indexOf('--profile');
 if (cluster.isWorker && process.env.HOSTILE_KIND !== undefined) hostileWorker();
 else if (hostileAt >= 0) await hostilePrimary(process.argv[hostileAt + 1] ?? 'reply');
+else if (profileAt >= 0 && role === undefined) await profile(process.argv[profileAt + 1] ?? '.', Number(process.argv[profileAt + 2] ?? 4));
 else if (role === undefined) await main();
 else await runTarget();

@@ -21,7 +21,7 @@ export type {
   ScrapeCancelToken,
   StatsdTarget,
 } from './internal/types.ts';
-export { keyLayouts, mergeSeries, renderKeyedFamilies, sampleKey, withValues, isCumulativeSample } from './internal/series-merge.ts';
-export type { GaugeRule, KeyedFamily, KeyedLayout, MergedFamily, SeriesMergeInput, SeriesMergeOptions, SeriesMergeResult } from './internal/series-merge.ts';
+export { createSeriesMerger, keyLayouts, mergeSeries, renderKeyedFamilies, sampleKey, withValues, isCumulativeSample } from './internal/series-merge.ts';
+export type { GaugeRule, KeyedFamily, KeyedLayout, MergedFamily, SeriesMergeInput, SeriesMergeOptions, SeriesMergeResult, SeriesMerger } from './internal/series-merge.ts';
 export { isSeriesType } from './internal/series-snapshot.ts';
 export type { SeriesFamily, SeriesSample, SeriesSnapshot, SeriesType } from './internal/series-snapshot.ts';

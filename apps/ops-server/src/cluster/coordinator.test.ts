@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ClusterCoordinator, DEPARTED_LIMIT, GREETINGS_PER_WORKER, type CoordinatorEvent } from './coordinator.ts';
 import type { KeyedFamily, SeriesFamily, SeriesSnapshot } from '@fabric-ops/ops-metrics';
 import { PROTOCOL_TAG, type PrimaryMessage, type WorkerChannel } from './protocol.ts';
+import { encodeValues } from './worker-series.ts';
 
 /** A worker's series: one counter and one gauge. */
 const WORKER_LAYOUT: SeriesFamily[] = [
@@ -37,6 +38,8 @@ class FakeWorker extends EventEmitter implements WorkerChannel {
 
   /** Reads nothing: what is sent to it stays queued (its write never completes). */
   stalled = false;
+  /** How its values travel: floats in base64 (as workers send them), JSON numbers (as earlier workers did), or a torn float. */
+  wire: 'floats' | 'json' | 'torn' = 'floats';
 
   send(message: PrimaryMessage, callback?: (error: Error | null) => void): void {
     this.received.push(message);
@@ -78,9 +81,10 @@ class FakeWorker extends EventEmitter implements WorkerChannel {
       const delta = this.statsdPending;
       this.statsdPending = 0;
       this.reply({ id: message.id, ok: true, statsd: { counters: delta > 0 ? [['work_total', delta]] : [], gauges: [['queue', 5, 'queue']], timings: [['took', [0.1]]] } });
-    } else if (message.op === 'metrics')
-      this.reply({ id: message.id, ok: true, metrics: JSON.stringify({ layoutId: 1, ...(message.layout === 1 ? {} : { layout: WORKER_LAYOUT }), values: [this.counted, 1] }) });
-    else if (message.op === 'health') this.reply({ id: message.id, ok: true, health: { healthy: this.failing.length === 0, failed: this.failing } });
+    } else if (message.op === 'metrics') {
+      const values = this.wire === 'json' ? [this.counted, 1] : this.wire === 'floats' ? encodeValues([this.counted, 1]) : Buffer.alloc(12).toString('base64');
+      this.reply({ id: message.id, ok: true, metrics: JSON.stringify({ layoutId: 1, ...(message.layout === 1 ? {} : { layout: WORKER_LAYOUT }), values }) });
+    } else if (message.op === 'health') this.reply({ id: message.id, ok: true, health: { healthy: this.failing.length === 0, failed: this.failing } });
     else if (message.op === 'logspec') {
       this.spec = message.spec;
       this.reply({ id: message.id, ok: true, spec: message.spec });
@@ -137,6 +141,19 @@ describe('ClusterCoordinator', () => {
     const afterDeath = await coordinator.collectMetrics(ownWork(1));
     // 12 kept from the dead worker + 5 + 1 new + 1 primary
     expect(work(afterDeath)).toBe(19);
+  });
+
+  it('reads values as floats or as JSON numbers, and drops a reply whose floats are torn, keeping the last counts', async () => {
+    const { coordinator, workers } = setUp();
+    await tick();
+    workers[0]!.counted = 10;
+    workers[1]!.counted = 5;
+    workers[1]!.wire = 'json';
+    expect(work(await coordinator.collectMetrics(ownWork(1)))).toBe(16);
+    workers[0]!.wire = 'torn';
+    workers[0]!.counted = 20;
+    expect(work(await coordinator.collectMetrics(ownWork(1)))).toBe(16);
+    expect(coordinator.dropped).toBe(1);
   });
 
   it('answers one hello at a time until the worker is ready, and greets a worker a bounded number of times', async () => {

@@ -1,8 +1,18 @@
 import { normaliseSpec } from '@fabric-ops/ops-logspec';
-import { keyLayouts, mergeSeries, withValues, type GaugeRule, type KeyedFamily, type ScrapeCancelToken, type SeriesSnapshot, type StatsdInterval } from '@fabric-ops/ops-metrics';
+import {
+  createSeriesMerger,
+  keyLayouts,
+  withValues,
+  type SeriesMerger,
+  type GaugeRule,
+  type KeyedFamily,
+  type ScrapeCancelToken,
+  type SeriesSnapshot,
+  type StatsdInterval,
+} from '@fabric-ops/ops-metrics';
 import { DEFAULT_GAUGE_RULES } from './gauge-rules.ts';
 import { RetiredSeries, type RetiredLimits } from './retired.ts';
-import { checkLayout, readWireSeries, WorkerSeries, type ApplyCounts, type DropReason, type SeriesLimits } from './worker-series.ts';
+import { checkLayout, decodeValues, readWireSeries, WorkerSeries, type ApplyCounts, type DropReason, type SeriesLimits } from './worker-series.ts';
 import { isProtocolMessage, PROTOCOL_TAG, type ClusterMetricsKind, type PrimaryMessage, type WorkerChannel, type WorkerHealth, type WorkerMessage, type WorkerRequest } from './protocol.ts';
 import { decodeStatsdInterval, mergeStatsdIntervals, type StatsdMergeInput, type WireStatsdInterval } from './statsd-merge.ts';
 import { checkWorkerMessage } from './validate.ts';
@@ -156,8 +166,14 @@ export class ClusterCoordinator {
   sendsRefused = 0;
   private readonly seriesLimits: SeriesLimits;
   private readonly maxQueuedBytes: number;
+  /** Keeps the merged keys between scrapes: with no layout changed, a merge adds numbers at the same positions. */
+  private readonly merger: SeriesMerger;
 
   constructor(private readonly options: CoordinatorOptions) {
+    this.merger = createSeriesMerger({
+      gaugeRules: { ...DEFAULT_GAUGE_RULES, ...options.gaugeRules },
+      ...(options.defaultGaugeRule === undefined ? {} : { defaultGaugeRule: options.defaultGaugeRule }),
+    });
     this.seriesLimits = options.seriesLimits ?? DEFAULT_SERIES_LIMITS;
     this.retired = new RetiredSeries(options.retiredLimits ?? DEFAULT_RETIRED_LIMITS);
     this.maxQueuedBytes = options.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES;
@@ -439,14 +455,7 @@ export class ClusterCoordinator {
       if (worker.alive && worker.series !== undefined) inputs.push({ worker: worker.name, families: withValues(worker.series.layout.families, worker.series.values) });
     }
     inputs.push({ worker: 'retired', families: this.retired.keyed() });
-    const merged = await mergeSeries(
-      inputs,
-      {
-        gaugeRules: { ...DEFAULT_GAUGE_RULES, ...this.options.gaugeRules },
-        ...(this.options.defaultGaugeRule === undefined ? {} : { defaultGaugeRule: this.options.defaultGaugeRule }),
-      },
-      cancel,
-    );
+    const merged = await this.merger.merge(inputs, cancel);
     this.samplesDropped.invalid += merged.conflicting;
     return merged.families;
   }
@@ -474,12 +483,17 @@ export class ClusterCoordinator {
       if (!worker.alive || id < worker.lastId) return;
       series = new WorkerSeries(layout, worker.series);
     }
-    if (metrics.values.length !== series.layout.declared) {
-      this.drop(worker, `reply: ${metrics.values.length} values for a layout of ${series.layout.declared} samples`);
+    const values = typeof metrics.values === 'string' ? decodeValues(metrics.values) : metrics.values;
+    if (values === undefined) {
+      this.drop(worker, 'reply: values are not whole 8-byte floats');
+      return;
+    }
+    if (values.length !== series.layout.declared) {
+      this.drop(worker, `reply: ${values.length} values for a layout of ${series.layout.declared} samples`);
       return;
     }
     const counts: ApplyCounts = { dropped: this.samplesDropped, resets: 0 };
-    series.apply(metrics.values, counts);
+    series.apply(values, counts);
     this.samplesDropped.limit += series.layout.limit;
     this.samplesDropped.invalid += series.layout.invalid;
     this.resets += counts.resets;

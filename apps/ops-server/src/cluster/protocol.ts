@@ -25,14 +25,16 @@ export type PrimaryMessage =
   | ({ readonly tag: typeof PROTOCOL_TAG; readonly type: 'request'; readonly id: number } & WorkerRequest);
 
 /**
- * A worker's series on the wire: the numbers of its snapshot (non-finite ones as `NaN`, `+Inf`,
- * `-Inf`, which JSON cannot carry), and its layout (ops-metrics' SeriesFamily list) whenever the
- * primary asked with another layout id than `layoutId`.
+ * A worker's series on the wire: the numbers of its snapshot, and its layout (ops-metrics'
+ * SeriesFamily list) whenever the primary asked with another layout id than `layoutId`. `values`
+ * is the base64 of one Float64Array (what workers send: nothing printed or parsed per number),
+ * or a list of numbers (non-finite ones as `NaN`, `+Inf`, `-Inf`, which JSON cannot carry), as
+ * earlier workers sent.
  */
 export interface WireSeries {
   readonly layoutId: number;
   readonly layout?: readonly SeriesFamily[];
-  readonly values: readonly (number | string)[];
+  readonly values: string | readonly (number | string)[];
 }
 
 export interface WorkerHealth {

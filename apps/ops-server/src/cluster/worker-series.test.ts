@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RetiredSeries } from './retired.ts';
-import { checkLayout, readWireSeries, WorkerSeries, type ApplyCounts } from './worker-series.ts';
+import { checkLayout, decodeValues, encodeValues, readWireSeries, WorkerSeries, type ApplyCounts } from './worker-series.ts';
 
 const LIMITS = { samples: 1_000, replyBytes: 1_000_000 };
 const counts = (): ApplyCounts => ({ dropped: { limit: 0, invalid: 0, value: 0 }, resets: 0 });
@@ -80,9 +80,41 @@ describe('readWireSeries', () => {
     expect(readWireSeries('# TYPE a counter\na 1\n', { samples: 10, replyBytes: 1_000 })).toMatch(/not JSON/);
     expect(readWireSeries('{"layoutId":1,"values":5}', { samples: 10, replyBytes: 1_000 })).toMatch(/must be/);
   });
+
+  it('carries values as the base64 of their floats, NaN, ±Inf and -0 included, and refuses a text that is not whole floats', () => {
+    const values = [0, -0, 1.5, 2 ** 53 + 2, Number.MIN_VALUE, -1e300, NaN, Infinity, -Infinity];
+    const text = encodeValues(values);
+    expect(text).toMatch(/^[A-Za-z0-9+/]*={0,2}$/);
+    expect(Array.from(decodeValues(text)!)).toEqual(values);
+    expect(Object.is(decodeValues(text)![1], -0)).toBe(true);
+    // A second, shorter snapshot reuses the scratch: only its own values are sent.
+    expect(Array.from(decodeValues(encodeValues([7]))!)).toEqual([7]);
+    expect(decodeValues(encodeValues([]))!.length).toBe(0);
+    expect(decodeValues(Buffer.alloc(12).toString('base64'))).toBeUndefined();
+    const reply = `{"layoutId":3,"values":"${text}"}`;
+    expect(readWireSeries(reply, LIMITS)).toEqual({ layoutId: 3, values: text });
+  });
 });
 
 describe('WorkerSeries', () => {
+  it('applies floats off the wire as it applies JSON numbers', async () => {
+    const layout = (await checkLayout(
+      1,
+      [
+        { name: 'c_total', help: '', type: 'counter', samples: [['', []]] },
+        { name: 'g', help: '', type: 'gauge', samples: [['', []]] },
+      ],
+      LIMITS,
+    ))!;
+    const series = new WorkerSeries(layout);
+    const tally = counts();
+    series.apply(decodeValues(encodeValues([5, NaN]))!, tally);
+    expect(Array.from(series.values)).toEqual([5, NaN]);
+    series.apply(decodeValues(encodeValues([-1, 2]))!, tally);
+    expect(Array.from(series.values)).toEqual([5, 2]);
+    expect(tally.dropped.value).toBe(1);
+  });
+
   it('refuses counter values that are not finite numbers ≥ 0, takes a decrease as a reset, and lets gauges be anything', async () => {
     const layout = await checkLayout(
       1,

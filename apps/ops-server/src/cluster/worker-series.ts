@@ -32,12 +32,38 @@ export function readWireSeries(json: string, limits: SeriesLimits): WireSeries |
     !isObject(wire) ||
     typeof wire['layoutId'] !== 'number' ||
     !Number.isSafeInteger(wire['layoutId']) ||
-    !Array.isArray(wire['values']) ||
+    !(Array.isArray(wire['values']) || typeof wire['values'] === 'string') ||
     (wire['layout'] !== undefined && !Array.isArray(wire['layout']))
   ) {
     return 'metrics must be {layoutId, layout?, values}';
   }
   return wire as unknown as WireSeries;
+}
+
+/** Scratch for encodeValues: grown to the largest snapshot, never shrunk (8 bytes a sample). */
+let valueScratch = new Float64Array(1024);
+
+/**
+ * A snapshot's values as the wire carries them: the bytes of one Float64Array (this host's byte
+ * order: both ends run on one machine), in base64 so that a channel of either serialization
+ * carries it as one string. No number is printed or parsed, and NaN and ±Inf need no spelling.
+ */
+export function encodeValues(values: ArrayLike<number>): string {
+  const count = values.length;
+  if (valueScratch.length < count) valueScratch = new Float64Array(Math.max(count, 2 * valueScratch.length));
+  const scratch = valueScratch;
+  for (let i = 0; i < count; i++) scratch[i] = values[i]!;
+  return Buffer.from(scratch.buffer, 0, count * 8).toString('base64');
+}
+
+/** A reply's values: the floats of encodeValues' text, or undefined when it is not 8 bytes a value. */
+export function decodeValues(text: string): Float64Array | undefined {
+  const bytes = Buffer.from(text, 'base64');
+  if (bytes.length % 8 !== 0) return undefined;
+  // Copied: a small decoded buffer sits at any offset of Node's pool, not on an 8-byte boundary.
+  const values = new Float64Array(bytes.length / 8);
+  new Uint8Array(values.buffer).set(bytes);
+  return values;
 }
 
 /** Families whose names are the cluster's own: a worker cannot report them. */
@@ -187,12 +213,6 @@ export function decodeValue(value: unknown): number | undefined {
   return undefined;
 }
 
-/** A number as the wire carries it. */
-export function encodeValue(value: number): number | string {
-  if (Number.isFinite(value)) return value;
-  return Number.isNaN(value) ? 'NaN' : value > 0 ? '+Inf' : '-Inf';
-}
-
 export interface ApplyCounts {
   /** Samples left out of this reply, by reason. */
   readonly dropped: Record<DropReason, number>;
@@ -244,14 +264,15 @@ export class WorkerSeries {
   }
 
   /**
-   * Takes a reply's values (checked: an array of `declared` entries). A counter or histogram
+   * Takes a reply's values (checked: `declared` entries, floats or JSON's numbers and words). A counter or histogram
    * value that is not a finite number ≥ 0 is refused (the sample keeps its last value) and
    * counted; one below the last is a reset.
    */
-  apply(wire: readonly unknown[], counts: ApplyCounts): void {
+  apply(wire: Float64Array | readonly unknown[], counts: ApplyCounts): void {
     const { positions, cumulative } = this.layout;
+    const floats = wire instanceof Float64Array;
     for (let i = 0; i < positions.length; i++) {
-      const value = decodeValue(wire[positions[i]!]);
+      const value = floats ? wire[positions[i]!]! : decodeValue(wire[positions[i]!]);
       if (value === undefined) {
         counts.dropped.value++;
         continue;

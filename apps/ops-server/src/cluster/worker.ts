@@ -4,7 +4,7 @@ import { createMetricsProvider, type MetricsOptions, type PrometheusProvider, ty
 import { OpsServerError } from '@fabric-ops/ops-server';
 import { observeLogging } from '../metrics.ts';
 import { isProtocolMessage, PROTOCOL_TAG, type ClusterMetricsKind, type PrimaryMessage, type WireSeries, type WorkerMessage } from './protocol.ts';
-import { encodeValue } from './worker-series.ts';
+import { encodeValues } from './worker-series.ts';
 import { EMPTY_STATSD_INTERVAL, encodeStatsdInterval } from './statsd-merge.ts';
 
 export interface ClusterWorkerOptions {
@@ -56,19 +56,21 @@ export function joinOperationsCluster(options: ClusterWorkerOptions): Promise<Cl
   // The layout last reported, and its id: the primary gets the layout only when it holds another.
   let layout: readonly SeriesFamily[] = [];
   let layoutId = 0;
-  const wireSeries = async (known: number | undefined): Promise<WireSeries> => {
+  /** A WireSeries as JSON; with the layout unchanged, made without serialising anything but the values' bytes. */
+  const wireSeries = async (known: number | undefined): Promise<string> => {
     const snapshot = (await options.metrics?.()) ?? EMPTY_SNAPSHOT;
     if (layoutId === 0 || !sameLayout(layout, snapshot.families)) {
       layout = snapshot.families;
       layoutId++;
     }
-    const values = snapshot.values.map(encodeValue);
-    return known === layoutId ? { layoutId, values } : { layoutId, layout, values };
+    // Base64 needs no escaping in JSON.
+    const values = encodeValues(snapshot.values);
+    return known === layoutId ? `{"layoutId":${layoutId},"values":"${values}"}` : JSON.stringify({ layoutId, layout, values } satisfies WireSeries);
   };
 
   const answer = async (message: Extract<PrimaryMessage, { type: 'request' }>): Promise<WorkerMessage> => {
     try {
-      if (message.op === 'metrics') return { tag: PROTOCOL_TAG, type: 'reply', id: message.id, ok: true, metrics: JSON.stringify(await wireSeries(message.layout)) };
+      if (message.op === 'metrics') return { tag: PROTOCOL_TAG, type: 'reply', id: message.id, ok: true, metrics: await wireSeries(message.layout) };
       if (message.op === 'statsd') return answerStatsd(message.id);
       if (message.op === 'health') {
         if (options.health === undefined) return { tag: PROTOCOL_TAG, type: 'reply', id: message.id, ok: true, health: { healthy: true, failed: [] } };

@@ -82,6 +82,15 @@ export class BodyWriter {
     else this.write(Number.isNaN(value) ? 'NaN' : value > 0 ? '+Inf' : '-Inf');
   }
 
+  /** Appends `source[start, end)` as they are (text encoded once and kept). */
+  bytes(source: Uint8Array, start: number, end: number): void {
+    if (this.length + end - start > this.buffer.length) this.grow(end - start);
+    const buffer = this.buffer;
+    let at = this.length;
+    for (let i = start; i < end; i++) buffer[at++] = source[i]!;
+    this.length = at;
+  }
+
   /** Appends one ASCII byte (a space, a newline). */
   byte(code: number): void {
     if (this.length === this.buffer.length) this.grow(1);

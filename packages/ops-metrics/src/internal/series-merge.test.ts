@@ -1,7 +1,7 @@
 import { Counter as PromCounter, Histogram as PromHistogram, Registry, Summary as PromSummary } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { createPrometheusProvider } from './prometheus.ts';
-import { keyLayouts, mergeSeries, renderKeyedFamilies, withValues, type KeyedFamily } from './series-merge.ts';
+import { createSeriesMerger, keyLayouts, mergeSeries, renderKeyedFamilies, withValues, type KeyedFamily } from './series-merge.ts';
 import type { SeriesSnapshot } from './series-snapshot.ts';
 
 const keyed = (snapshot: SeriesSnapshot): KeyedFamily[] => withValues(keyLayouts(snapshot.families), snapshot.values);
@@ -85,5 +85,46 @@ describe('series snapshots and their merge', () => {
     ]);
     expect(await text(merged.families)).toBe('# TYPE x counter\nx 1\n');
     expect(merged.conflicting).toBe(2);
+  });
+
+  it('keep a family’s keys between merges (the same array), copy them when a key is added, and drop keys no input has any more', async () => {
+    const counter = (labels: string[], values: number[]): KeyedFamily[] =>
+      keyed({ families: [{ name: 'c_total', help: '', type: 'counter', samples: labels.map((label) => ['', ['k', label]] as const) }], values });
+    const merger = createSeriesMerger();
+    const first = await merger.merge([
+      { worker: '1', families: counter(['a', 'b'], [1, 2]) },
+      { worker: '2', families: counter(['b', 'c'], [10, 20]) },
+    ]);
+    const keys = first.families[0]!.keys;
+    expect(keys).toEqual(['c_total{k="a"}', 'c_total{k="b"}', 'c_total{k="c"}']);
+    expect(first.families[0]!.values).toEqual([1, 12, 20]);
+    const second = await merger.merge([
+      { worker: '1', families: counter(['a', 'b'], [3, 4]) },
+      { worker: '2', families: counter(['b', 'c'], [30, 40]) },
+    ]);
+    expect(second.families[0]!.keys).toBe(keys);
+    expect(second.families[0]!.values).toEqual([3, 34, 40]);
+    // Worker 2 restarted with another series: the new key is added to a copy, the gone one leaves.
+    const third = await merger.merge([
+      { worker: '1', families: counter(['a', 'b'], [5, 6]) },
+      { worker: '2', families: counter(['d'], [7]) },
+    ]);
+    expect(third.families[0]!.keys).toEqual(['c_total{k="a"}', 'c_total{k="b"}', 'c_total{k="d"}']);
+    expect(third.families[0]!.values).toEqual([5, 6, 7]);
+    expect(keys).toEqual(['c_total{k="a"}', 'c_total{k="b"}', 'c_total{k="c"}']);
+    // Rendered twice: the second time from the keys' bytes kept since the first.
+    expect(await text(third.families)).toBe(await text(third.families));
+    expect(await text(third.families)).toBe('# TYPE c_total counter\nc_total{k="a"} 5\nc_total{k="b"} 6\nc_total{k="d"} 7\n');
+    // A family that changes type starts afresh.
+    const fourth = await merger.merge([{ worker: '1', families: keyed({ families: [{ name: 'c_total', help: '', type: 'gauge', samples: [['', []]] }], values: [9] }) }]);
+    expect(await text(fourth.families)).toBe('# TYPE c_total gauge\nc_total 9\n');
+  });
+
+  it('render kept key bytes as the keys’ text, whatever the characters', async () => {
+    const family: KeyedFamily = { name: 'g', help: 'é', type: 'gauge', keys: ['g{a="ü\\n"}', 'g{a="😀"}', 'g'], values: [1.5, -0, NaN], start: 0 };
+    const once = await text([family]);
+    expect(once).toBe('# HELP g é\n# TYPE g gauge\ng{a="ü\\n"} 1.5\ng{a="😀"} 0\ng NaN\n');
+    expect(await text([family])).toBe(once);
+    expect(await text([family])).toBe(once);
   });
 });

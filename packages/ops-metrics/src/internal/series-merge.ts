@@ -5,7 +5,7 @@
 import { BodyWriter, MAX_RETAINED_BODY_BYTES } from './body-writer.ts';
 import { escapeHelp, escapeLabelValue } from './exposition.ts';
 import type { CancelToken } from './scrape-cancel.ts';
-import type { SeriesFamily, SeriesType } from './series-snapshot.ts';
+import type { SeriesFamily, SeriesSample, SeriesType } from './series-snapshot.ts';
 
 /** How a gauge family is combined across processes. */
 export type GaugeRule = 'sum' | 'max' | 'min' | 'perWorker';
@@ -32,22 +32,31 @@ export function sampleKey(name: string, suffix: string, labels: readonly string[
   return `${key}}`;
 }
 
+/**
+ * Keys made of a family's samples, by its samples array: a provider's snapshot hands out the same
+ * array while the family's series are unchanged, so a process keying its own snapshot every scrape
+ * makes its keys once (and the same strings, which a merge then compares by identity).
+ */
+const keysBySamples = new WeakMap<readonly SeriesSample[], readonly string[]>();
+
 /** Keys for every sample of `families` (one string per sample, made once per layout). */
 export function keyLayouts(families: readonly SeriesFamily[]): KeyedLayout[] {
-  return families.map((family) => ({
-    name: family.name,
-    help: family.help,
-    type: family.type,
-    keys: family.samples.map(([suffix, labels]) => sampleKey(family.name, suffix, labels)),
-  }));
+  return families.map((family) => {
+    let keys = keysBySamples.get(family.samples);
+    if (keys === undefined) {
+      keys = family.samples.map(([suffix, labels]) => sampleKey(family.name, suffix, labels));
+      keysBySamples.set(family.samples, keys);
+    }
+    return { name: family.name, help: family.help, type: family.type, keys };
+  });
 }
 
 /** Keyed families of a snapshot whose values are `values`, in family then sample order. */
 export function withValues(layouts: readonly KeyedLayout[], values: ArrayLike<number>): KeyedFamily[] {
   let start = 0;
-  return layouts.map((layout) => {
-    const family = { ...layout, values, start };
-    start += layout.keys.length;
+  return layouts.map(({ name, help, type, keys }) => {
+    const family: KeyedFamily = { name, help, type, keys, values, start };
+    start += keys.length;
     return family;
   });
 }
@@ -82,13 +91,10 @@ export interface SeriesMergeOptions {
   readonly defaultGaugeRule?: GaugeRule;
 }
 
-/** A merged family: its keys in first-seen order and their values. */
+/** A merged family: its keys (in first-seen order, or the previous merge's) and their values. */
 export interface MergedFamily extends KeyedLayout {
-  readonly keys: string[];
   readonly values: number[];
   readonly start: 0;
-  /** key → slot, built only when an input's keys do not line up with those already held. */
-  index: Map<string, number> | undefined;
 }
 
 export interface SeriesMergeResult {
@@ -97,43 +103,74 @@ export interface SeriesMergeResult {
   readonly conflicting: number;
 }
 
+/** Merges again and again, keeping each family's keys from one merge to the next. */
+export interface SeriesMerger {
+  /** As mergeSeries, with these options. */
+  merge(inputs: readonly SeriesMergeInput[], cancel?: CancelToken): Promise<SeriesMergeResult>;
+}
+
 /** Longest stretch of merging or rendering before the event loop gets a turn. */
 const SLICE_MS = 5;
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-/** Set by slotOf: whether the slot it returned was just added (so holds no value yet). */
-let slotIsNew = false;
+/**
+ * key → slot, per keys array, built the first time an input's keys do not line up with it. Kept
+ * with the array, so a merge that reuses the array reuses its index.
+ */
+const indexes = new WeakMap<readonly string[], Map<string, number>>();
+
+function indexOf(keys: readonly string[]): Map<string, number> {
+  let index = indexes.get(keys);
+  if (index === undefined) {
+    index = new Map();
+    for (let i = 0; i < keys.length; i++) index.set(keys[i]!, i);
+    indexes.set(keys, index);
+  }
+  return index;
+}
+
+/** A family being merged: its keys may be the previous merge's array, copied before any key is added. */
+interface Target {
+  readonly name: string;
+  readonly help: string;
+  readonly type: SeriesType;
+  keys: string[];
+  shared: boolean;
+  readonly values: number[];
+  /** Per slot, 1 once an input has given it a value in this merge. */
+  readonly given: number[];
+  /** Slots given a value. */
+  count: number;
+}
+
+function appendKey(target: Target, key: string): number {
+  if (target.shared) {
+    const before = target.keys;
+    target.keys = before.slice();
+    target.shared = false;
+    const index = indexes.get(before);
+    if (index !== undefined) indexes.set(target.keys, new Map(index));
+  }
+  const slot = target.keys.length;
+  target.keys.push(key);
+  target.values.push(0);
+  target.given.push(0);
+  indexes.get(target.keys)?.set(key, slot);
+  return slot;
+}
 
 /**
  * The slot of `key` in `target`. `aligned` says that every earlier sample of this input took the
  * slot at its own position, so a key past those held is new without a lookup. Processes running
- * the same code have the same keys in the same order, so a merge is mostly positional compares
- * (of the same strings, when layouts are kept between scrapes), with no hashing.
+ * the same code have the same keys in the same order, and a merger keeps the keys between merges,
+ * so a merge is mostly positional compares of the same strings, with no hashing.
  */
-function slotOf(target: MergedFamily, key: string, expected: number, aligned: boolean): number {
-  slotIsNew = false;
+function slotOf(target: Target, key: string, expected: number, aligned: boolean): number {
   const keys = target.keys;
   if (expected < keys.length) {
     if (keys[expected] === key) return expected;
-  } else if (aligned) {
-    keys.push(key);
-    target.values.push(0);
-    target.index?.set(key, expected);
-    slotIsNew = true;
-    return expected;
-  }
-  if (target.index === undefined) {
-    target.index = new Map();
-    for (let i = 0; i < keys.length; i++) target.index.set(keys[i]!, i);
-  }
-  const found = target.index.get(key);
-  if (found !== undefined) return found;
-  const slot = keys.length;
-  keys.push(key);
-  target.values.push(0);
-  target.index.set(key, slot);
-  slotIsNew = true;
-  return slot;
+  } else if (aligned) return appendKey(target, key);
+  return indexOf(keys).get(key) ?? appendKey(target, key);
 }
 
 function combine(rule: Exclude<GaugeRule, 'perWorker'>, a: number, b: number): number {
@@ -142,24 +179,41 @@ function combine(rule: Exclude<GaugeRule, 'perWorker'>, a: number, b: number): n
   return Math.min(a, b);
 }
 
-/**
- * One set of families from many processes' (in input order; the first to declare a family gives
- * its HELP and TYPE, and a family of the same name with another type is left out). Counters,
- * histograms and summaries' sums and counts add up; gauges combine by their rule; summary
- * quantiles and `perWorker` gauges get a `worker` label. Yields to the event loop every few
- * milliseconds.
- */
-export async function mergeSeries(inputs: readonly SeriesMergeInput[], options: SeriesMergeOptions = {}, cancel?: CancelToken): Promise<SeriesMergeResult> {
+/** What a merge keeps of its result for the next: each family's type and keys. */
+type KeptLayouts = Map<string, { readonly type: SeriesType; readonly keys: readonly string[] }>;
+
+function newTarget(name: string, help: string, type: SeriesType, kept: KeptLayouts | undefined): Target {
+  const before = kept?.get(name);
+  if (before === undefined || before.type !== type) return { name, help, type, keys: [], shared: false, values: [], given: [], count: 0 };
+  const size = before.keys.length;
+  return { name, help, type, keys: before.keys as string[], shared: true, values: new Array<number>(size).fill(0), given: new Array<number>(size).fill(0), count: 0 };
+}
+
+/** The merged family: only the keys given a value this time (a key of the last merge that no input has is gone). */
+function finish(target: Target): MergedFamily {
+  const { name, help, type } = target;
+  if (target.count === target.keys.length) return { name, help, type, keys: target.keys, values: target.values, start: 0 };
+  const keys: string[] = [];
+  const values: number[] = [];
+  for (let i = 0; i < target.keys.length; i++) {
+    if (target.given[i] === 0) continue;
+    keys.push(target.keys[i]!);
+    values.push(target.values[i]!);
+  }
+  return { name, help, type, keys, values, start: 0 };
+}
+
+async function merge(inputs: readonly SeriesMergeInput[], options: SeriesMergeOptions, kept: KeptLayouts | undefined, cancel: CancelToken | undefined): Promise<SeriesMergeResult> {
   let sliceStart = performance.now();
   const rules = options.gaugeRules ?? {};
   const defaultRule = options.defaultGaugeRule ?? 'sum';
-  const merged = new Map<string, MergedFamily>();
+  const merged = new Map<string, Target>();
   let conflicting = 0;
   for (const { worker, families } of inputs) {
     for (const family of families) {
       let target = merged.get(family.name);
       if (target === undefined) {
-        target = { name: family.name, help: family.help, type: family.type, keys: [], values: [], start: 0, index: undefined };
+        target = newTarget(family.name, family.help, family.type, kept);
         merged.set(family.name, target);
       } else if (target.type !== family.type) {
         conflicting += family.keys.length;
@@ -169,6 +223,7 @@ export async function mergeSeries(inputs: readonly SeriesMergeInput[], options: 
       const rule: GaugeRule = type === 'gauge' || type === 'untyped' ? (rules[family.name] ?? defaultRule) : 'sum';
       const { keys, values, start } = family;
       const allCumulative = type === 'counter' || type === 'histogram';
+      const given = target.given;
       let expected = 0;
       let aligned = true;
       for (let i = 0; i < keys.length; i++) {
@@ -177,13 +232,17 @@ export async function mergeSeries(inputs: readonly SeriesMergeInput[], options: 
         let slot: number;
         if (allCumulative || (type === 'summary' && isSummaryTotal(family.name, key))) {
           slot = slotOf(target, key, expected, aligned);
-          target.values[slot] = slotIsNew ? value : target.values[slot]! + value;
+          target.values[slot] = given[slot] === 0 ? value : target.values[slot]! + value;
         } else if (rule === 'perWorker' || type === 'summary') {
           slot = slotOf(target, withWorkerLabel(key, worker), expected, aligned);
           target.values[slot] = value;
         } else {
           slot = slotOf(target, key, expected, aligned);
-          target.values[slot] = slotIsNew ? value : combine(rule, target.values[slot]!, value);
+          target.values[slot] = given[slot] === 0 ? value : combine(rule, target.values[slot]!, value);
+        }
+        if (given[slot] === 0) {
+          given[slot] = 1;
+          target.count++;
         }
         aligned &&= slot === expected;
         expected = slot + 1;
@@ -195,7 +254,35 @@ export async function mergeSeries(inputs: readonly SeriesMergeInput[], options: 
       }
     }
   }
-  return { families: [...merged.values()], conflicting };
+  return { families: Array.from(merged.values(), finish), conflicting };
+}
+
+/**
+ * One set of families from many processes' (in input order; the first to declare a family gives
+ * its HELP and TYPE, and a family of the same name with another type is left out). Counters,
+ * histograms and summaries' sums and counts add up; gauges combine by their rule; summary
+ * quantiles and `perWorker` gauges get a `worker` label. Yields to the event loop every few
+ * milliseconds.
+ */
+export function mergeSeries(inputs: readonly SeriesMergeInput[], options: SeriesMergeOptions = {}, cancel?: CancelToken): Promise<SeriesMergeResult> {
+  return merge(inputs, options, undefined, cancel);
+}
+
+/**
+ * A merger for a process that merges the same inputs scrape after scrape: each family starts
+ * from the keys of the last merge (the same array, so positional compares succeed at once and
+ * renderKeyedFamilies finds the key bytes it encoded last time), and copies them only when a key
+ * is added. Keys no input gives any more leave the result.
+ */
+export function createSeriesMerger(options: SeriesMergeOptions = {}): SeriesMerger {
+  let kept: KeptLayouts | undefined;
+  return {
+    async merge(inputs, cancel) {
+      const result = await merge(inputs, options, kept, cancel);
+      kept = new Map(result.families.map((family) => [family.name, family]));
+      return result;
+    },
+  };
 }
 
 const NEWLINE = 0x0a;
@@ -219,6 +306,41 @@ export async function renderKeyedFamilies(families: readonly KeyedFamily[], canc
 
 let spareWriter: BodyWriter | undefined;
 
+/** A keys array as UTF-8, each key followed by a space: key `i` is `bytes[ends[i - 1], ends[i])`. */
+interface EncodedKeys {
+  readonly bytes: Uint8Array;
+  readonly ends: Uint32Array;
+}
+
+/**
+ * Keys arrays rendered before: `null` once, then their bytes. A merger hands out the same array
+ * while a family's keys are unchanged, so from its second scrape a family's keys are copied as
+ * bytes rather than encoded again; an array seen only once (a registry's snapshot made afresh
+ * every scrape) is never encoded twice.
+ */
+const encodedKeys = new WeakMap<readonly string[], EncodedKeys | null>();
+
+function encodedOf(keys: readonly string[]): EncodedKeys | undefined {
+  const known = encodedKeys.get(keys);
+  if (known !== null) {
+    if (known === undefined) encodedKeys.set(keys, null);
+    return known;
+  }
+  let size = 0;
+  for (const key of keys) size += Buffer.byteLength(key, 'utf8') + 1;
+  const bytes = Buffer.allocUnsafeSlow(size);
+  const ends = new Uint32Array(keys.length);
+  let at = 0;
+  for (let i = 0; i < keys.length; i++) {
+    at += bytes.write(keys[i]!, at, 'utf8');
+    bytes[at++] = SPACE;
+    ends[i] = at;
+  }
+  const encoded = { bytes, ends };
+  encodedKeys.set(keys, encoded);
+  return encoded;
+}
+
 async function renderInto(writer: BodyWriter, families: readonly KeyedFamily[], cancel: CancelToken | undefined): Promise<Buffer> {
   let sliceStart = performance.now();
   let count = 0;
@@ -227,9 +349,12 @@ async function renderInto(writer: BodyWriter, families: readonly KeyedFamily[], 
     if (keys.length === 0) continue;
     if (family.help !== '') writer.write(`# HELP ${family.name} ${escapeHelp(family.help, false)}\n`);
     writer.write(`# TYPE ${family.name} ${family.type}\n`);
+    const encoded = encodedOf(keys);
     for (let i = 0; i < keys.length; i++) {
-      writer.write(keys[i]!);
-      writer.byte(SPACE);
+      if (encoded === undefined) {
+        writer.write(keys[i]!);
+        writer.byte(SPACE);
+      } else writer.bytes(encoded.bytes, i === 0 ? 0 : encoded.ends[i - 1]!, encoded.ends[i]!);
       writer.number(values[start + i]!);
       writer.byte(NEWLINE);
       if (++count >= 256) {
