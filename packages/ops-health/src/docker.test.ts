@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { dockerChecker, parseDockerEndpoint } from './docker.ts';
+import { readDockerEndpoint } from './internal/endpoint.ts';
 import { describePingError } from './internal/ping-error.ts';
 import { isHealthError } from './errors.ts';
 
@@ -36,28 +37,43 @@ async function failureOf(promise: Promise<void> | void): Promise<string> {
 }
 
 describe('parseDockerEndpoint', () => {
-  it('reads unix, tcp and http endpoints', () => {
-    expect(parseDockerEndpoint('unix:///var/run/docker.sock')).toEqual({ kind: 'unix', socketPath: '/var/run/docker.sock' });
-    expect(parseDockerEndpoint('tcp://127.0.0.1:2375')).toEqual({ kind: 'tcp', host: '127.0.0.1', port: 2375 });
-    expect(parseDockerEndpoint('http://localhost:2375')).toEqual({ kind: 'tcp', host: 'localhost', port: 2375 });
-    expect(parseDockerEndpoint('tcp://[::1]:2375')).toEqual({ kind: 'tcp', host: '::1', port: 2375 });
+  // Every form the checker's former URL-based reading took that the shared grammar takes too, with the same result.
+  it.each([
+    ['unix:///var/run/docker.sock', { kind: 'unix', socketPath: '/var/run/docker.sock' }],
+    ['tcp://127.0.0.1:2375', { kind: 'tcp', host: '127.0.0.1', port: 2375 }],
+    ['tcp://docker.example.com:2376/', { kind: 'tcp', host: 'docker.example.com', port: 2376 }],
+    ['http://localhost:2375', { kind: 'tcp', host: 'localhost', port: 2375 }],
+    ['HTTP://localhost:2375', { kind: 'tcp', host: 'localhost', port: 2375 }],
+    ['tcp://[::1]:2375', { kind: 'tcp', host: '::1', port: 2375 }],
+    ['tcp://127.0.0.1:02375', { kind: 'tcp', host: '127.0.0.1', port: 2375 }],
+  ] as const)('reads %s as readDockerEndpoint does', (text, endpoint) => {
+    expect(parseDockerEndpoint(text)).toEqual(endpoint);
+    expect(readDockerEndpoint(text)).toEqual({ ok: true, endpoint });
   });
 
   it.each([
     ['/var/run/docker.sock', 'no scheme'],
     ['npipe:////./pipe/docker_engine', "unsupported scheme 'npipe'"],
     ['unix://relative.sock', 'the socket path must be absolute'],
-    ['tcp://127.0.0.1', 'the port is missing'],
+    ['tcp://127.0.0.1', 'missing port in address'],
+    ['tcp://127.0.0.1:', 'the port is missing'],
+    ['tcp://127.0.0.1:0', 'the port is missing'],
+    ['tcp://:2375', 'the host is missing'],
     ['tcp://127.0.0.1:2375/v1.41', 'only host and port may be given'],
-  ])('refuses %s, naming the problem', (endpoint, why) => {
-    let caught: unknown;
-    try {
-      dockerChecker(endpoint);
-    } catch (error) {
-      caught = error;
+    ['tcp://user@127.0.0.1:2375', 'only host and port may be given'],
+    ['tcp://::1:2375', 'too many colons in address'],
+  ])('refuses %s, naming the problem (parser and checker alike)', (endpoint, why) => {
+    const expected = `invalid Docker endpoint '${endpoint}': ${why}; expected unix:///path/to/docker.sock or tcp://host:port`;
+    for (const attempt of [() => parseDockerEndpoint(endpoint), () => dockerChecker(endpoint)]) {
+      let caught: unknown;
+      try {
+        attempt();
+      } catch (error) {
+        caught = error;
+      }
+      expect(isHealthError(caught) && caught.code).toBe('INVALID_ENDPOINT');
+      expect((caught as Error).message).toBe(expected);
     }
-    expect(isHealthError(caught) && caught.code).toBe('INVALID_ENDPOINT');
-    expect((caught as Error).message).toBe(`invalid Docker endpoint '${endpoint}': ${why}; expected unix:///path/to/docker.sock or tcp://host:port`);
   });
 });
 
