@@ -1,18 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { createOperationsSystem, type OperationsSystem } from '../src/index.ts';
+import { describe, expect, it } from 'vitest';
+import type { OperationsSystem } from '../src/index.ts';
 import { send } from '@fabric-ops/test-kit';
+import { useSystems } from './systems.ts';
 
-const systems: OperationsSystem[] = [];
-afterEach(async () => {
-  await Promise.all(systems.splice(0).map((s) => s.stop()));
-});
-
-async function started(health?: { checkTimeoutMs?: number; deadlineMs?: number }): Promise<OperationsSystem> {
-  const s = createOperationsSystem({ listenAddress: '127.0.0.1:0', version: { version: '1.0.0', commitSha: 'abc1234' }, ...(health ? { health } : {}) });
-  systems.push(s);
-  await s.start();
-  return s;
-}
+const systems = useSystems();
+const started = (health?: { checkTimeoutMs?: number; deadlineMs?: number }): Promise<OperationsSystem> => systems.start(health ? { health } : {});
 
 describe('health in the operations system', () => {
   it('serves /healthz with no checkers as 200 OK, and checkers registered at run time', async () => {

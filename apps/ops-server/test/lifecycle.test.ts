@@ -1,33 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { createOperationsSystem, isOpsServerError, type OperationsLogger, type OperationsSystem, type OperationsSystemOptions } from '../src/index.ts';
+import { describe, expect, it } from 'vitest';
+import { createOperationsSystem, isOpsServerError, type OperationsSystem, type OperationsSystemOptions } from '../src/index.ts';
 import { send } from '@fabric-ops/test-kit';
+import { capturingLogger, useSystems, type LoggedLine } from './systems.ts';
 
-const systems: OperationsSystem[] = [];
-afterEach(async () => {
-  await Promise.all(systems.splice(0).map((s) => s.stop()));
-});
-
-interface Logged {
-  readonly level: string;
-  readonly fields: Record<string, unknown>;
-  readonly msg: string | undefined;
-}
-
-function capturingLogger(lines: Logged[]): OperationsLogger {
-  const at =
-    (level: string) =>
-    (a: object | string, msg?: string): void => {
-      lines.push(typeof a === 'string' ? { level, fields: {}, msg: a } : { level, fields: a as Record<string, unknown>, msg });
-    };
-  return { info: at('info'), warn: at('warn'), error: at('error') };
-}
-
-async function started(options: Partial<OperationsSystemOptions> = {}): Promise<OperationsSystem> {
-  const s = createOperationsSystem({ listenAddress: '127.0.0.1:0', version: { version: '1.0.0', commitSha: 'abc1234' }, logger: capturingLogger([]), ...options });
-  systems.push(s);
-  await s.start();
-  return s;
-}
+const systems = useSystems();
+const started = (options: Partial<OperationsSystemOptions> = {}): Promise<OperationsSystem> => systems.start({ logger: capturingLogger([]), ...options });
 
 describe('stop() for embedders: the not-ready delay and shutdown hooks', () => {
   it('answers /readyz 503 (not a refused connection) during the delay, then runs the hooks in order before stop() resolves', async () => {
@@ -62,7 +39,7 @@ describe('stop() for embedders: the not-ready delay and shutdown hooks', () => {
   });
 
   it('logs a failing hook and runs the next; aborts an overdue hook with a TimeoutError and closes anyway', async () => {
-    const lines: Logged[] = [];
+    const lines: LoggedLine[] = [];
     const s = await started({ shutdownHookTimeoutMs: 100, logger: capturingLogger(lines) });
     const events: string[] = [];
     s.addShutdownHook('broken', () => {

@@ -1,25 +1,15 @@
 import { once } from 'node:events';
 import { createServer, Agent } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createOperationsSystem, type OperationsSystem } from '../src/index.ts';
+import { describe, expect, it } from 'vitest';
+import type { OperationsSystem } from '../src/index.ts';
 import type { Route } from '@fabric-ops/ops-http';
 import { send } from '@fabric-ops/test-kit';
+import { useSystems } from './systems.ts';
 
-const systems: OperationsSystem[] = [];
-afterEach(async () => {
-  await Promise.all(systems.splice(0).map((s) => s.stop()));
-});
-
-function system(listenAddress = '127.0.0.1:0', shutdownTimeoutMs?: number): OperationsSystem {
-  const s = createOperationsSystem({
-    listenAddress,
-    version: { version: '9.9.9', commitSha: 'abc1234' },
-    ...(shutdownTimeoutMs === undefined ? {} : { shutdownTimeoutMs }),
-  });
-  systems.push(s);
-  return s;
-}
+const systems = useSystems();
+const system = (listenAddress = '127.0.0.1:0', shutdownTimeoutMs?: number): OperationsSystem =>
+  systems.create({ listenAddress, version: { version: '9.9.9', commitSha: 'abc1234' }, ...(shutdownTimeoutMs === undefined ? {} : { shutdownTimeoutMs }) });
 
 /** A route whose answer waits until `release()` is called, to hold a request in flight. */
 function gatedRoute(path: string): { route: Route; release: () => void } {
@@ -74,8 +64,7 @@ describe('operations system', () => {
   // The server's socket inactivity timer is not set (re-arming it cost ~1 µs per request): a
   // connection that never sends a request must still be closed, by the request timeout.
   it('closes a connection that never sends a request once the request timeout passes', async () => {
-    const s = createOperationsSystem({ listenAddress: '127.0.0.1:0', version: { version: '9.9.9', commitSha: 'abc1234' }, limits: { requestTimeoutMs: 300 } });
-    systems.push(s);
+    const s = systems.create({ limits: { requestTimeoutMs: 300 } });
     await s.start();
     const address = s.address();
     const socket = connect(Number(address.slice(address.lastIndexOf(':') + 1)), '127.0.0.1');
