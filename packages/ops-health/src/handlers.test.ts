@@ -26,6 +26,18 @@ function get(port: number, path: string, method = 'GET'): Promise<Reply> {
   return send(`127.0.0.1:${port}`, path, { method, timeoutMs: 20_000 });
 }
 
+/** Registers a check that runs until `release()`; `running` settles once it has started. */
+function registerHeldCheck(registry: HealthRegistry, component: string): { running: Promise<void>; release: () => void } {
+  let release!: () => void;
+  let started!: () => void;
+  const running = new Promise<void>((r) => (started = r));
+  registry.register(component, () => {
+    started();
+    return new Promise<void>((r) => (release = r));
+  });
+  return { running, release: () => release() };
+}
+
 const TIME = '\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d(\\.\\d{1,9})?(Z|[+-]\\d\\d:\\d\\d)';
 
 describe('/healthz (Fabric shape)', () => {
@@ -106,13 +118,7 @@ describe('/healthz (Fabric shape)', () => {
 describe('a client that leaves before the answer', () => {
   it('gets nothing written and the server keeps serving', async () => {
     const { port, registry } = await serve();
-    let release!: () => void;
-    let started!: () => void;
-    const running = new Promise<void>((r) => (started = r));
-    registry.register('slow', () => {
-      started();
-      return new Promise<void>((r) => (release = r));
-    });
+    const { running, release } = registerHeldCheck(registry, 'slow');
     const req = request({ host: '127.0.0.1', port, path: '/healthz', agent: false });
     req.on('error', () => {});
     req.end();
@@ -206,13 +212,7 @@ describe('/livez and /readyz', () => {
 
   it('readyz answers "not ready" when shutdown begins while its checks run', async () => {
     const { port, registry, endpoints } = await serve();
-    let release!: () => void;
-    let started!: () => void;
-    const running = new Promise<void>((r) => (started = r));
-    registry.register('slow', () => {
-      started();
-      return new Promise<void>((r) => (release = r));
-    });
+    const { running, release } = registerHeldCheck(registry, 'slow');
     const reply = get(port, '/readyz');
     await running;
     endpoints.beginShutdown();
