@@ -21,13 +21,7 @@ function jsonLogging(): { logging: Logging; records: () => Record<string, unknow
 
 const start = (options: Partial<OperationsSystemOptions>): Promise<OperationsSystem> => systems.start(options);
 
-const tlsOn = (): TlsSettings => ({
-  enabled: true,
-  certFile: pki.server.certFile,
-  keyFile: pki.server.keyFile,
-  clientAuthRequired: false,
-  clientRootCAs: [pki.ca.certFile],
-});
+const tlsOn = (): TlsSettings => ({ enabled: true, clientAuthRequired: false, ...pki.serverTls });
 
 describe('/logspec in the operations system', () => {
   it('serves the given registry and exposes it as system.logging', async () => {

@@ -15,14 +15,7 @@ afterAll(() => pki.cleanup());
 
 const systems = useSystems();
 
-const tlsOn = (over: Partial<TlsSettings> = {}): TlsSettings => ({
-  enabled: true,
-  certFile: pki.server.certFile,
-  keyFile: pki.server.keyFile,
-  clientAuthRequired: false,
-  clientRootCAs: [pki.ca.certFile],
-  ...over,
-});
+const tlsOn = (over: Partial<TlsSettings> = {}): TlsSettings => ({ enabled: true, clientAuthRequired: false, ...pki.serverTls, ...over });
 
 /** A system with a secure probe route that records who reached it. */
 async function startSystem(options: Partial<OperationsSystemOptions> = {}) {

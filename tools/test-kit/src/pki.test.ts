@@ -87,5 +87,6 @@ describe('createTestPki', () => {
     expect(x509(pki.clients.good.cert).checkIssued(x509(pki.ca.cert))).toBe(true);
     expect(x509(pki.clients.rogueCa.cert).checkIssued(x509(pki.ca.cert))).toBe(false);
     expect(new Date(x509(pki.clients.expired.cert).validTo).getTime()).toBeLessThan(Date.now());
+    expect(pki.serverTls).toEqual({ certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientRootCAs: [pki.ca.certFile] });
   });
 });

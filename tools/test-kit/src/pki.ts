@@ -100,6 +100,12 @@ export interface TestPki extends PkiWorkspace {
   readonly server: PemPair;
   /** Server leaf signed by `intermediateCa`; `certFile` holds the leaf followed by the intermediate. */
   readonly serverChain: PemPair;
+  /**
+   * The files a server's TLS settings name for this PKI: `server`'s certificate and key, client
+   * certificates checked against `ca`. Spread into the settings a test needs
+   * (`{ enabled: true, clientAuthRequired: false, ...pki.serverTls }`).
+   */
+  readonly serverTls: { readonly certFile: string; readonly keyFile: string; readonly clientRootCAs: readonly string[] };
   readonly clients: {
     /** `CN=operator,O=Org1`, clientAuth, signed by `ca`. */
     readonly good: PemPair;
@@ -340,6 +346,7 @@ export async function createTestPki(): Promise<TestPki> {
       rogueCa,
       intermediateCa,
       server,
+      serverTls: { certFile: server.certFile, keyFile: server.keyFile, clientRootCAs: [ca.certFile] },
       serverChain: { certFile: chainFile, keyFile: chainLeaf.keyFile, cert: chainPem, key: chainLeaf.key },
       clients: { good, rogueCa: rogue, expired, notYetValid, serverAuthOnly },
     };
