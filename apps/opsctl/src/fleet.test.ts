@@ -1,8 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { scratchDir, useCleanup } from '@fabric-ops/test-kit';
+import { describe, expect, it } from 'vitest';
 import type { FleetOptions } from './args.ts';
 import { mapLimited, runFleetCommand, type FleetRow } from './fleet.ts';
 import { fleetJson, fleetText } from './fleet-output.ts';
@@ -104,23 +104,14 @@ describe('fleet output', () => {
   });
 });
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-/** A temp directory, removed after the test. */
-function scratchDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'opsctl-fleet-unit-'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+const defer = useCleanup();
+const tempDir = (): string => scratchDir(defer, 'opsctl-fleet-unit-');
 
 /** A loopback server answering every request with `status` and the JSON `body`, closed after the test; its `host:port`. */
 async function jsonServer(status: number, body: string): Promise<string> {
   const server = createServer((_req, res) => res.writeHead(status, { 'Content-Type': 'application/json' }).end(body));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  defer(() => new Promise<void>((resolve) => server.close(() => resolve())));
   return `127.0.0.1:${(server.address() as { port: number }).port}`;
 }
 
@@ -136,7 +127,7 @@ const fleet = (targetFiles: string[], match?: FleetOptions['match']): FleetOptio
 
 describe('runFleetCommand', () => {
   it('fails only the targets whose credential labels cannot be used, with reason credentials', async () => {
-    const dir = scratchDir();
+    const dir = tempDir();
     const plain = await jsonServer(503, '{"status":"Service Unavailable","failed_checks":[{"component":"docker","reason":"down"}]}');
     const file = join(dir, 'sd.json');
     writeFileSync(
@@ -158,7 +149,7 @@ describe('runFleetCommand', () => {
   });
 
   it('refuses an empty target set as a usage error', async () => {
-    const file = join(scratchDir(), 'empty.yml');
+    const file = join(tempDir(), 'empty.yml');
     writeFileSync(file, '[]');
     await expect(runFleetCommand({ kind: 'version' }, { address: '127.0.0.1:9443', tls: false, timeoutMs: 1_000 }, fleet([file]))).rejects.toMatchObject({
       code: 'USAGE',
@@ -170,7 +161,7 @@ describe('runFleetCommand', () => {
 describe('target selection and the rollback summary (issue 29)', () => {
   it('works only on the targets whose labels match, and names the labels when none does', async () => {
     const orderer = await jsonServer(200, '{"Version":"2.5.0","CommitSHA":"abc"}');
-    const file = join(scratchDir(), 'sd.json');
+    const file = join(tempDir(), 'sd.json');
     // The peers are nowhere: only the orderer is asked.
     writeFileSync(
       file,

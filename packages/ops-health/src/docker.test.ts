@@ -1,28 +1,19 @@
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { scratchDir, useCleanup } from '@fabric-ops/test-kit';
+import { describe, expect, it } from 'vitest';
 import { dockerChecker, parseDockerEndpoint } from './docker.ts';
 import { readDockerEndpoint } from './internal/endpoint.ts';
 import { describePingError } from './internal/ping-error.ts';
 import { isHealthError } from './errors.ts';
 
-const cleanups: (() => void | Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'ops-health-docker-'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+const defer = useCleanup();
+const tempDir = (): string => scratchDir(defer, 'ops-health-docker-');
 
 async function listen<T extends HttpServer | NetServer>(server: T, where: string | number): Promise<T> {
-  cleanups.push(() => new Promise<void>((r) => server.close(() => r())));
+  defer(() => new Promise<void>((r) => server.close(() => r())));
   await new Promise<void>((r) => (typeof where === 'string' ? server.listen(where, r) : server.listen(where, '127.0.0.1', r)));
   return server;
 }
@@ -140,10 +131,11 @@ describe('dockerChecker', () => {
   });
 
   it('fails with connection refused on a closed tcp port', async () => {
-    const server = await listen(createNetServer(), 0);
+    // A port that was just free: listened on, then closed again.
+    const server = createNetServer();
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const port = (server.address() as { port: number }).port;
     await new Promise<void>((r) => server.close(() => r()));
-    cleanups.pop();
     expect(await failureOf(dockerChecker(`tcp://127.0.0.1:${port}`)(new AbortController().signal))).toBe(
       `failed to ping to Docker daemon: Get "http://127.0.0.1:${port}/_ping": dial tcp 127.0.0.1:${port}: connect: connection refused`,
     );
@@ -175,7 +167,7 @@ describe('dockerChecker', () => {
       }),
       socketPath,
     );
-    cleanups.push(() => sockets.forEach((s) => s.destroy()));
+    defer(() => sockets.forEach((s) => s.destroy()));
     const controller = new AbortController();
     const running = dockerChecker(`unix://${socketPath}`)(controller.signal);
     setTimeout(() => controller.abort(new Error('health check timed out after 50ms')), 50);
@@ -198,7 +190,7 @@ describe('dockerChecker', () => {
       });
       server.on('connection', (socket: Socket) => connections.push(socket));
       await listen(server, socketPath);
-      cleanups.push(() => connections.forEach((c) => c.destroy()));
+      defer(() => connections.forEach((c) => c.destroy()));
       return { endpoint: `unix://${socketPath}`, connections };
     }
 

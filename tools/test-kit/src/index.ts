@@ -19,6 +19,8 @@ export type { PrometheusServer, PrometheusTargetTls, PromSample, StartPrometheus
 export { startStatsd } from './statsd.ts';
 export type { StartStatsdOptions, StatsdDaemon, StatsdReceived } from './statsd.ts';
 export { freeTcpPort, freeUdpPort } from './free-port.ts';
+export { scratchDir, useCleanup } from './cleanup.ts';
+export type { Defer } from './cleanup.ts';
 export { ordererYaml, peerCoreYaml, peerLauncher } from './peer-config.ts';
 export type { OrdererSetup, PeerLauncher, PeerSetup, PeerTlsFiles } from './peer-config.ts';
 export { useAppHarness, useTestPki } from './app-harness.ts';
