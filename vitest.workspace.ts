@@ -14,5 +14,6 @@ export const projects: string[] = [
   'apps/opsctl',
   'tools/consumer-test',
   'tools/docs-test',
+  'tools/test-kit',
   'tools/x509-oracle',
 ];

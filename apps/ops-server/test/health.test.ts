@@ -1,56 +1,34 @@
-import { request } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createOperationsSystem, type OperationsSystem } from '../src/index.ts';
+import { describe, expect, it } from 'vitest';
+import type { OperationsSystem } from '../src/index.ts';
+import { send } from '@fabric-ops/test-kit';
+import { useSystems } from './systems.ts';
 
-const systems: OperationsSystem[] = [];
-afterEach(async () => {
-  await Promise.all(systems.splice(0).map((s) => s.stop()));
-});
-
-async function started(health?: { checkTimeoutMs?: number; deadlineMs?: number }): Promise<OperationsSystem> {
-  const s = createOperationsSystem({ listenAddress: '127.0.0.1:0', version: { version: '1.0.0', commitSha: 'abc1234' }, ...(health ? { health } : {}) });
-  systems.push(s);
-  await s.start();
-  return s;
-}
-
-function get(address: string, path: string, method = 'GET'): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
-  const port = Number(address.slice(address.lastIndexOf(':') + 1));
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method, agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
+const systems = useSystems();
+const started = (health?: { checkTimeoutMs?: number; deadlineMs?: number }): Promise<OperationsSystem> => systems.start(health ? { health } : {});
 
 describe('health in the operations system', () => {
   it('serves /healthz with no checkers as 200 OK, and checkers registered at run time', async () => {
     const s = await started();
-    const empty = await get(s.address(), '/healthz');
+    const empty = await send(s.address(), '/healthz');
     expect(empty.status).toBe(200);
     expect(empty.body).toMatch(/^\{"status":"OK","time":"[^"]+"\}$/);
     s.registerChecker('db', async () => Promise.reject(new Error('db is down')));
-    const failing = await get(s.address(), '/healthz');
+    const failing = await send(s.address(), '/healthz');
     expect(failing.status).toBe(503);
     expect(JSON.parse(failing.body).failed_checks).toEqual([{ component: 'db', reason: 'db is down' }]);
     expect(() => s.registerChecker('db', async () => {})).toThrow("'db' is already registered");
     s.deregisterChecker('db');
     s.deregisterChecker('never-registered');
-    expect((await get(s.address(), '/healthz')).status).toBe(200);
-    for (const path of ['/livez', '/readyz']) expect((await get(s.address(), path)).status).toBe(200);
-    expect((await get(s.address(), '/healthz/', 'GET')).status).toBe(404);
-    expect((await get(s.address(), '/healthz', 'HEAD')).status).toBe(405);
+    expect((await send(s.address(), '/healthz')).status).toBe(200);
+    for (const path of ['/livez', '/readyz']) expect((await send(s.address(), path)).status).toBe(200);
+    expect((await send(s.address(), '/healthz/', { method: 'GET' })).status).toBe(404);
+    expect((await send(s.address(), '/healthz', { method: 'HEAD' })).status).toBe(405);
   });
 
   it('passes the health options through', async () => {
     const s = await started({ checkTimeoutMs: 50 });
     s.registerChecker('hung', () => new Promise(() => {}));
-    const reply = await get(s.address(), '/healthz');
+    const reply = await send(s.address(), '/healthz');
     expect(reply.status).toBe(503);
     expect(JSON.parse(reply.body).failed_checks[0].reason).toBe('health check timed out after 50ms');
   });
@@ -65,7 +43,7 @@ describe('health in the operations system', () => {
       checking();
       await held;
     });
-    const inFlight = get(s.address(), '/readyz');
+    const inFlight = send(s.address(), '/readyz');
     await checkStarted;
     const stopping = s.stop();
     release();

@@ -1,58 +1,21 @@
-import { request } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createOperationsSystem, isOpsServerError, type OperationsLogger, type OperationsSystem, type OperationsSystemOptions } from '../src/index.ts';
+import { describe, expect, it } from 'vitest';
+import { createOperationsSystem, isOpsServerError, type OperationsSystem, type OperationsSystemOptions } from '../src/index.ts';
+import { send } from '@fabric-ops/test-kit';
+import { capturingLogger, useSystems, type LoggedLine } from './systems.ts';
 
-const systems: OperationsSystem[] = [];
-afterEach(async () => {
-  await Promise.all(systems.splice(0).map((s) => s.stop()));
-});
-
-interface Logged {
-  readonly level: string;
-  readonly fields: Record<string, unknown>;
-  readonly msg: string | undefined;
-}
-
-function capturingLogger(lines: Logged[]): OperationsLogger {
-  const at =
-    (level: string) =>
-    (a: object | string, msg?: string): void => {
-      lines.push(typeof a === 'string' ? { level, fields: {}, msg: a } : { level, fields: a as Record<string, unknown>, msg });
-    };
-  return { info: at('info'), warn: at('warn'), error: at('error') };
-}
-
-async function started(options: Partial<OperationsSystemOptions> = {}): Promise<OperationsSystem> {
-  const s = createOperationsSystem({ listenAddress: '127.0.0.1:0', version: { version: '1.0.0', commitSha: 'abc1234' }, logger: capturingLogger([]), ...options });
-  systems.push(s);
-  await s.start();
-  return s;
-}
-
-function get(address: string, path: string): Promise<{ status: number; body: string }> {
-  const port = Number(address.slice(address.lastIndexOf(':') + 1));
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
+const systems = useSystems();
+const started = (options: Partial<OperationsSystemOptions> = {}): Promise<OperationsSystem> => systems.start({ logger: capturingLogger([]), ...options });
 
 describe('stop() for embedders: the not-ready delay and shutdown hooks', () => {
   it('answers /readyz 503 (not a refused connection) during the delay, then runs the hooks in order before stop() resolves', async () => {
     const s = await started({ shutdownDelayMs: 1_500 });
     s.registerChecker('fine', async () => {});
-    expect((await get(s.address(), '/readyz')).status).toBe(200);
+    expect((await send(s.address(), '/readyz')).status).toBe(200);
     const address = s.address();
     const events: string[] = [];
     s.addShutdownHook('app-server', async () => {
       // The operations listener is still open while the hooks run.
-      events.push(`app-server (livez ${(await get(address, '/livez')).status})`);
+      events.push(`app-server (livez ${(await send(address, '/livez')).status})`);
     });
     s.addShutdownHook('queue', () => {
       events.push('queue');
@@ -62,21 +25,21 @@ describe('stop() for embedders: the not-ready delay and shutdown hooks', () => {
     const stopping = s.stop().then(() => {
       resolved = true;
     });
-    const draining = await get(address, '/readyz');
+    const draining = await send(address, '/readyz');
     expect(draining.status).toBe(503);
     expect(JSON.parse(draining.body).failed_checks).toEqual([{ component: 'shutdown', reason: 'the process is shutting down' }]);
-    expect((await get(address, '/livez')).status).toBe(200);
-    expect((await get(address, '/healthz')).status).toBe(200);
+    expect((await send(address, '/livez')).status).toBe(200);
+    expect((await send(address, '/healthz')).status).toBe(200);
     expect(events).toEqual([]);
     expect(resolved).toBe(false);
 
     await stopping;
     expect(events).toEqual(['app-server (livez 200)', 'queue']);
-    await expect(get(address, '/livez')).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    await expect(send(address, '/livez')).rejects.toMatchObject({ code: 'ECONNREFUSED' });
   });
 
   it('logs a failing hook and runs the next; aborts an overdue hook with a TimeoutError and closes anyway', async () => {
-    const lines: Logged[] = [];
+    const lines: LoggedLine[] = [];
     const s = await started({ shutdownHookTimeoutMs: 100, logger: capturingLogger(lines) });
     const events: string[] = [];
     s.addShutdownHook('broken', () => {
@@ -133,22 +96,22 @@ describe('readiness and background checks for embedders', () => {
   it("with requireReadySignal, /readyz waits for readiness.signalReady() and a blocking task; /healthz keeps Fabric's answer", async () => {
     const s = await started({ requireReadySignal: true });
     const warmup = s.readiness.createBlockingTask('cache-warmup');
-    const waiting = await get(s.address(), '/readyz');
+    const waiting = await send(s.address(), '/readyz');
     expect(waiting.status).toBe(503);
     expect(JSON.parse(waiting.body).failed_checks).toEqual([
       { component: 'ready-signal', reason: 'the application has not signalled ready yet' },
       { component: 'startup', reason: "waiting for start-up task 'cache-warmup'" },
     ]);
-    expect((await get(s.address(), '/healthz')).body).toMatch(/^\{"status":"OK","time":"[^"]+"\}$/);
+    expect((await send(s.address(), '/healthz')).body).toMatch(/^\{"status":"OK","time":"[^"]+"\}$/);
     s.readiness.signalReady();
     warmup.resolve();
-    expect((await get(s.address(), '/readyz')).status).toBe(200);
+    expect((await send(s.address(), '/readyz')).status).toBe(200);
   });
 
   it('without requireReadySignal (the bins), /readyz is ready as soon as the checks pass', async () => {
     const s = await started();
     expect(s.readiness.isReady()).toBe(true);
-    expect((await get(s.address(), '/readyz')).status).toBe(200);
+    expect((await send(s.address(), '/readyz')).status).toBe(200);
   });
 
   it('runs the checks in the background so health_check_status is fresh with no probe, and stops with the system', async () => {
@@ -163,11 +126,11 @@ describe('readiness and background checks for embedders', () => {
       if (!healthy) throw new Error('down');
     });
     while (runs < 2) await new Promise((r) => setTimeout(r, 10));
-    expect((await get(s.address(), '/metrics')).body).toMatch(/^health_check_status\{component="db"\} 1$/m);
+    expect((await send(s.address(), '/metrics')).body).toMatch(/^health_check_status\{component="db"\} 1$/m);
     healthy = false;
     const seen = runs;
     while (runs < seen + 2) await new Promise((r) => setTimeout(r, 10));
-    expect((await get(s.address(), '/metrics')).body).toMatch(/^health_check_status\{component="db"\} 0$/m);
+    expect((await send(s.address(), '/metrics')).body).toMatch(/^health_check_status\{component="db"\} 0$/m);
     await s.stop();
     const after = runs;
     await new Promise((r) => setTimeout(r, 100));

@@ -1,8 +1,9 @@
 import { createLogging, type Logging } from '@fabric-ops/ops-logspec';
 import type { TlsSettings } from '@fabric-ops/ops-tls-auth';
 import { createTestPki, send, type TestPki } from '@fabric-ops/test-kit';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createOperationsSystem, type OperationsSystem, type OperationsSystemOptions } from '../src/index.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { OperationsSystem, OperationsSystemOptions } from '../src/index.ts';
+import { useSystems } from './systems.ts';
 
 let pki: TestPki;
 beforeAll(async () => {
@@ -10,10 +11,7 @@ beforeAll(async () => {
 });
 afterAll(() => pki.cleanup());
 
-const systems: OperationsSystem[] = [];
-afterEach(async () => {
-  await Promise.all(systems.splice(0).map((s) => s.stop()));
-});
+const systems = useSystems();
 
 function jsonLogging(): { logging: Logging; records: () => Record<string, unknown>[] } {
   const lines: string[] = [];
@@ -21,20 +19,9 @@ function jsonLogging(): { logging: Logging; records: () => Record<string, unknow
   return { logging, records: () => lines.map((l) => JSON.parse(l) as Record<string, unknown>) };
 }
 
-async function start(options: Partial<OperationsSystemOptions>): Promise<OperationsSystem> {
-  const system = createOperationsSystem({ listenAddress: '127.0.0.1:0', version: { version: '1.0.0', commitSha: 'abc1234' }, ...options });
-  systems.push(system);
-  await system.start();
-  return system;
-}
+const start = (options: Partial<OperationsSystemOptions>): Promise<OperationsSystem> => systems.start(options);
 
-const tlsOn = (): TlsSettings => ({
-  enabled: true,
-  certFile: pki.server.certFile,
-  keyFile: pki.server.keyFile,
-  clientAuthRequired: false,
-  clientRootCAs: [pki.ca.certFile],
-});
+const tlsOn = (): TlsSettings => ({ enabled: true, clientAuthRequired: false, ...pki.serverTls });
 
 describe('/logspec in the operations system', () => {
   it('serves the given registry and exposes it as system.logging', async () => {

@@ -1,9 +1,9 @@
 import { createSocket } from 'node:dgram';
-import { request } from 'node:http';
 import { createLogging } from '@fabric-ops/ops-logspec';
 import { isMetricsError, type MetricsOptions, type StatsdTarget } from '@fabric-ops/ops-metrics';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createOperationsSystem, type OperationsSystem } from '../src/index.ts';
+import { send } from '@fabric-ops/test-kit';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -25,20 +25,6 @@ function system(metrics: MetricsOptions | undefined, version = '2.5.0'): { syste
   return { system: created, lines };
 }
 
-function get(address: string, path: string): Promise<{ status: number; body: string }> {
-  const colon = address.lastIndexOf(':');
-  return new Promise((resolve, reject) => {
-    const req = request({ host: address.slice(0, colon), port: Number(address.slice(colon + 1)), path, agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
-
 describe('metrics in the operations system', () => {
   it('exposes the provider, sets fabric_version at start, and feeds the logging and health families', async () => {
     const { system: ops } = system({ provider: 'prometheus' });
@@ -50,8 +36,8 @@ describe('metrics in the operations system', () => {
     await ops.start();
     ops.logging.getLogger('app.worker').warn('something to count');
     ops.logging.getLogger('app.worker').debug('below the level: checked at most, not written');
-    expect((await get(ops.address(), '/healthz')).status).toBe(503);
-    const { status, body } = await get(ops.address(), '/metrics');
+    expect((await send(ops.address(), '/healthz')).status).toBe(503);
+    const { status, body } = await send(ops.address(), '/metrics');
     expect(status).toBe(200);
     expect(body).toContain('fabric_version{version="2.5.0"} 1\n');
     expect(body).toContain('app_things_total 2\n');
@@ -69,18 +55,18 @@ describe('metrics in the operations system', () => {
     });
     ops.registerChecker('db', async () => {});
     await ops.start();
-    await get(ops.address(), '/healthz');
-    let body = (await get(ops.address(), '/metrics')).body;
+    await send(ops.address(), '/healthz');
+    let body = (await send(ops.address(), '/metrics')).body;
     expect(body).toContain('health_check_status{component="worker-1"} 0\n');
     expect(body).toContain('health_check_duration_seconds_count{component="worker-1"} 1\n');
     ops.deregisterChecker('worker-1');
-    body = (await get(ops.address(), '/metrics')).body;
+    body = (await send(ops.address(), '/metrics')).body;
     expect(body).not.toContain('worker-1');
     expect(body).toContain('health_check_status{component="db"} 1\n');
     expect(body).toContain('health_check_duration_seconds_count{component="db"} 1\n');
     ops.registerChecker('worker-1', async () => {});
-    await get(ops.address(), '/healthz');
-    body = (await get(ops.address(), '/metrics')).body;
+    await send(ops.address(), '/healthz');
+    body = (await send(ops.address(), '/metrics')).body;
     expect(body).toContain('health_check_status{component="worker-1"} 1\n');
     expect(body).toContain('health_check_duration_seconds_count{component="worker-1"} 1\n');
   });
@@ -98,7 +84,7 @@ describe('metrics in the operations system', () => {
       ops.registerChecker(`worker-${i}`, async () => {
         throw new Error('gone');
       });
-      await get(ops.address(), '/healthz');
+      await send(ops.address(), '/healthz');
       ops.deregisterChecker(`worker-${i}`);
     }
     // stop() pushes what the interval gathered.
@@ -115,7 +101,7 @@ describe('metrics in the operations system', () => {
     const { system: ops, lines } = system(undefined);
     expect(ops.metrics.kind).toBe('disabled');
     await ops.start();
-    expect((await get(ops.address(), '/metrics')).status).toBe(404);
+    expect((await send(ops.address(), '/metrics')).status).toBe(404);
     expect(lines.join('')).not.toContain('Unknown provider type');
   });
 

@@ -1,38 +1,15 @@
 import { once } from 'node:events';
-import { createServer, request, Agent } from 'node:http';
+import { createServer, Agent } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createOperationsSystem, type OperationsSystem } from '../src/index.ts';
+import { describe, expect, it } from 'vitest';
+import type { OperationsSystem } from '../src/index.ts';
 import type { Route } from '@fabric-ops/ops-http';
+import { send } from '@fabric-ops/test-kit';
+import { useSystems } from './systems.ts';
 
-const systems: OperationsSystem[] = [];
-afterEach(async () => {
-  await Promise.all(systems.splice(0).map((s) => s.stop()));
-});
-
-function system(listenAddress = '127.0.0.1:0', shutdownTimeoutMs?: number): OperationsSystem {
-  const s = createOperationsSystem({
-    listenAddress,
-    version: { version: '9.9.9', commitSha: 'abc1234' },
-    ...(shutdownTimeoutMs === undefined ? {} : { shutdownTimeoutMs }),
-  });
-  systems.push(s);
-  return s;
-}
-
-function get(address: string, path: string, agent?: Agent): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
-  const [host, port] = [address.slice(0, address.lastIndexOf(':')), Number(address.slice(address.lastIndexOf(':') + 1))];
-  return new Promise((resolve, reject) => {
-    const req = request({ host, port, path, agent: agent ?? false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
+const systems = useSystems();
+const system = (listenAddress = '127.0.0.1:0', shutdownTimeoutMs?: number): OperationsSystem =>
+  systems.create({ listenAddress, version: { version: '9.9.9', commitSha: 'abc1234' }, ...(shutdownTimeoutMs === undefined ? {} : { shutdownTimeoutMs }) });
 
 /** A route whose answer waits until `release()` is called, to hold a request in flight. */
 function gatedRoute(path: string): { route: Route; release: () => void } {
@@ -55,7 +32,7 @@ describe('operations system', () => {
     expect(s.address()).toBe('');
     await s.start();
     expect(s.address()).toMatch(/^127\.0\.0\.1:\d+$/);
-    const reply = await get(s.address(), '/version');
+    const reply = await send(s.address(), '/version');
     expect(reply.status).toBe(200);
     expect(reply.body).toBe('{"CommitSHA":"abc1234","Version":"9.9.9"}');
     expect(reply.headers['x-request-id']).toBeTypeOf('string');
@@ -87,8 +64,7 @@ describe('operations system', () => {
   // The server's socket inactivity timer is not set (re-arming it cost ~1 µs per request): a
   // connection that never sends a request must still be closed, by the request timeout.
   it('closes a connection that never sends a request once the request timeout passes', async () => {
-    const s = createOperationsSystem({ listenAddress: '127.0.0.1:0', version: { version: '9.9.9', commitSha: 'abc1234' }, limits: { requestTimeoutMs: 300 } });
-    systems.push(s);
+    const s = systems.create({ limits: { requestTimeoutMs: 300 } });
     await s.start();
     const address = s.address();
     const socket = connect(Number(address.slice(address.lastIndexOf(':') + 1)), '127.0.0.1');
@@ -106,7 +82,7 @@ describe('operations system', () => {
     const s = system();
     await s.start();
     const agent = new Agent({ keepAlive: true });
-    await get(s.address(), '/version', agent);
+    await send(s.address(), '/version', { agent });
     const began = Date.now();
     await s.stop();
     expect(Date.now() - began).toBeLessThan(1_000);
@@ -121,8 +97,8 @@ describe('operations system', () => {
     await s.start();
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     try {
-      for (let i = 0; i < 3; i++) expect((await get(s.address(), '/hello', agent)).body).toBe('hi\n');
-      expect((await get(s.address(), '/version', agent)).status).toBe(200);
+      for (let i = 0; i < 3; i++) expect((await send(s.address(), '/hello', { agent })).body).toBe('hi\n');
+      expect((await send(s.address(), '/version', { agent })).status).toBe(200);
     } finally {
       agent.destroy();
     }
@@ -134,11 +110,11 @@ describe('operations system', () => {
     s.addRoute(route);
     await s.start();
     const address = s.address();
-    const inflight = get(address, '/slow');
+    const inflight = send(address, '/slow');
     await new Promise((r) => setTimeout(r, 50));
     const stopped = s.stop();
     await new Promise((r) => setTimeout(r, 50));
-    await expect(get(address, '/version')).rejects.toThrow(/ECONNREFUSED/);
+    await expect(send(address, '/version')).rejects.toThrow(/ECONNREFUSED/);
     release();
     const reply = await inflight;
     expect(reply.body).toBe('done');
@@ -152,7 +128,7 @@ describe('operations system', () => {
     s.addRoute(route);
     await s.start();
     const agent = new Agent({ keepAlive: true });
-    const inflight = get(s.address(), '/slow', agent);
+    const inflight = send(s.address(), '/slow', { agent });
     await new Promise((r) => setTimeout(r, 50));
     const began = Date.now();
     const stopped = s.stop();
@@ -170,7 +146,7 @@ describe('operations system', () => {
     const s = system('127.0.0.1:0', 200);
     s.addRoute({ path: '/hang', secure: false, handler: () => new Promise<void>(() => {}) });
     await s.start();
-    const hung = get(s.address(), '/hang');
+    const hung = send(s.address(), '/hang');
     await new Promise((r) => setTimeout(r, 50));
     const began = Date.now();
     await s.stop();

@@ -3,8 +3,9 @@ import type { IncomingMessage } from 'node:http';
 import { connect, type TLSSocket } from 'node:tls';
 import { clientSubjectOf, isTlsAuthError, type TlsSettings } from '@fabric-ops/ops-tls-auth';
 import { createTestPki, send, type TestPki } from '@fabric-ops/test-kit';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createOperationsSystem, type OperationsSystem, type OperationsSystemOptions } from '../src/index.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createOperationsSystem, type OperationsSystemOptions } from '../src/index.ts';
+import { capturingLogger, useSystems, type LoggedLine } from './systems.ts';
 
 let pki: TestPki;
 beforeAll(async () => {
@@ -12,41 +13,15 @@ beforeAll(async () => {
 });
 afterAll(() => pki.cleanup());
 
-const systems: OperationsSystem[] = [];
-afterEach(async () => {
-  await Promise.all(systems.splice(0).map((s) => s.stop()));
-});
+const systems = useSystems();
 
-interface Captured {
-  readonly level: 'info' | 'warn' | 'error';
-  readonly obj: Record<string, unknown>;
-  readonly msg: string | undefined;
-}
-
-function capture(): { logger: NonNullable<OperationsSystemOptions['logger']>; lines: Captured[] } {
-  const lines: Captured[] = [];
-  const at =
-    (level: Captured['level']) =>
-    (obj: object | string, msg?: string): void => {
-      lines.push(typeof obj === 'string' ? { level, obj: {}, msg: obj } : { level, obj: obj as Record<string, unknown>, msg });
-    };
-  return { logger: { info: at('info'), warn: at('warn'), error: at('error') } as NonNullable<OperationsSystemOptions['logger']>, lines };
-}
-
-const tlsOn = (over: Partial<TlsSettings> = {}): TlsSettings => ({
-  enabled: true,
-  certFile: pki.server.certFile,
-  keyFile: pki.server.keyFile,
-  clientAuthRequired: false,
-  clientRootCAs: [pki.ca.certFile],
-  ...over,
-});
+const tlsOn = (over: Partial<TlsSettings> = {}): TlsSettings => ({ enabled: true, clientAuthRequired: false, ...pki.serverTls, ...over });
 
 /** A system with a secure probe route that records who reached it. */
 async function startSystem(options: Partial<OperationsSystemOptions> = {}) {
-  const { logger, lines } = capture();
+  const lines: LoggedLine[] = [];
   const seen: (string | undefined)[] = [];
-  const system = createOperationsSystem({ listenAddress: '127.0.0.1:0', version: { version: '1.0.0', commitSha: 'abc1234' }, logger, ...options });
+  const system = systems.create({ logger: capturingLogger(lines), ...options });
   system.addRoute({
     path: '/secure-probe',
     secure: true,
@@ -55,7 +30,6 @@ async function startSystem(options: Partial<OperationsSystemOptions> = {}) {
       res.end('secret');
     },
   });
-  systems.push(system);
   await system.start();
   return { system, lines, seen };
 }
@@ -74,7 +48,7 @@ describe('operations system with TLS', () => {
     expect(lines.filter((l) => l.level === 'warn')).toEqual([
       {
         level: 'warn',
-        obj: { URL: '/secure-probe?q=1', Method: 'GET', RemoteAddr: expect.stringMatching(/^127\.0\.0\.1:\d+$/) },
+        fields: { URL: '/secure-probe?q=1', Method: 'GET', RemoteAddr: expect.stringMatching(/^127\.0\.0\.1:\d+$/) },
         msg: 'Client request not authorized, client must pass a valid client certificate for this operation',
       },
     ]);
@@ -102,7 +76,7 @@ describe('operations system with TLS', () => {
     }
     expect(seen).toEqual([]);
     // Go's line and Go's reasons (crypto/tls + crypto/x509), one per refused connection.
-    const reasons = lines.filter((l) => l.msg?.startsWith('http: TLS handshake error from 127.0.0.1:')).map((l) => String(l.obj.reason));
+    const reasons = lines.filter((l) => l.msg?.startsWith('http: TLS handshake error from 127.0.0.1:')).map((l) => String(l.fields['reason']));
     expect(reasons).toHaveLength(8);
     for (const reason of reasons) expect(reason).toMatch(/^tls: failed to verify client certificate: x509: /);
     const kinds = reasons.map((r) => /unknown authority|is after|is before|incompatible key usage/.exec(r)?.[0]);
@@ -127,7 +101,7 @@ describe('operations system with TLS', () => {
     const { system, lines } = await startSystem({ tls: tlsOn(), tlsAllowList: { '/secure-probe': [{ organization: 'Org2' }, { commonName: 'admin' }] } });
     const refused = await send(system.address(), '/secure-probe', { tls: good() });
     expect([refused.status, refused.body]).toEqual([403, '']);
-    expect(lines.find((l) => l.obj.Subject === 'CN=operator,O=Org1')).toBeDefined();
+    expect(lines.find((l) => l.fields['Subject'] === 'CN=operator,O=Org1')).toBeDefined();
     const admin = await pki.ca.issue(`admin-${Date.now()}`, { subject: { O: 'Org9', CN: 'admin' }, extendedKeyUsage: ['clientAuth'] });
     expect((await send(system.address(), '/secure-probe', { tls: { ca: pki.ca.cert, cert: admin.cert, key: admin.key } })).status).toBe(200);
   });

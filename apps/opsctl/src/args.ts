@@ -1,4 +1,4 @@
-import { parseHostPort } from './address.ts';
+import { parseDialAddress } from './address.ts';
 import { OpsctlError } from './errors.ts';
 import { checkPrometheusUrl } from './targets.ts';
 
@@ -152,7 +152,7 @@ function parseMatch(values: ReadonlyMap<string, string>, repeated: ReadonlyMap<s
 
 /** Checks `host:port` (host may be a bracketed IPv6 literal); returns it unchanged. */
 export function checkAddress(address: string): string {
-  parseHostPort(address);
+  parseDialAddress(address);
   return address;
 }
 

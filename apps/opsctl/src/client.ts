@@ -1,6 +1,6 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { dialHost, parseHostPort } from './address.ts';
+import { dialHost, parseDialAddress } from './address.ts';
 import type { ConnectionOptions } from './args.ts';
 import { OpsctlError } from './errors.ts';
 import { MAX_PEM_FILE_BYTES, readBoundedFile } from './read-file.ts';
@@ -200,7 +200,7 @@ export async function createOpsClient(options: ConnectionOptions, limits: Reques
 /** A client for one operations server with TLS material already read (shared across a fleet). */
 export function openOpsClient(options: ConnectionOptions, material: TlsMaterial, limits: RequestLimits = {}): OpsClient {
   const trustSource = material.ca !== undefined ? (limits.caName ?? (options.caFile !== undefined ? `--cacert ${options.caFile}` : undefined)) : undefined;
-  const { host, port } = parseHostPort(options.address);
+  const { host, port } = parseDialAddress(options.address);
   const origin = `${options.tls ? 'https' : 'http'}://${options.address}`;
   const send = options.tls ? httpsRequest : httpRequest;
   const maxBytes = limits.maxResponseBytes ?? MAX_RESPONSE_BYTES;

@@ -1,7 +1,7 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { scratchDir, useCleanup } from '@fabric-ops/test-kit';
 import { describe, expect, it } from 'vitest';
 import type { FleetOptions } from './args.ts';
 import { mapLimited, runFleetCommand, type FleetRow } from './fleet.ts';
@@ -104,102 +104,84 @@ describe('fleet output', () => {
   });
 });
 
-describe('runFleetCommand', () => {
-  const fleet = (targetFiles: string[]): FleetOptions => ({ targetFiles, addresses: [], concurrency: 4, deadlineMs: 10_000, dryRun: false, rollback: false });
+const defer = useCleanup();
+const tempDir = (): string => scratchDir(defer, 'opsctl-fleet-unit-');
 
+/** A loopback server answering every request with `status` and the JSON `body`, closed after the test; its `host:port`. */
+async function jsonServer(status: number, body: string): Promise<string> {
+  const server = createServer((_req, res) => res.writeHead(status, { 'Content-Type': 'application/json' }).end(body));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  defer(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return `127.0.0.1:${(server.address() as { port: number }).port}`;
+}
+
+const fleet = (targetFiles: string[], match?: FleetOptions['match']): FleetOptions => ({
+  targetFiles,
+  addresses: [],
+  concurrency: 4,
+  deadlineMs: 10_000,
+  dryRun: false,
+  rollback: false,
+  ...(match ? { match } : {}),
+});
+
+describe('runFleetCommand', () => {
   it('fails only the targets whose credential labels cannot be used, with reason credentials', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'opsctl-fleet-unit-'));
-    const server = createServer((_req, res) =>
-      res.writeHead(503, { 'Content-Type': 'application/json' }).end('{"status":"Service Unavailable","failed_checks":[{"component":"docker","reason":"down"}]}'),
+    const dir = tempDir();
+    const plain = await jsonServer(503, '{"status":"Service Unavailable","failed_checks":[{"component":"docker","reason":"down"}]}');
+    const file = join(dir, 'sd.json');
+    writeFileSync(
+      file,
+      JSON.stringify([
+        { targets: ['127.0.0.1:1'], labels: { __scheme__: 'https', __opsctl_cacert: 'missing-ca.pem' } },
+        { targets: ['127.0.0.1:2'], labels: { __scheme__: 'https', __opsctl_cert: 'only-cert.pem' } },
+        { targets: [plain], labels: { __scheme__: 'http' } },
+      ]),
     );
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const plain = `127.0.0.1:${(server.address() as { port: number }).port}`;
-    try {
-      const file = join(dir, 'sd.json');
-      writeFileSync(
-        file,
-        JSON.stringify([
-          { targets: ['127.0.0.1:1'], labels: { __scheme__: 'https', __opsctl_cacert: 'missing-ca.pem' } },
-          { targets: ['127.0.0.1:2'], labels: { __scheme__: 'https', __opsctl_cert: 'only-cert.pem' } },
-          { targets: [plain], labels: { __scheme__: 'http' } },
-        ]),
-      );
-      const result = await runFleetCommand({ kind: 'health', endpoint: 'healthz', verbose: false }, { address: '127.0.0.1:9443', tls: false, timeoutMs: 2_000 }, fleet([file]));
-      expect(result.exitCode).toBe(1);
-      expect(result.rows.map((row) => [row.target, row.reason, row.error])).toEqual([
-        ['127.0.0.1:1', 'credentials', `cannot read label __opsctl_cacert file ${join(dir, 'missing-ca.pem')}: no such file or directory`],
-        ['127.0.0.1:2', 'credentials', 'labels __opsctl_cert and __opsctl_key go together: give both, or neither'],
-        [plain, 'unhealthy', '503 Service Unavailable: docker: down'],
-      ]);
-      expect(result.rows[2]).toMatchObject({ status: 'Service Unavailable', failed_checks: [{ component: 'docker', reason: 'down' }] });
-    } finally {
-      await new Promise((resolve) => server.close(resolve));
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const result = await runFleetCommand({ kind: 'health', endpoint: 'healthz', verbose: false }, { address: '127.0.0.1:9443', tls: false, timeoutMs: 2_000 }, fleet([file]));
+    expect(result.exitCode).toBe(1);
+    expect(result.rows.map((row) => [row.target, row.reason, row.error])).toEqual([
+      ['127.0.0.1:1', 'credentials', `cannot read label __opsctl_cacert file ${join(dir, 'missing-ca.pem')}: no such file or directory`],
+      ['127.0.0.1:2', 'credentials', 'labels __opsctl_cert and __opsctl_key go together: give both, or neither'],
+      [plain, 'unhealthy', '503 Service Unavailable: docker: down'],
+    ]);
+    expect(result.rows[2]).toMatchObject({ status: 'Service Unavailable', failed_checks: [{ component: 'docker', reason: 'down' }] });
   });
 
   it('refuses an empty target set as a usage error', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'opsctl-fleet-unit-'));
-    try {
-      writeFileSync(join(dir, 'empty.yml'), '[]');
-      await expect(runFleetCommand({ kind: 'version' }, { address: '127.0.0.1:9443', tls: false, timeoutMs: 1_000 }, fleet([join(dir, 'empty.yml')]))).rejects.toMatchObject({
-        code: 'USAGE',
-        message: `no targets in ${join(dir, 'empty.yml')}`,
-      });
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const file = join(tempDir(), 'empty.yml');
+    writeFileSync(file, '[]');
+    await expect(runFleetCommand({ kind: 'version' }, { address: '127.0.0.1:9443', tls: false, timeoutMs: 1_000 }, fleet([file]))).rejects.toMatchObject({
+      code: 'USAGE',
+      message: `no targets in ${file}`,
+    });
   });
 });
 
 describe('target selection and the rollback summary (issue 29)', () => {
-  const fleetWith = (targetFiles: string[], match: FleetOptions['match']): FleetOptions => ({
-    targetFiles,
-    addresses: [],
-    concurrency: 4,
-    deadlineMs: 10_000,
-    dryRun: false,
-    rollback: false,
-    ...(match ? { match } : {}),
-  });
-
   it('works only on the targets whose labels match, and names the labels when none does', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'opsctl-fleet-unit-'));
-    const server = createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"Version":"2.5.0","CommitSHA":"abc"}'));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const orderer = `127.0.0.1:${(server.address() as { port: number }).port}`;
-    try {
-      const file = join(dir, 'sd.json');
-      // The peers are nowhere: only the orderer is asked.
-      writeFileSync(
-        file,
-        JSON.stringify([
-          { targets: ['127.0.0.1:1', '127.0.0.1:2'], labels: { role: 'peer', org: 'org1' } },
-          { targets: [orderer], labels: { role: 'orderer', org: 'org1' } },
-        ]),
-      );
-      const connection = { address: '127.0.0.1:9443', tls: false, timeoutMs: 2_000 };
-      const result = await runFleetCommand(
-        { kind: 'version' },
-        connection,
-        fleetWith(
-          [file],
-          [
-            { name: 'org', value: 'org1' },
-            { name: 'role', value: 'orderer' },
-          ],
-        ),
-      );
-      expect(result.rows.map((row) => [row.target, row.ok])).toEqual([[orderer, true]]);
-      expect(result.exitCode).toBe(0);
-      await expect(runFleetCommand({ kind: 'version' }, connection, fleetWith([file], [{ name: 'org', value: 'org2' }]))).rejects.toMatchObject({
-        code: 'USAGE',
-        message: `no target has the labels org=org2 (of 3 in ${file})`,
-      });
-    } finally {
-      await new Promise((resolve) => server.close(resolve));
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const orderer = await jsonServer(200, '{"Version":"2.5.0","CommitSHA":"abc"}');
+    const file = join(tempDir(), 'sd.json');
+    // The peers are nowhere: only the orderer is asked.
+    writeFileSync(
+      file,
+      JSON.stringify([
+        { targets: ['127.0.0.1:1', '127.0.0.1:2'], labels: { role: 'peer', org: 'org1' } },
+        { targets: [orderer], labels: { role: 'orderer', org: 'org1' } },
+      ]),
+    );
+    const connection = { address: '127.0.0.1:9443', tls: false, timeoutMs: 2_000 };
+    const both = [
+      { name: 'org', value: 'org1' },
+      { name: 'role', value: 'orderer' },
+    ];
+    const result = await runFleetCommand({ kind: 'version' }, connection, fleet([file], both));
+    expect(result.rows.map((row) => [row.target, row.ok])).toEqual([[orderer, true]]);
+    expect(result.exitCode).toBe(0);
+    await expect(runFleetCommand({ kind: 'version' }, connection, fleet([file], [{ name: 'org', value: 'org2' }]))).rejects.toMatchObject({
+      code: 'USAGE',
+      message: `no target has the labels org=org2 (of 3 in ${file})`,
+    });
   });
 
   it('counts rolled-back targets apart from the ok ones', () => {

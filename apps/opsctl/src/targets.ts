@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { parseHostPort } from './address.ts';
+import { formatHostPort } from '@fabric-ops/ops-http/go';
+import { parseDialAddress } from './address.ts';
 import { shapeOf } from './answers.ts';
 import { OpsctlError } from './errors.ts';
 import { ActiveTargetsScanner } from './internal/active-targets.ts';
@@ -71,10 +72,10 @@ function schemeFrom(value: string | undefined, where: string): 'http' | 'https' 
 }
 
 function makeTarget(address: string, where: string, labels: Readonly<Record<string, string>>, baseDir: string, scheme?: 'http' | 'https'): FleetTarget {
-  const parsed = parseHostPort(address, where);
+  const parsed = parseDialAddress(address, where);
   const credentials = credentialsFrom(labels, baseDir);
   return {
-    address: parsed.address,
+    address: formatHostPort(parsed.host, parsed.port),
     host: parsed.host,
     port: parsed.port,
     ...(scheme !== undefined ? { scheme } : {}),

@@ -7,8 +7,20 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { createTestPki, peerCoreYaml, runAppToExit, send, type PemPair, type RunningApp, type TestPki } from '@fabric-ops/test-kit';
-import { nodeLauncher, ordererYaml, startFileSdPrometheus, startSilentListener, type FileSdPrometheus, type OperationsTls } from './fleet-kit.ts';
+import {
+  createTestPki,
+  ordererYaml,
+  peerCoreYaml,
+  runAppToExit,
+  send,
+  startPrometheus,
+  type PeerTlsFiles,
+  type PemPair,
+  type PrometheusServer,
+  type RunningApp,
+  type TestPki,
+} from '@fabric-ops/test-kit';
+import { nodeLauncher, startSilentListener } from './fleet-kit.ts';
 
 const OPSCTL = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
 const PEER = fileURLToPath(new URL('../../peer/dist/bin.js', import.meta.url));
@@ -53,7 +65,7 @@ const launcher = nodeLauncher();
 const scratch = mkdtempSync(join(tmpdir(), 'fabric-ops-fleet-'));
 let org1: TestPki;
 let org2: TestPki;
-let prometheus: FileSdPrometheus | undefined;
+let prometheus: PrometheusServer | undefined;
 let silent: Awaited<ReturnType<typeof startSilentListener>>;
 let fileSd: string;
 const members: Member[] = [];
@@ -102,16 +114,16 @@ beforeAll(async () => {
     dnsNames: ['localhost'],
     ipAddresses: ['127.0.0.1'],
   });
-  const org1Tls = (clientAuthRequired = true): OperationsTls => ({ certFile: org1.server.certFile, keyFile: org1.server.keyFile, clientAuthRequired, clientRootCAs: [org1.ca.certFile] });
-  const org2Tls: OperationsTls = { certFile: org2.server.certFile, keyFile: org2.server.keyFile, clientAuthRequired: true, clientRootCAs: [org2.ca.certFile] };
+  const org1Tls = (clientAuthRequired = true): PeerTlsFiles => ({ certFile: org1.server.certFile, keyFile: org1.server.keyFile, clientAuthRequired, clientRootCAs: [org1.ca.certFile] });
+  const org2Tls: PeerTlsFiles = { certFile: org2.server.certFile, keyFile: org2.server.keyFile, clientAuthRequired: true, clientRootCAs: [org2.ca.certFile] };
   const peerEnv = { FABRIC_OPS_COMMIT_SHA: PEER_COMMIT };
   const ordererEnv = { FABRIC_OPS_COMMIT_SHA: ORDERER_COMMIT };
 
   const plan: { member: Omit<Member, 'address'>; start: () => Promise<RunningApp> }[] = [];
-  const peer = (name: string, org: 'org1' | 'org2', tls: OperationsTls, logspecReachable: boolean, vmEndpoint?: string) =>
+  const peer = (name: string, org: 'org1' | 'org2', tls: PeerTlsFiles, logspecReachable: boolean, vmEndpoint?: string) =>
     plan.push({ member: { name, kind: 'peer', org, logspecReachable }, start: () => launcher.start(PEER, 'core.yaml', peerCoreYaml({ tls, ...(vmEndpoint ? { vmEndpoint } : {}) }), peerEnv) });
-  const orderer = (name: string, org: 'org1' | 'org2', tls: OperationsTls, logspecReachable: boolean) =>
-    plan.push({ member: { name, kind: 'orderer', org, logspecReachable }, start: () => launcher.start(ORDERER, 'orderer.yaml', ordererYaml(tls), ordererEnv) });
+  const orderer = (name: string, org: 'org1' | 'org2', tls: PeerTlsFiles, logspecReachable: boolean) =>
+    plan.push({ member: { name, kind: 'orderer', org, logspecReachable }, start: () => launcher.start(ORDERER, 'orderer.yaml', ordererYaml({ tls }), ordererEnv) });
 
   for (let i = 0; i < 7; i++) peer(`org1-peer${i}`, 'org1', org1Tls(), true);
   // Its container runtime endpoint is missing: /healthz answers 503 naming the docker check.
@@ -163,7 +175,7 @@ beforeAll(async () => {
   fileSd = join(sdDir, 'fabric.yaml');
   writeFileSync(fileSd, stringify(groups));
 
-  prometheus = await startFileSdPrometheus({
+  prometheus = await startPrometheus({
     job: JOB,
     fileSd,
     tls: { caFile: org1.ca.certFile, certFile: org1.clients.good.certFile, keyFile: org1.clients.good.keyFile },

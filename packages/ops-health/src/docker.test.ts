@@ -1,27 +1,19 @@
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { scratchDir, useCleanup } from '@fabric-ops/test-kit';
+import { describe, expect, it } from 'vitest';
 import { dockerChecker, parseDockerEndpoint } from './docker.ts';
+import { readDockerEndpoint } from './internal/endpoint.ts';
 import { describePingError } from './internal/ping-error.ts';
 import { isHealthError } from './errors.ts';
 
-const cleanups: (() => void | Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'ops-health-docker-'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+const defer = useCleanup();
+const tempDir = (): string => scratchDir(defer, 'ops-health-docker-');
 
 async function listen<T extends HttpServer | NetServer>(server: T, where: string | number): Promise<T> {
-  cleanups.push(() => new Promise<void>((r) => server.close(() => r())));
+  defer(() => new Promise<void>((r) => server.close(() => r())));
   await new Promise<void>((r) => (typeof where === 'string' ? server.listen(where, r) : server.listen(where, '127.0.0.1', r)));
   return server;
 }
@@ -36,28 +28,44 @@ async function failureOf(promise: Promise<void> | void): Promise<string> {
 }
 
 describe('parseDockerEndpoint', () => {
-  it('reads unix, tcp and http endpoints', () => {
+  // Every form the checker's former URL-based reading took that the shared grammar takes too
+  // (endpoint.test.ts pins what each one reads as).
+  it.each(['unix:///var/run/docker.sock', 'tcp://127.0.0.1:2375', 'tcp://docker.example.com:2376/', 'http://localhost:2375', 'HTTP://localhost:2375', 'tcp://[::1]:2375', 'tcp://127.0.0.1:02375'])(
+    'reads %s as readDockerEndpoint does',
+    (text) => {
+      const reading = readDockerEndpoint(text);
+      expect(reading.ok).toBe(true);
+      expect(parseDockerEndpoint(text)).toEqual(reading.ok ? reading.endpoint : undefined);
+    },
+  );
+  it('reads a socket path and a host and port', () => {
     expect(parseDockerEndpoint('unix:///var/run/docker.sock')).toEqual({ kind: 'unix', socketPath: '/var/run/docker.sock' });
-    expect(parseDockerEndpoint('tcp://127.0.0.1:2375')).toEqual({ kind: 'tcp', host: '127.0.0.1', port: 2375 });
     expect(parseDockerEndpoint('http://localhost:2375')).toEqual({ kind: 'tcp', host: 'localhost', port: 2375 });
-    expect(parseDockerEndpoint('tcp://[::1]:2375')).toEqual({ kind: 'tcp', host: '::1', port: 2375 });
   });
 
   it.each([
     ['/var/run/docker.sock', 'no scheme'],
     ['npipe:////./pipe/docker_engine', "unsupported scheme 'npipe'"],
     ['unix://relative.sock', 'the socket path must be absolute'],
-    ['tcp://127.0.0.1', 'the port is missing'],
+    ['tcp://127.0.0.1', 'missing port in address'],
+    ['tcp://127.0.0.1:', 'the port is missing'],
+    ['tcp://127.0.0.1:0', 'the port is missing'],
+    ['tcp://:2375', 'the host is missing'],
     ['tcp://127.0.0.1:2375/v1.41', 'only host and port may be given'],
-  ])('refuses %s, naming the problem', (endpoint, why) => {
-    let caught: unknown;
-    try {
-      dockerChecker(endpoint);
-    } catch (error) {
-      caught = error;
+    ['tcp://user@127.0.0.1:2375', 'only host and port may be given'],
+    ['tcp://::1:2375', 'too many colons in address'],
+  ])('refuses %s, naming the problem (parser and checker alike)', (endpoint, why) => {
+    const expected = `invalid Docker endpoint '${endpoint}': ${why}; expected unix:///path/to/docker.sock or tcp://host:port`;
+    for (const attempt of [() => parseDockerEndpoint(endpoint), () => dockerChecker(endpoint)]) {
+      let caught: unknown;
+      try {
+        attempt();
+      } catch (error) {
+        caught = error;
+      }
+      expect(isHealthError(caught) && caught.code).toBe('INVALID_ENDPOINT');
+      expect((caught as Error).message).toBe(expected);
     }
-    expect(isHealthError(caught) && caught.code).toBe('INVALID_ENDPOINT');
-    expect((caught as Error).message).toBe(`invalid Docker endpoint '${endpoint}': ${why}; expected unix:///path/to/docker.sock or tcp://host:port`);
   });
 });
 
@@ -123,10 +131,11 @@ describe('dockerChecker', () => {
   });
 
   it('fails with connection refused on a closed tcp port', async () => {
-    const server = await listen(createNetServer(), 0);
+    // A port that was just free: listened on, then closed again.
+    const server = createNetServer();
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const port = (server.address() as { port: number }).port;
     await new Promise<void>((r) => server.close(() => r()));
-    cleanups.pop();
     expect(await failureOf(dockerChecker(`tcp://127.0.0.1:${port}`)(new AbortController().signal))).toBe(
       `failed to ping to Docker daemon: Get "http://127.0.0.1:${port}/_ping": dial tcp 127.0.0.1:${port}: connect: connection refused`,
     );
@@ -158,7 +167,7 @@ describe('dockerChecker', () => {
       }),
       socketPath,
     );
-    cleanups.push(() => sockets.forEach((s) => s.destroy()));
+    defer(() => sockets.forEach((s) => s.destroy()));
     const controller = new AbortController();
     const running = dockerChecker(`unix://${socketPath}`)(controller.signal);
     setTimeout(() => controller.abort(new Error('health check timed out after 50ms')), 50);
@@ -181,7 +190,7 @@ describe('dockerChecker', () => {
       });
       server.on('connection', (socket: Socket) => connections.push(socket));
       await listen(server, socketPath);
-      cleanups.push(() => connections.forEach((c) => c.destroy()));
+      defer(() => connections.forEach((c) => c.destroy()));
       return { endpoint: `unix://${socketPath}`, connections };
     }
 

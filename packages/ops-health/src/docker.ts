@@ -1,10 +1,8 @@
 import { Agent, request, type ClientRequest, type IncomingMessage } from 'node:http';
 import { HealthError, isHealthError } from './errors.ts';
+import { DOCKER_ENDPOINT_FORMS, readDockerEndpoint, type DockerEndpoint } from './internal/endpoint.ts';
 import { describeAddress, describePingError } from './internal/ping-error.ts';
 import type { Checker } from './registry.ts';
-
-/** Where the Docker Engine API listens, from Fabric's `vm.endpoint`. */
-export type DockerEndpoint = { readonly kind: 'unix'; readonly socketPath: string } | { readonly kind: 'tcp'; readonly host: string; readonly port: number };
 
 export interface DockerCheckerOptions {
   /** Most bytes of a /_ping answer read (kept for the failure reason); the rest is discarded. Default 4096. */
@@ -23,31 +21,14 @@ export const DEFAULT_PING_KEEP_ALIVE_MS = 15_000;
 const REASON_PREFIX = 'failed to ping to Docker daemon: ';
 
 /**
- * Reads `unix:///var/run/docker.sock`, `tcp://host:port` or `http://host:port`, the forms
- * Docker's own clients accept for an engine without TLS.
+ * `vm.endpoint` text to a `DockerEndpoint`, by the one grammar ops-config also reads it with
+ * (`readDockerEndpoint`, the `./endpoint` entry); throws an `INVALID_ENDPOINT` HealthError
+ * naming the text, what is wrong with it and the forms expected.
  */
 export function parseDockerEndpoint(endpoint: string): DockerEndpoint {
-  const invalid = (why: string) => new HealthError('INVALID_ENDPOINT', `invalid Docker endpoint '${endpoint}': ${why}; expected unix:///path/to/docker.sock or tcp://host:port`);
-  const scheme = /^([a-z]+):\/\//i.exec(endpoint)?.[1]?.toLowerCase();
-  if (scheme === 'unix') {
-    const socketPath = endpoint.slice('unix://'.length);
-    if (!socketPath.startsWith('/')) throw invalid('the socket path must be absolute');
-    return { kind: 'unix', socketPath };
-  }
-  if (scheme === 'tcp' || scheme === 'http') {
-    let url: URL;
-    try {
-      url = new URL(`http://${endpoint.slice(scheme.length + 3)}`);
-    } catch {
-      throw invalid('the address is not host:port');
-    }
-    if (url.port === '') throw invalid('the port is missing');
-    if (url.username !== '' || url.password !== '' || (url.pathname !== '/' && url.pathname !== '') || url.search !== '') {
-      throw invalid('only host and port may be given');
-    }
-    return { kind: 'tcp', host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port) };
-  }
-  throw invalid(scheme === undefined ? 'no scheme' : `unsupported scheme '${scheme}'`);
+  const reading = readDockerEndpoint(endpoint);
+  if (reading.ok) return reading.endpoint;
+  throw new HealthError('INVALID_ENDPOINT', `invalid Docker endpoint '${endpoint}': ${reading.reason}; expected ${DOCKER_ENDPOINT_FORMS}`);
 }
 
 function abortText(signal: AbortSignal): string {

@@ -1,15 +1,10 @@
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRouter } from '@fabric-ops/ops-http';
+import { send, type Reply } from '@fabric-ops/test-kit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHealthEndpoints, type HealthEndpoints, type HealthEndpointsOptions } from './handlers.ts';
 import { createHealthRegistry, type HealthOptions, type HealthRegistry } from './registry.ts';
-
-interface Reply {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -26,17 +21,21 @@ async function serve(options: HealthOptions = {}, endpointOptions: HealthEndpoin
   return { registry, endpoints, port: (server.address() as AddressInfo).port };
 }
 
+/** A request to the test server; its answer whatever the status. */
 function get(port: number, path: string, method = 'GET'): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
-    });
-    req.setTimeout(20_000, () => req.destroy(new Error('timed out')));
-    req.on('error', reject);
-    req.end();
+  return send(`127.0.0.1:${port}`, path, { method, timeoutMs: 20_000 });
+}
+
+/** Registers a check that runs until `release()`; `running` settles once it has started. */
+function registerHeldCheck(registry: HealthRegistry, component: string): { running: Promise<void>; release: () => void } {
+  let release!: () => void;
+  let started!: () => void;
+  const running = new Promise<void>((r) => (started = r));
+  registry.register(component, () => {
+    started();
+    return new Promise<void>((r) => (release = r));
   });
+  return { running, release: () => release() };
 }
 
 const TIME = '\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d(\\.\\d{1,9})?(Z|[+-]\\d\\d:\\d\\d)';
@@ -119,13 +118,7 @@ describe('/healthz (Fabric shape)', () => {
 describe('a client that leaves before the answer', () => {
   it('gets nothing written and the server keeps serving', async () => {
     const { port, registry } = await serve();
-    let release!: () => void;
-    let started!: () => void;
-    const running = new Promise<void>((r) => (started = r));
-    registry.register('slow', () => {
-      started();
-      return new Promise<void>((r) => (release = r));
-    });
+    const { running, release } = registerHeldCheck(registry, 'slow');
     const req = request({ host: '127.0.0.1', port, path: '/healthz', agent: false });
     req.on('error', () => {});
     req.end();
@@ -219,13 +212,7 @@ describe('/livez and /readyz', () => {
 
   it('readyz answers "not ready" when shutdown begins while its checks run', async () => {
     const { port, registry, endpoints } = await serve();
-    let release!: () => void;
-    let started!: () => void;
-    const running = new Promise<void>((r) => (started = r));
-    registry.register('slow', () => {
-      started();
-      return new Promise<void>((r) => (release = r));
-    });
+    const { running, release } = registerHeldCheck(registry, 'slow');
     const reply = get(port, '/readyz');
     await running;
     endpoints.beginShutdown();

@@ -186,18 +186,27 @@ export function createHealthEndpoints(registry: HealthRegistry, options: HealthE
     });
   };
 
+  /**
+   * A report on hand (cached within its TTL) is answered at once; otherwise the request waits for
+   * a run. Only a waiting request re-checks the gates (`gatedWhileWaiting`): for one answered at
+   * once nothing ran in between, so the gates just asked are still the gates.
+   */
+  const answerFromChecks = (res: ServerResponse, endpoint: string, verbose: boolean, additive: boolean, gatedWhileWaiting: boolean): Promise<void> | undefined => {
+    const ready = reportWithoutWaiting(registry);
+    if (ready !== undefined) {
+      answer(res, ready, endpoint, verbose, additive, false);
+      return undefined;
+    }
+    return wait(res, registry.run(), endpoint, verbose, additive, gatedWhileWaiting);
+  };
+
   const healthz: Handler = (req, res) => {
     if (req.method !== 'GET') {
       writeEmpty(res, 405);
       return;
     }
     // Fabric's handler never reads the query: `?verbose` lives on the additive paths only.
-    const ready = reportWithoutWaiting(registry);
-    if (ready !== undefined) {
-      answer(res, ready, 'healthz', false, false, false);
-      return;
-    }
-    return wait(res, registry.run(), 'healthz', false, false, false);
+    return answerFromChecks(res, 'healthz', false, false, false);
   };
 
   const additiveMethodOk = (req: IncomingMessage, res: ServerResponse): boolean => {
@@ -244,13 +253,7 @@ export function createHealthEndpoints(registry: HealthRegistry, options: HealthE
       notReady(res, verbose, readiness.blockers());
       return;
     }
-    const ready = reportWithoutWaiting(registry);
-    if (ready !== undefined) {
-      // Nothing ran in between: the gates just asked are still the gates.
-      answer(res, ready, 'readyz', verbose, true, false);
-      return;
-    }
-    return wait(res, registry.run(), 'readyz', verbose, true, true);
+    return answerFromChecks(res, 'readyz', verbose, true, true);
   };
 
   return {

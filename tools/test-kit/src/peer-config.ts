@@ -41,6 +41,31 @@ export function peerCoreYaml(setup: PeerSetup = {}): string {
   ].join('\n');
 }
 
+export interface OrdererSetup {
+  /** `Operations.ListenAddress`; default a random loopback port. */
+  readonly listenAddress?: string;
+  /** Operations TLS; off without it. `enabled: false` writes the files with TLS off. */
+  readonly tls?: PeerTlsFiles & { readonly enabled?: boolean };
+}
+
+/** An orderer.yaml for a test orderer (the orderer's key names), Prometheus metrics. */
+export function ordererYaml(setup: OrdererSetup = {}): string {
+  const tls = setup.tls;
+  return [
+    'Operations:',
+    `  ListenAddress: ${JSON.stringify(setup.listenAddress ?? '127.0.0.1:0')}`,
+    '  TLS:',
+    `    Enabled: ${tls?.enabled ?? tls !== undefined}`,
+    `    Certificate: ${JSON.stringify(tls?.certFile ?? '')}`,
+    `    PrivateKey: ${JSON.stringify(tls?.keyFile ?? '')}`,
+    `    ClientAuthRequired: ${tls?.clientAuthRequired ?? false}`,
+    `    ClientRootCAs: ${JSON.stringify(tls?.clientRootCAs ?? [])}`,
+    'Metrics:',
+    '  Provider: prometheus',
+    '',
+  ].join('\n');
+}
+
 export interface PeerLauncher {
   /** Spawns the peer bin with a core.yaml from `setup` and waits for its listening line. */
   start(setup?: PeerSetup, env?: NodeJS.ProcessEnv): Promise<RunningApp>;

@@ -14,7 +14,24 @@ export interface PemPair {
   readonly key: string;
 }
 
-export interface IssueOptions {
+/**
+ * The key a certificate gets: ECDSA on P-256 (Fabric's default) or P-384, Ed25519, or RSA of
+ * the given size (`rsa-2048`).
+ */
+export type KeyType = 'ec-p256' | 'ec-p384' | 'ed25519' | `rsa-${number}`;
+
+/** Which key a new certificate is made for. */
+export interface KeyChoice {
+  /** Algorithm of a new key; default `ec-p256`. */
+  readonly keyType?: KeyType;
+  /**
+   * An existing private key (PEM file) instead of a new one: a CA re-issued or cross-signed under
+   * another issuer keeps its key, and self-issued copies of one CA share theirs.
+   */
+  readonly keyFile?: string;
+}
+
+export interface IssueOptions extends KeyChoice {
   /** Subject written in RFC 2253 order of the DN, most significant first: `{ O: 'Org1', CN: 'operator' }`. */
   readonly subject: Readonly<Record<string, string>>;
   /** `serverAuth`, `clientAuth`, both, or `anyExtendedKeyUsage`; an empty list leaves the extension out. */
@@ -33,14 +50,24 @@ export interface IssueOptions {
 export interface TestCa {
   readonly certFile: string;
   readonly cert: string;
+  /** The CA's private key, for a cross-signed copy of it (`keyFile` of another issuer's `issueIntermediate`). */
+  readonly keyFile: string;
   /** Issues a leaf certificate signed by this CA. `name` must be unique within the PKI. */
   issue(name: string, options: IssueOptions): Promise<PemPair>;
   /** Issues a subordinate CA (CA:TRUE unless `ca: false`), which can issue in turn. `name` must be unique within the PKI. */
   issueIntermediate(name: string, options?: IntermediateOptions): Promise<TestCa>;
 }
 
+/** Shapes of a CA certificate, for chain-verification tests. */
+export interface CaOptions extends KeyChoice {
+  /** Default `{ O: 'Operations Test', CN: <name> }`; two CAs given one subject (and one `keyFile`) are copies of one CA. */
+  readonly subject?: Readonly<Record<string, string>>;
+  /** Extra lines for the CA's extension section, e.g. `nameConstraints = critical, excluded;DNS:x.example`. */
+  readonly extraExtensions?: readonly string[];
+}
+
 /** Shapes of a subordinate CA certificate, for chain-verification tests. */
-export interface IntermediateOptions {
+export interface IntermediateOptions extends CaOptions {
   /** Restricts the CA's extended key usage; none by default. */
   readonly extendedKeyUsage?: readonly ('serverAuth' | 'clientAuth' | 'anyExtendedKeyUsage')[];
   /** basicConstraints pathlen. */
@@ -49,12 +76,20 @@ export interface IntermediateOptions {
   readonly ca?: boolean;
 }
 
+/** A directory to make CAs in, and nothing made yet: for tests and benches that need only their own CAs. */
+export interface PkiWorkspace {
+  readonly dir: string;
+  /** Makes a self-signed CA (valid for 30 days) that can issue leaves and intermediates. `name` must be unique within the directory. */
+  rootCa(name: string, options?: CaOptions): Promise<TestCa>;
+  /** Removes the directory. */
+  cleanup(): Promise<void>;
+}
+
 /**
  * A throw-away PKI for one test file: the operations CA plus every kind of client certificate
  * the TLS rules distinguish. Generated with the `openssl` CLI (scripts/test-deps.sh installs it).
  */
-export interface TestPki {
-  readonly dir: string;
+export interface TestPki extends PkiWorkspace {
   /** The dedicated operations CA; clients list it in clientRootCAs and trust it for the server. */
   readonly ca: TestCa;
   /** A CA nobody trusts. */
@@ -65,6 +100,12 @@ export interface TestPki {
   readonly server: PemPair;
   /** Server leaf signed by `intermediateCa`; `certFile` holds the leaf followed by the intermediate. */
   readonly serverChain: PemPair;
+  /**
+   * The files a server's TLS settings name for this PKI: `server`'s certificate and key, client
+   * certificates checked against `ca`. Spread into the settings a test needs
+   * (`{ enabled: true, clientAuthRequired: false, ...pki.serverTls }`).
+   */
+  readonly serverTls: { readonly certFile: string; readonly keyFile: string; readonly clientRootCAs: readonly string[] };
   readonly clients: {
     /** `CN=operator,O=Org1`, clientAuth, signed by `ca`. */
     readonly good: PemPair;
@@ -77,8 +118,6 @@ export interface TestPki {
     /** Signed by `ca`, extended key usage serverAuth only. */
     readonly serverAuthOnly: PemPair;
   };
-  /** Removes the directory. */
-  cleanup(): Promise<void>;
 }
 
 const HOUR = 3_600_000;
@@ -105,22 +144,36 @@ async function openssl(args: string[], cwd: string): Promise<void> {
   }
 }
 
-async function newKeyAndCsr(dir: string, name: string, subject: Readonly<Record<string, string>>): Promise<{ keyFile: string; csrFile: string }> {
-  const keyFile = join(dir, `${name}.key.pem`);
+/** `openssl req` arguments that make (or reuse) the key a request is for, writing a new one to `keyOut`. */
+function keyArguments(key: KeyChoice, keyOut: string): string[] {
+  if (key.keyFile !== undefined) return ['-key', key.keyFile];
+  const type = key.keyType ?? 'ec-p256';
+  const rsaBits = /^rsa-(\d+)$/.exec(type)?.[1];
+  let algorithm: string[];
+  if (rsaBits !== undefined) algorithm = ['-newkey', `rsa:${rsaBits}`];
+  else if (type === 'ed25519') algorithm = ['-newkey', 'ed25519'];
+  else if (type === 'ec-p256' || type === 'ec-p384') algorithm = ['-newkey', 'ec', '-pkeyopt', `ec_paramgen_curve:${type === 'ec-p256' ? 'P-256' : 'P-384'}`];
+  else throw new Error(`test PKI: unknown keyType '${type}'; expected ec-p256, ec-p384, ed25519 or rsa-<bits>`);
+  return [...algorithm, '-nodes', '-keyout', keyOut];
+}
+
+async function newKeyAndCsr(dir: string, name: string, subject: Readonly<Record<string, string>>, key: KeyChoice): Promise<{ keyFile: string; csrFile: string }> {
+  const keyFile = key.keyFile ?? join(dir, `${name}.key.pem`);
   const csrFile = join(dir, `${name}.csr.pem`);
-  await openssl(['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', keyFile, '-out', csrFile, '-subj', subjectArgument(subject)], dir);
+  await openssl(['req', '-new', ...keyArguments(key, keyFile), '-out', csrFile, '-subj', subjectArgument(subject)], dir);
   return { keyFile, csrFile };
 }
 
-type CaShape = 'ca' | { readonly intermediate: IntermediateOptions };
+/** A CA certificate's request (a root's or an intermediate's), as against a leaf's `IssueOptions`. */
+type CaShape = { readonly intermediate: IntermediateOptions };
 
 function isCaShape(options: IssueOptions | CaShape): options is CaShape {
-  return options === 'ca' || 'intermediate' in options;
+  return 'intermediate' in options;
 }
 
 function extensionSection(options: IssueOptions | CaShape): string {
   if (isCaShape(options)) {
-    const shape = options === 'ca' ? {} : options.intermediate;
+    const shape = options.intermediate;
     const lines = [
       `basicConstraints = critical, CA:${shape.ca === false ? 'FALSE' : 'TRUE'}${shape.pathLength === undefined ? '' : `, pathlen:${shape.pathLength}`}`,
       'keyUsage = critical, keyCertSign, cRLSign, digitalSignature',
@@ -128,6 +181,7 @@ function extensionSection(options: IssueOptions | CaShape): string {
       'authorityKeyIdentifier = keyid',
     ];
     if (shape.extendedKeyUsage !== undefined) lines.push(`extendedKeyUsage = ${shape.extendedKeyUsage.join(', ')}`);
+    lines.push(...(shape.extraExtensions ?? []));
     return lines.join('\n');
   }
   const lines = [
@@ -141,12 +195,6 @@ function extensionSection(options: IssueOptions | CaShape): string {
   const sans = [...(options.dnsNames ?? []).map((d) => `DNS:${d}`), ...(options.ipAddresses ?? []).map((ip) => `IP:${ip}`)];
   if (sans.length > 0) lines.push(`subjectAltName = ${sans.join(', ')}`);
   return lines.join('\n');
-}
-
-interface CaState extends TestCa {
-  readonly keyFile: string;
-  readonly configFile: string;
-  issueCa(name: string, shape?: CaShape): Promise<PemPair>;
 }
 
 /** `openssl ca` (not `x509 -req`) because only it takes explicit start and end dates on OpenSSL 3.0. */
@@ -191,7 +239,7 @@ function randomSerial(): string {
     .replace(/^0/, '1');
 }
 
-function makeCa(dir: string, certFile: string, keyFile: string, configFile: string, cert: string): CaState {
+function makeCa(dir: string, certFile: string, keyFile: string, configFile: string, cert: string): TestCa {
   // `openssl ca` rewrites its database, so issuing from one CA is serialised.
   let queue: Promise<unknown> = Promise.resolve();
   const issue = (leafName: string, options: IssueOptions | CaShape): Promise<PemPair> => {
@@ -203,9 +251,7 @@ function makeCa(dir: string, certFile: string, keyFile: string, configFile: stri
     certFile,
     cert,
     keyFile,
-    configFile,
     issue: (leafName, options) => issue(leafName, options),
-    issueCa: (leafName, shape = 'ca') => issue(leafName, shape),
     async issueIntermediate(caName, options = {}) {
       const pair = await issue(caName, { intermediate: options });
       const config = await caConfig(dir, caName, pair.certFile, pair.keyFile);
@@ -215,8 +261,9 @@ function makeCa(dir: string, certFile: string, keyFile: string, configFile: stri
 }
 
 async function signWith(dir: string, signer: { certFile: string; keyFile: string; configFile: string }, name: string, options: IssueOptions | CaShape): Promise<PemPair> {
-  const subject = isCaShape(options) ? { O: 'Operations Test', CN: name } : options.subject;
-  const { keyFile, csrFile } = await newKeyAndCsr(dir, name, subject);
+  const caOptions: CaOptions = isCaShape(options) ? options.intermediate : {};
+  const subject = isCaShape(options) ? (caOptions.subject ?? { O: 'Operations Test', CN: name }) : options.subject;
+  const { keyFile, csrFile } = await newKeyAndCsr(dir, name, subject, isCaShape(options) ? caOptions : options);
   const extFile = join(dir, `${name}.ext.cnf`);
   await writeFile(extFile, `[leaf]\n${extensionSection(options)}\n`);
   const now = Date.now();
@@ -248,47 +295,30 @@ async function signWith(dir: string, signer: { certFile: string; keyFile: string
   return { certFile, keyFile, cert: await readFile(certFile, 'utf8'), key: await readFile(keyFile, 'utf8') };
 }
 
-async function makeRootCa(dir: string, name: string): Promise<CaState> {
-  const keyFile = join(dir, `${name}.key.pem`);
+async function makeRootCa(dir: string, name: string, options: CaOptions = {}): Promise<TestCa> {
+  const keyFile = options.keyFile ?? join(dir, `${name}.key.pem`);
   const certFile = join(dir, `${name}.cert.pem`);
   const extFile = join(dir, `${name}.ext.cnf`);
-  await writeFile(extFile, `[req]\ndistinguished_name = dn\n[dn]\n[root]\n${extensionSection('ca')}\n`);
-  await openssl(
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-keyout',
-      keyFile,
-      '-out',
-      certFile,
-      '-days',
-      '30',
-      '-subj',
-      subjectArgument({ O: 'Operations Test', CN: name }),
-      '-config',
-      extFile,
-      '-extensions',
-      'root',
-    ],
-    dir,
-  );
+  await writeFile(extFile, `[req]\ndistinguished_name = dn\n[dn]\n[root]\n${extensionSection({ intermediate: options })}\n`);
+  const subject = options.subject ?? { O: 'Operations Test', CN: name };
+  await openssl(['req', '-x509', ...keyArguments(options, keyFile), '-out', certFile, '-days', '30', '-subj', subjectArgument(subject), '-config', extFile, '-extensions', 'root'], dir);
   const configFile = await caConfig(dir, name, certFile, keyFile);
   return makeCa(dir, certFile, keyFile, configFile, await readFile(certFile, 'utf8'));
 }
 
+/** A new temp directory to make CAs in (none made yet). */
+export async function createPkiWorkspace(): Promise<PkiWorkspace> {
+  const dir = await mkdtemp(join(tmpdir(), 'fabric-ops-pki-'));
+  return { dir, rootCa: (name, options) => makeRootCa(dir, name, options), cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
 /** Builds a fresh PKI in a new temp directory (about a second). Reuse one per test file. */
 export async function createTestPki(): Promise<TestPki> {
-  const dir = await mkdtemp(join(tmpdir(), 'fabric-ops-pki-'));
+  const workspace = await createPkiWorkspace();
+  const { dir } = workspace;
   try {
     const [ca, rogueCa] = await Promise.all([makeRootCa(dir, 'ops-ca'), makeRootCa(dir, 'rogue-ca')]);
-    const intermediatePair = await ca.issueCa('ops-intermediate-ca');
-    const intermediateConfig = await caConfig(dir, 'ops-intermediate-ca', intermediatePair.certFile, intermediatePair.keyFile);
-    const intermediateCa = makeCa(dir, intermediatePair.certFile, intermediatePair.keyFile, intermediateConfig, intermediatePair.cert);
+    const intermediateCa = await ca.issueIntermediate('ops-intermediate-ca');
 
     const serverUsage: IssueOptions = {
       subject: { O: 'Operations Test', CN: 'localhost' },
@@ -308,20 +338,20 @@ export async function createTestPki(): Promise<TestPki> {
       intermediateCa.issue('server-chain-leaf', serverUsage),
     ]);
     const chainFile = join(dir, 'server-chain.cert.pem');
-    const chainPem = chainLeaf.cert + intermediatePair.cert;
+    const chainPem = chainLeaf.cert + intermediateCa.cert;
     await writeFile(chainFile, chainPem);
     return {
-      dir,
+      ...workspace,
       ca,
       rogueCa,
       intermediateCa,
       server,
+      serverTls: { certFile: server.certFile, keyFile: server.keyFile, clientRootCAs: [ca.certFile] },
       serverChain: { certFile: chainFile, keyFile: chainLeaf.keyFile, cert: chainPem, key: chainLeaf.key },
       clients: { good, rogueCa: rogue, expired, notYetValid, serverAuthOnly },
-      cleanup: () => rm(dir, { recursive: true, force: true }),
     };
   } catch (error) {
-    await rm(dir, { recursive: true, force: true });
+    await workspace.cleanup();
     throw error;
   }
 }

@@ -14,8 +14,12 @@ export interface PrometheusTargetTls {
 }
 
 export interface StartPrometheusOptions {
-  /** `host:port` of the operations server; without it nothing is scraped (an OTLP receiver only). */
+  /** `host:port` of the operations server; without it (and `fileSd`) nothing is scraped (an OTLP receiver only). */
   readonly target?: string;
+  /** A file_sd file (YAML or JSON target groups) the job discovers its targets from, instead of `target`. */
+  readonly fileSd?: string;
+  /** The scrape job's name. Default `operations`. */
+  readonly job?: string;
   /** Scrape over HTTPS presenting this client certificate; plain HTTP without it. */
   readonly tls?: PrometheusTargetTls;
   readonly scrapeIntervalSeconds?: number;
@@ -62,16 +66,18 @@ export interface PrometheusServer {
 
 /**
  * The real `prometheus` (see prometheusTool) on a random loopback port, with a generated config that
- * scrapes one operations server (`/metrics`) every second, over mutual TLS when asked.
+ * scrapes one operations server (`/metrics`), or those a file_sd file lists, every second (or
+ * `scrapeIntervalSeconds`), over mutual TLS when asked.
  */
 export async function startPrometheus(options: StartPrometheusOptions): Promise<PrometheusServer> {
   const dir = await mkdtemp(join(tmpdir(), 'fabric-ops-prometheus-'));
   const interval = options.scrapeIntervalSeconds ?? 1;
   const lines = ['global:', `  scrape_interval: ${interval}s`, `  scrape_timeout: ${interval}s`];
   if (options.otlp?.translationStrategy !== undefined) lines.push('otlp:', `  translation_strategy: ${options.otlp.translationStrategy}`);
-  if (options.target !== undefined) lines.push('scrape_configs:', '  - job_name: operations', '    metrics_path: /metrics', `    scheme: ${options.tls ? 'https' : 'http'}`);
-  if (options.target !== undefined && options.scrapeProtocols !== undefined) lines.push(`    scrape_protocols: [${options.scrapeProtocols.join(', ')}]`);
-  if (options.target !== undefined && options.tls) {
+  const scrapes = options.target !== undefined || options.fileSd !== undefined;
+  if (scrapes) lines.push('scrape_configs:', `  - job_name: ${JSON.stringify(options.job ?? 'operations')}`, '    metrics_path: /metrics', `    scheme: ${options.tls ? 'https' : 'http'}`);
+  if (scrapes && options.scrapeProtocols !== undefined) lines.push(`    scrape_protocols: [${options.scrapeProtocols.join(', ')}]`);
+  if (scrapes && options.tls) {
     lines.push(
       '    tls_config:',
       `      ca_file: ${JSON.stringify(options.tls.caFile)}`,
@@ -81,6 +87,7 @@ export async function startPrometheus(options: StartPrometheusOptions): Promise<
     if (options.tls.serverName !== undefined) lines.push(`      server_name: ${JSON.stringify(options.tls.serverName)}`);
   }
   if (options.target !== undefined) lines.push('    static_configs:', `      - targets: [${JSON.stringify(options.target)}]`);
+  if (options.fileSd !== undefined) lines.push('    file_sd_configs:', `      - files: [${JSON.stringify(options.fileSd)}]`);
   lines.push('');
   const configFile = join(dir, 'prometheus.yml');
   await writeFile(configFile, lines.join('\n'));

@@ -8,6 +8,9 @@ describe('readDockerEndpoint (vm.endpoint)', () => {
     ['tcp://127.0.0.1:2375', { kind: 'tcp', host: '127.0.0.1', port: 2375 }],
     ['http://localhost:2375/', { kind: 'tcp', host: 'localhost', port: 2375 }],
     ['TCP://[::1]:2375', { kind: 'tcp', host: '::1', port: 2375 }],
+    ['HTTP://localhost:2375', { kind: 'tcp', host: 'localhost', port: 2375 }],
+    ['tcp://docker.example.com:2376/', { kind: 'tcp', host: 'docker.example.com', port: 2376 }],
+    ['tcp://127.0.0.1:02375', { kind: 'tcp', host: '127.0.0.1', port: 2375 }],
   ] as const)('reads %s', (text, endpoint) => expect(readDockerEndpoint(text)).toEqual({ ok: true, endpoint }));
 
   it.each([

@@ -1,5 +1,5 @@
 import { formatHostPort, goErrnoText } from '@fabric-ops/ops-http/go';
-import type { DockerEndpoint } from '../docker.ts';
+import type { DockerEndpoint } from './endpoint.ts';
 
 export function describeAddress(endpoint: DockerEndpoint): { network: string; address: string; url: string } {
   if (endpoint.kind === 'unix') return { network: 'unix', address: endpoint.socketPath, url: 'http://unix.sock/_ping' };
