@@ -205,7 +205,7 @@ export interface StatsdInterval {
   readonly counters: readonly (readonly [bucket: string, delta: number])[];
   /** `[bucket, value, metric]`: `metric` is the declared name (`namespace_subsystem_name`), for per-metric merge rules. */
   readonly gauges: readonly (readonly [bucket: string, value: number, metric: string])[];
-  /** `[bucket, observations]` per histogram bucket. */
+  /** `[bucket, observations]` per histogram or summary bucket (sent as timings). */
   readonly timings: readonly (readonly [bucket: string, values: readonly number[]])[];
 }
 
