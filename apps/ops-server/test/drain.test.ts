@@ -1,7 +1,10 @@
 // createServerDrain with a real host server: idle keep-alive sockets, a slow answer, one that never
 // ends, and the operations system running the drain as a shutdown hook.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { connect, type AddressInfo, type Socket } from 'node:net';
+import { connect as connectTls } from 'node:tls';
+import { createTestPki } from '@fabric-ops/test-kit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createOperationsSystem, createServerDrain, isOpsServerError } from '../src/index.ts';
 
@@ -131,6 +134,48 @@ describe('createServerDrain', () => {
     expect(failure(() => createServerDrain({} as Server))).toMatch(/^createServerDrain: expected a node:http or node:https Server/);
     expect(failure(() => createServerDrain(createServer(), { graceMs: -1 }))).toMatch(/^invalid operations option graceMs: expected milliseconds from 0 to/);
   });
+});
+
+describe('createServerDrain with an https.Server', () => {
+  it('closes an idle keep-alive TLS connection and lets an in-flight answer finish with Connection: close', async () => {
+    const pki = await createTestPki();
+    let finish: (() => void) | undefined;
+    let arrived: (() => void) | undefined;
+    const server = createHttpsServer({ cert: pki.server.cert, key: pki.server.key }, (req, res) => {
+      if (req.url === '/slow') finish = () => res.end('slow over tls');
+      else res.end('quick');
+      arrived?.();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => {
+      server.closeAllConnections();
+      server.close();
+    });
+    const port = (server.address() as AddressInfo).port;
+    const drain = createServerDrain(server, { graceMs: 600_000 });
+    const tlsClient = async () => {
+      const socket = connectTls({ host: '127.0.0.1', port, ca: pki.ca.cert, servername: 'localhost' });
+      await new Promise<void>((resolve, reject) => socket.once('secureConnect', resolve).once('error', reject));
+      cleanups.push(() => socket.destroy());
+      let received = '';
+      socket.setEncoding('utf8').on('data', (chunk: string) => (received += chunk));
+      socket.on('error', () => {});
+      return { socket, received: () => received, closed: new Promise<void>((resolve) => socket.once('close', () => resolve())) };
+    };
+    const idle = await tlsClient();
+    idle.socket.write('GET /quick HTTP/1.1\r\nHost: test\r\n\r\n');
+    while (!idle.received().includes('quick')) await new Promise((resolve) => setTimeout(resolve, 5));
+    const busy = await tlsClient();
+    const busyArrived = new Promise<void>((resolve) => (arrived = resolve));
+    busy.socket.write('GET /slow HTTP/1.1\r\nHost: test\r\n\r\n');
+    await busyArrived;
+    const draining = drain.drain();
+    await idle.closed;
+    finish!();
+    expect(await draining).toEqual({ inFlightAtStart: 1, destroyedConnections: 0 });
+    await busy.closed;
+    expect(busy.received()).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*Connection: close\r\n[\s\S]*\r\n\r\nslow over tls$/);
+  }, 60_000);
 });
 
 describe('createServerDrain as an operations system shutdown hook', () => {
