@@ -87,7 +87,16 @@ const started = Date.now();
 const pending = new Set(toBuild.map((pkg) => pkg.name));
 const concurrency = Math.max(1, Math.min(4, availableParallelism()));
 
+// Progress goes to stderr, one line as each package starts and finishes, so an install on an empty
+// cache (minutes) is not silent; stdout keeps only the one summary line.
+const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)} s`;
+const clock = () => new Date().toISOString().slice(11, 19);
+let finished = 0;
+const progress = (line) => process.stderr.write(`build: [${clock()} +${elapsed()}] ${line}\n`);
+progress(`building ${toBuild.length} of ${packages.length} packages, ${concurrency} at a time: ${toBuild.map((pkg) => pkg.name).join(', ')}`);
+
 function buildOne(pkg) {
+  progress(`${pkg.name} started`);
   return new Promise((resolve) => {
     const builtAt = Date.now();
     const child = spawn('pnpm', ['run', '--silent', 'build'], { cwd: pkg.dir, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -100,6 +109,8 @@ function buildOne(pkg) {
         process.exit(code ?? 1);
       }
       writeFileSync(stampPath(pkg), JSON.stringify({ commit, builtAt }));
+      finished++;
+      progress(`${pkg.name} built in ${((Date.now() - builtAt) / 1000).toFixed(1)} s (${finished}/${toBuild.length})`);
       resolve();
     });
   });

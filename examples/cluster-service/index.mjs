@@ -79,9 +79,13 @@ if (cluster.isPrimary) {
 } else {
   const operations = await startOperationsWorker();
   const work = operations.metrics.newCounter({ namespace: 'example', name: 'work_total', help: 'Requests served by GET /work.' });
+  // A summary: the primary adds up _sum and _count across workers and serves each worker's quantiles with a worker label.
+  const workTime = operations.metrics.newSummary({ namespace: 'example', name: 'work_seconds', help: 'Time GET /work took.', quantiles: [0.5, 0.99], maxAgeSeconds: 60 });
 
   const server = createServer((req, res) => {
     if (req.method === 'GET' && req.url === '/work') {
+      const started = performance.now();
+      res.once('finish', () => workTime.observe((performance.now() - started) / 1000));
       work.add(1);
       res.writeHead(200, { 'content-type': 'text/plain' }).end('done\n');
     } else if (req.method === 'GET' && req.url === '/whoami') {

@@ -7,5 +7,8 @@ export { OpsServerError, isOpsServerError } from './errors.ts';
 export type { OpsServerErrorCode } from './errors.ts';
 export type { ListenTarget } from './listen-address.ts';
 export type { VersionInfo } from './version.ts';
+export { createServerDrain } from './drain.ts';
+export type { DrainOutcome, ServerDrain, ServerDrainOptions } from './drain.ts';
+export type { ShutdownHook } from './shutdown.ts';
 export { runUntilSignalled } from './run.ts';
 export type { RunOptions, SignalSource } from './run.ts';

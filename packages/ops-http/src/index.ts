@@ -11,3 +11,5 @@ export { OpsHttpError, isOpsHttpError } from './internal/errors.ts';
 export type { OpsHttpErrorCode } from './internal/errors.ts';
 export { writeNotFound } from './internal/not-found.ts';
 export { answerClientErrorAsGo } from './internal/go-errors.ts';
+export { createVersionHandler } from './internal/version-handler.ts';
+export type { VersionHandler, VersionHandlerOptions } from './internal/version-handler.ts';

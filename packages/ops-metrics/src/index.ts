@@ -20,6 +20,8 @@ export type {
   StatsdInterval,
   ScrapeCancelToken,
   StatsdTarget,
+  Summary,
+  SummaryOptions,
 } from './internal/types.ts';
 export { createSeriesMerger, keyLayouts, mergeSeries, renderKeyedFamilies, sampleKey, withValues, isCumulativeSample } from './internal/series-merge.ts';
 export type { GaugeRule, KeyedFamily, KeyedLayout, MergedFamily, SeriesMergeInput, SeriesMergeOptions, SeriesMergeResult, SeriesMerger } from './internal/series-merge.ts';

@@ -2,55 +2,15 @@
 // examples/README.md) compile against the packages as they are, exactly as a reader copies them
 // into a file: a README example that drifts from the API, or leans on a name it never declares,
 // fails here.
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { execFile } from 'node:child_process';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { repoRoot } from './peer.ts';
+import { codeBlocks, readmes } from './readme-blocks.ts';
 
 const run = promisify(execFile);
-
-function readmes(): string[] {
-  const files: string[] = [];
-  for (const parent of ['packages', 'apps']) {
-    for (const entry of readdirSync(join(repoRoot, parent), { withFileTypes: true })) {
-      const file = join(repoRoot, parent, entry.name, 'README.md');
-      if (entry.isDirectory() && existsSync(file)) files.push(file);
-    }
-  }
-  files.push(join(repoRoot, 'examples', 'README.md'), join(repoRoot, 'README.md'));
-  return files;
-}
-
-export interface CodeBlock {
-  readonly language: 'ts' | 'js';
-  readonly source: string;
-}
-
-/**
- * ```ts and ```js blocks. A block right after `<!-- not-compiled -->` is skipped (shell-like
- * fragments, or a shape shown in prose that is not a program). A block right after
- * `<!-- continues the block above -->` is checked as the reader would paste it: below the last
- * block that is not itself a continuation (several continuations may share one head).
- */
-export function codeBlocks(markdown: string): CodeBlock[] {
-  const blocks: CodeBlock[] = [];
-  const pattern = /(<!-- (not-compiled|continues the block above) -->\s*)?```(ts|typescript|js|javascript|mjs)\n([\s\S]*?)```/g;
-  let head: CodeBlock | undefined;
-  for (const match of markdown.matchAll(pattern)) {
-    if (match[2] === 'not-compiled') continue;
-    const block: CodeBlock = { language: match[3]!.startsWith('t') ? 'ts' : 'js', source: match[4]! };
-    if (match[2] === undefined) {
-      head = block;
-      blocks.push(block);
-    } else {
-      if (head === undefined || head.language !== block.language) throw new Error(`a continued block with no ${block.language} block above it:\n${block.source}`);
-      blocks.push({ language: block.language, source: `${head.source}\n${block.source}` });
-    }
-  }
-  return blocks;
-}
 
 // Inside this package (so imports resolve to the workspace packages, and to the Express and
 // Fastify the framework examples import), under the ignored .tmp/.

@@ -181,7 +181,7 @@ export interface OperationsWorker {
   /** The worker's loggers; they follow the spec `PUT /logspec` sets on the primary. */
   readonly logging: Logging;
   /**
-   * Counters, gauges and histograms, combined across workers by the primary: served on its
+   * Counters, gauges, histograms and summaries, combined across workers by the primary: served on its
    * `/metrics`, or, when it pushes StatsD, in its one push per writeInterval.
    */
   readonly metrics: MetricsFactory;
@@ -191,7 +191,7 @@ export interface OperationsWorker {
   close(): Promise<void>;
 }
 
-type MetricsFactory = Pick<PrometheusProvider, 'newCounter' | 'newGauge' | 'newHistogram'>;
+type MetricsFactory = Pick<PrometheusProvider, 'newCounter' | 'newGauge' | 'newHistogram' | 'newSummary'>;
 
 /**
  * The worker half of a multi-process service in a few lines: its loggers, metrics and checks,

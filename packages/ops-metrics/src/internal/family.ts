@@ -1,7 +1,7 @@
 import { MetricsError } from './errors.ts';
-import type { Counter, Gauge, Histogram } from './types.ts';
+import type { Counter, Gauge, Histogram, Summary } from './types.ts';
 
-export type MetricKind = 'counter' | 'gauge' | 'histogram';
+export type MetricKind = 'counter' | 'gauge' | 'histogram' | 'summary';
 
 /** Where one labelled series' values go; each provider has its own. */
 export interface SeriesSink {
@@ -143,7 +143,7 @@ export class Family {
 }
 
 /** A metric or one of its labelled children; the public types narrow it per kind. */
-export class Instrument implements Counter, Gauge, Histogram {
+export class Instrument implements Counter, Gauge, Histogram, Summary {
   private sink: SeriesSink | undefined;
   /** The family's `epoch` when `sink` was resolved. */
   private epoch = 0;

@@ -3,6 +3,7 @@ import type { BodyWriter } from './body-writer.ts';
 import { escapeLabelValue, familyNameFor, formatBound, headerLines, labelPairs } from './exposition.ts';
 import { Family, type FamilyBackend, type SeriesSink } from './family.ts';
 import type { ExpositionFormat } from './negotiate.ts';
+import { QuantileWindow } from './summary-window.ts';
 
 /** One counter or gauge series. */
 class ScalarSeries implements SeriesSink {
@@ -58,7 +59,35 @@ class HistogramSeries implements SeriesSink {
   }
 }
 
-export type Series = ScalarSeries | HistogramSeries;
+/** One summary series: quantiles over its sliding window, sum and count over its whole life. */
+export class SummarySeries implements SeriesSink {
+  readonly window: QuantileWindow;
+  sum = 0;
+  count = 0;
+  /** `name{a="x",`, `name_sum{a="x"} `, `name_count{a="x"} `, made once (the same in both formats). */
+  quantilePrefix: string | undefined;
+  sumPrefix = '';
+  countPrefix = '';
+
+  constructor(
+    readonly labelValues: readonly string[],
+    window: { readonly maxAgeSeconds: number; readonly ageBuckets: number },
+  ) {
+    this.window = new QuantileWindow({ maxAgeMs: window.maxAgeSeconds * 1000, ageBuckets: window.ageBuckets });
+  }
+
+  add(): void {}
+
+  set(): void {}
+
+  observe(value: number): void {
+    this.sum += value;
+    this.count++;
+    this.window.observe(value);
+  }
+}
+
+export type Series = ScalarSeries | HistogramSeries | SummarySeries;
 
 const NEWLINE = 0x0a;
 
@@ -70,6 +99,8 @@ interface FormatText {
   readonly sample: string;
   /** `le="…"} ` per bucket bound, then `le="+Inf"} `. */
   readonly le: readonly string[];
+  /** `quantile="…"} ` per quantile of a summary. */
+  readonly quantile: readonly string[];
 }
 
 /**
@@ -106,7 +137,9 @@ export class PrometheusFamily implements FamilyBackend {
   }
 
   createSeries(values: readonly string[]): SeriesSink {
-    const series = this.declaration.kind === 'histogram' ? new HistogramSeries(values, this.declaration.buckets) : new ScalarSeries(values);
+    const { kind, summary } = this.declaration;
+    const series =
+      kind === 'histogram' ? new HistogramSeries(values, this.declaration.buckets) : kind === 'summary' && summary !== undefined ? new SummarySeries(values, summary) : new ScalarSeries(values);
     this.series.add(series);
     return series;
   }
@@ -116,9 +149,10 @@ export class PrometheusFamily implements FamilyBackend {
     this.series.delete(sink as Series);
   }
 
-  /** Exposition lines one series takes: 1, or a histogram's buckets, +Inf, sum and count. */
+  /** Exposition lines one series takes: 1, a histogram's buckets, +Inf, sum and count, or a summary's quantiles, sum and count. */
   get linesPerSeries(): number {
-    return this.declaration.kind === 'histogram' ? this.declaration.buckets.length + 3 : 1;
+    const { kind, buckets, summary } = this.declaration;
+    return kind === 'histogram' ? buckets.length + 3 : kind === 'summary' ? (summary?.quantiles.length ?? 0) + 2 : 1;
   }
 
   get seriesCount(): number {
@@ -137,6 +171,7 @@ export class PrometheusFamily implements FamilyBackend {
       header,
       sample: openMetrics && this.type === 'counter' ? `${family}_total` : this.name,
       le: [...bounds.map((b) => `le="${escapeLabelValue(formatBound(b, openMetrics))}"} `), 'le="+Inf"} '],
+      quantile: (this.declaration.summary?.quantiles ?? []).map((q) => `quantile="${formatBound(q, openMetrics)}"} `),
     };
     if (openMetrics) this.openMetricsFormat = made;
     else this.textFormat = made;
@@ -164,6 +199,10 @@ export class PrometheusFamily implements FamilyBackend {
       writer.write(prefix);
       writer.number(series.value);
       writer.byte(NEWLINE);
+      return;
+    }
+    if (series instanceof SummarySeries) {
+      writeSummarySeries(writer, this.name, names, series, text.quantile, this.declaration.summary?.quantiles ?? []);
       return;
     }
     if (series.bucketPrefix === undefined) {
@@ -198,4 +237,27 @@ export class PrometheusFamily implements FamilyBackend {
 
 function scalarLabels(names: readonly string[], values: readonly string[]): string {
   return names.length === 0 ? '' : `{${labelPairs(names, values)}}`;
+}
+
+function writeSummarySeries(writer: BodyWriter, name: string, names: readonly string[], series: SummarySeries, quantileTexts: readonly string[], quantiles: readonly number[]): void {
+  if (series.quantilePrefix === undefined) {
+    const pairs = names.length === 0 ? '' : labelPairs(names, series.labelValues);
+    const braces = pairs === '' ? '' : `{${pairs}}`;
+    series.quantilePrefix = `${name}{${pairs === '' ? '' : `${pairs},`}`;
+    series.sumPrefix = `${name}_sum${braces} `;
+    series.countPrefix = `${name}_count${braces} `;
+  }
+  const estimates = series.window.quantiles(quantiles);
+  for (let i = 0; i < estimates.length; i++) {
+    writer.write(series.quantilePrefix);
+    writer.write(quantileTexts[i]!);
+    writer.number(estimates[i]!);
+    writer.byte(NEWLINE);
+  }
+  writer.write(series.sumPrefix);
+  writer.number(series.sum);
+  writer.byte(NEWLINE);
+  writer.write(series.countPrefix);
+  writer.number(series.count);
+  writer.byte(NEWLINE);
 }

@@ -1,7 +1,7 @@
 import type { Route } from '@fabric-ops/ops-http';
 import { assertSameDeclaration, declare, type Declaration } from './declare.ts';
 import type { Instrument, MetricKind } from './family.ts';
-import type { Counter, Gauge, Histogram, HistogramOptions, MetricOptions, MetricsFactory } from './types.ts';
+import type { Counter, Gauge, Histogram, HistogramOptions, MetricOptions, MetricsFactory, Summary, SummaryOptions } from './types.ts';
 
 export type ProviderKind = 'prometheus' | 'statsd' | 'disabled';
 
@@ -28,7 +28,7 @@ export class Declarations implements MetricsFactory {
   constructor(private readonly build: (declaration: Declaration) => Instrument) {}
 
   /** The metric's root instrument; internal callers may use every method whatever the kind. */
-  instrument(kind: MetricKind, options: MetricOptions | HistogramOptions): Instrument {
+  instrument(kind: MetricKind, options: MetricOptions | HistogramOptions | SummaryOptions): Instrument {
     const declaration = declare(kind, options);
     const existing = this.byName.get(declaration.name);
     if (existing !== undefined) {
@@ -50,5 +50,9 @@ export class Declarations implements MetricsFactory {
 
   newHistogram(options: HistogramOptions): Histogram {
     return this.instrument('histogram', options);
+  }
+
+  newSummary(options: SummaryOptions): Summary {
+    return this.instrument('summary', options);
   }
 }

@@ -77,9 +77,13 @@ function samplesOf(family: PrometheusFamily): readonly SeriesSample[] {
   const samples: SeriesSample[] = [];
   const names = family.declaration.labelNames;
   const bounds = family.declaration.kind === 'histogram' ? boundsOf(family) : undefined;
+  const quantiles = family.declaration.summary?.quantiles.map((quantile) => formatBound(quantile, false));
   for (const series of family.series) {
     const labels = pairs(names, series.labelValues);
-    if (bounds === undefined) samples.push(['', labels]);
+    if (quantiles !== undefined) {
+      for (const quantile of quantiles) samples.push(['', [...labels, 'quantile', quantile]]);
+      samples.push(['_sum', labels], ['_count', labels]);
+    } else if (bounds === undefined) samples.push(['', labels]);
     else {
       for (const bound of bounds) samples.push(['_bucket', [...labels, 'le', bound]]);
       samples.push(['_sum', labels], ['_count', labels]);
@@ -95,6 +99,10 @@ function appendOwn(family: PrometheusFamily, families: SeriesFamily[], values: n
   for (const series of family.series) {
     if ('value' in series) {
       values.push(series.value);
+      continue;
+    }
+    if ('window' in series) {
+      values.push(...series.window.quantiles(family.declaration.summary?.quantiles ?? []), series.sum, series.count);
       continue;
     }
     let cumulative = 0;

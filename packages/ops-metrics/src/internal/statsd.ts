@@ -6,7 +6,7 @@ import { Declarations, DEFAULT_MAX_SERIES_PER_METRIC, type MetricsProvider } fro
 import { createRuntimeGauges, type RuntimeGauges } from './runtime-gauges.ts';
 import { StatsdAggregate, statsdLines } from './statsd-aggregate.ts';
 import { StatsdTransport, type StatsdTransportStats } from './statsd-transport.ts';
-import type { Counter, Gauge, Histogram, HistogramOptions, MetricOptions, MetricsLogger, StatsdCaptureOptions, StatsdInterval, StatsdOptions, StatsdTarget } from './types.ts';
+import type { Counter, Gauge, Histogram, HistogramOptions, MetricOptions, Summary, SummaryOptions, MetricsLogger, StatsdCaptureOptions, StatsdInterval, StatsdOptions, StatsdTarget } from './types.ts';
 
 export interface StatsdProviderOptions extends StatsdOptions {
   readonly logger?: MetricsLogger;
@@ -59,7 +59,9 @@ class StatsdFamilyBackend implements FamilyBackend {
         const metric = this.declaration.name;
         return { bucket, add: (delta) => aggregate.addGauge(bucket, delta, metric), set: (value) => aggregate.setGauge(bucket, value, metric), observe() {} };
       }
+      // A summary's observations go out as timings too, as go-kit's StatsD sends histograms'.
       case 'histogram':
+      case 'summary':
         return { bucket, add() {}, set() {}, observe: (value) => aggregate.time(bucket, value) };
     }
   }
@@ -119,6 +121,7 @@ export function createStatsdCaptureProvider(options: StatsdCaptureOptions & { re
     newCounter: (o: MetricOptions): Counter => declarations.newCounter(o),
     newGauge: (o: MetricOptions): Gauge => declarations.newGauge(o),
     newHistogram: (o: HistogramOptions): Histogram => declarations.newHistogram(o),
+    newSummary: (o: SummaryOptions): Summary => declarations.newSummary(o),
     flush() {},
     drain: () => {
       // Read when taken, so the gauges describe the interval the primary is about to push.
@@ -200,6 +203,7 @@ export function createStatsdProvider(statsd: StatsdTarget, options: StatsdProvid
     newCounter: (o: MetricOptions): Counter => declarations.newCounter(o),
     newGauge: (o: MetricOptions): Gauge => declarations.newGauge(o),
     newHistogram: (o: HistogramOptions): Histogram => declarations.newHistogram(o),
+    newSummary: (o: SummaryOptions): Summary => declarations.newSummary(o),
     flush,
     drain: () => {
       throw new MetricsError('INVALID_SETTINGS', 'drain() is for a provider created with capture: true; this one pushes to its daemon');

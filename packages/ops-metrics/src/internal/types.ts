@@ -19,6 +19,19 @@ export interface HistogramOptions extends MetricOptions {
   readonly buckets?: readonly number[];
 }
 
+/**
+ * A Summary (prom-client's `Summary`, client_golang's `SummaryOpts`): quantiles over a sliding time
+ * window, plus `_sum` and `_count` over the metric's whole life.
+ */
+export interface SummaryOptions extends MetricOptions {
+  /** The quantiles reported, each in [0, 1] (prom-client's `percentiles`). Default [0.5, 0.9, 0.99]. */
+  readonly quantiles?: readonly number[];
+  /** How far back the quantiles look, in seconds (client_golang's `MaxAge`). Default 600. */
+  readonly maxAgeSeconds?: number;
+  /** Slices of the window, dropped one at a time as they age out (client_golang's `AgeBuckets`). Default 5. */
+  readonly ageBuckets?: number;
+}
+
 export interface Counter {
   /** A child with these label values: `with('channel', 'mych', 'type', 'x')`. A trailing key without a value gets `unknown`. */
   with(...labelPairs: string[]): Counter;
@@ -48,11 +61,20 @@ export interface Histogram {
   remove(): boolean;
 }
 
-/** The three metric factories every provider offers. */
+export interface Summary {
+  with(...labelPairs: string[]): Summary;
+  /** Records one observation. */
+  observe(value: number): void;
+  /** As `Counter.remove()`. */
+  remove(): boolean;
+}
+
+/** The metric factories every provider offers. */
 export interface MetricsFactory {
   newCounter(options: MetricOptions): Counter;
   newGauge(options: MetricOptions): Gauge;
   newHistogram(options: HistogramOptions): Histogram;
+  newSummary(options: SummaryOptions): Summary;
 }
 
 /** The subset of a (pino) logger ops-metrics writes to. */
@@ -183,7 +205,7 @@ export interface StatsdInterval {
   readonly counters: readonly (readonly [bucket: string, delta: number])[];
   /** `[bucket, value, metric]`: `metric` is the declared name (`namespace_subsystem_name`), for per-metric merge rules. */
   readonly gauges: readonly (readonly [bucket: string, value: number, metric: string])[];
-  /** `[bucket, observations]` per histogram bucket. */
+  /** `[bucket, observations]` per histogram or summary bucket (sent as timings). */
   readonly timings: readonly (readonly [bucket: string, values: readonly number[]])[];
 }
 

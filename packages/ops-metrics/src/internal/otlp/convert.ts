@@ -1,6 +1,7 @@
 import type { Attributes, HrTime, ValueType } from '@opentelemetry/api';
 import type { DataPoint, Histogram, MetricData } from '@opentelemetry/sdk-metrics';
-import type { PrometheusFamily, Series } from '../prometheus-family.ts';
+import { formatBound } from '../exposition.ts';
+import type { PrometheusFamily, Series, SummarySeries } from '../prometheus-family.ts';
 import type { AppMetric } from '../types.ts';
 
 /**
@@ -38,6 +39,54 @@ function isHistogramSeries(series: Series): series is Extract<Series, { counts: 
   return 'counts' in series;
 }
 
+function isSummarySeries(series: Series): series is SummarySeries {
+  return 'window' in series;
+}
+
+/**
+ * A summary family as the three metrics a Prometheus receiver rebuilds it from: the quantiles as a
+ * gauge with a `quantile` attribute (under the family's name), `_sum` and `_count` as cumulative
+ * monotonic sums. OTLP's own Summary point is not used: `@opentelemetry/sdk-metrics` has no
+ * summary data point type, so its exporter cannot send one.
+ */
+function summaryData(family: PrometheusFamily, shapes: OtlpShapes, times: OtlpTimes): MetricData[] {
+  const names = family.declaration.labelNames;
+  const quantiles = family.declaration.summary?.quantiles ?? [];
+  const quantilePoints: DataPoint<number>[] = [];
+  const sums: DataPoint<number>[] = [];
+  const counts: DataPoint<number>[] = [];
+  for (const series of family.series) {
+    if (!isSummarySeries(series)) continue;
+    const attributes = attributesOf(names, series.labelValues);
+    const estimates = series.window.quantiles(quantiles);
+    for (let i = 0; i < quantiles.length; i++) {
+      quantilePoints.push({ startTime: times.start, endTime: times.end, attributes: { ...attributes, quantile: formatBound(quantiles[i]!, false) }, value: estimates[i]! });
+    }
+    sums.push({ startTime: times.start, endTime: times.end, attributes, value: series.sum });
+    counts.push({ startTime: times.start, endTime: times.end, attributes, value: series.count });
+  }
+  const descriptor = (name: string) => ({ name, description: family.help, unit: '', valueType: DOUBLE });
+  const data: MetricData[] = [];
+  if (quantilePoints.length > 0) {
+    data.push({ descriptor: descriptor(family.name), aggregationTemporality: shapes.cumulative, dataPointType: shapes.gauge, dataPoints: quantilePoints } as MetricData);
+  }
+  for (const [suffix, dataPoints] of [
+    ['_sum', sums],
+    ['_count', counts],
+  ] as const) {
+    data.push({ descriptor: descriptor(family.name + suffix), aggregationTemporality: shapes.cumulative, dataPointType: shapes.sum, isMonotonic: true, dataPoints } as MetricData);
+  }
+  return data;
+}
+
+/** Every OTLP metric one family of ops-metrics' own storage gives: one, or a summary's three. */
+export function familyMetrics(family: PrometheusFamily, shapes: OtlpShapes, times: OtlpTimes): MetricData[] {
+  if (family.series.size === 0) return [];
+  if (family.declaration.kind === 'summary') return summaryData(family, shapes, times);
+  const data = familyData(family, shapes, times);
+  return data === undefined ? [] : [data];
+}
+
 /**
  * One family of ops-metrics' own storage as OTLP data: a counter is a cumulative monotonic sum, a
  * gauge a gauge, a histogram an explicit-bucket histogram with the declared bounds (per-bucket
@@ -68,7 +117,7 @@ export function familyData(family: PrometheusFamily, shapes: OtlpShapes, times: 
   }
   const dataPoints: DataPoint<number>[] = [];
   for (const series of family.series) {
-    if (isHistogramSeries(series)) continue;
+    if (isHistogramSeries(series) || isSummarySeries(series)) continue;
     dataPoints.push({ startTime: times.start, endTime: times.end, attributes: attributesOf(names, series.labelValues), value: series.value });
   }
   if (family.declaration.kind === 'counter') {

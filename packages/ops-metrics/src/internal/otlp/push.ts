@@ -2,7 +2,7 @@ import type { MetricData, ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import { MetricsError } from '../errors.ts';
 import type { PrometheusFamily } from '../prometheus-family.ts';
 import type { AppMetric, MetricsLogger, OtlpTarget } from '../types.ts';
-import { appMetricData, familyData, hrTime, type OtlpShapes, type OtlpTimes } from './convert.ts';
+import { appMetricData, familyMetrics, hrTime, type OtlpShapes, type OtlpTimes } from './convert.ts';
 
 /** What the provider hands over at each push: its families in name order and the app registry's metrics. */
 export interface OtlpCollection {
@@ -126,8 +126,7 @@ export async function startOtlpPush(options: OtlpPushOptions): Promise<OtlpPush>
     const metrics: MetricData[] = [];
     let sliceStart = performance.now();
     for (const family of families) {
-      const data = familyData(family, sdk.shapes, times);
-      if (data !== undefined) metrics.push(data);
+      metrics.push(...familyMetrics(family, sdk.shapes, times));
       if (performance.now() - sliceStart >= sliceMs) {
         await yieldToEventLoop();
         sliceStart = performance.now();
