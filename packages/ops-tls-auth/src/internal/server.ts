@@ -11,6 +11,7 @@ import { secureContextOptions, tlsServerOptions } from './options.ts';
 import { clientCertificateMessageProblem } from '@fabric-ops/go-x509';
 import { captureChainsEarly, createAdmittedChains, nativePeerChain, type CapturedChain } from './peer-chain.ts';
 import { nativeChainIsFaithful } from './self-probe.ts';
+import { trustProblem } from './trust-check.ts';
 import { createChainJudge, type ChainJudge } from './verdicts.ts';
 
 export interface TlsServerOptions {
@@ -111,6 +112,8 @@ export function createTlsServerWith(options: TlsServerOptions, onRequest: Reques
   let caFileNames = options.credentials.clientCaFileNames;
   const judge = createChainJudge(options.credentials.clientCaFiles ?? options.credentials.ca, {
     ...(internals.verifierWorkerFile === undefined ? {} : { workerFile: internals.verifierWorkerFile }),
+    // Verifier threads start at the first client certificate; a bad CA file is reported now.
+    validateTrust: trustProblem,
     onTrustError: (message, fileIndex) => {
       const file = fileIndex === undefined ? undefined : caFileNames?.[fileIndex];
       options.logger?.warn(
