@@ -42,7 +42,24 @@ function makePki(dir, intermediates) {
     key(name);
     ssl('req', '-new', '-key', f(`${name}.key`), '-subj', subject, '-out', f(`${name}.csr`));
     ext(name, extLines);
-    ssl('x509', '-req', '-in', f(`${name}.csr`), '-CA', f(`${issuer}.pem`), '-CAkey', f(`${issuer}.key`), '-CAcreateserial', '-days', '30', '-sha256', '-extfile', f(`${name}.ext`), '-out', f(`${name}.pem`));
+    ssl(
+      'x509',
+      '-req',
+      '-in',
+      f(`${name}.csr`),
+      '-CA',
+      f(`${issuer}.pem`),
+      '-CAkey',
+      f(`${issuer}.key`),
+      '-CAcreateserial',
+      '-days',
+      '30',
+      '-sha256',
+      '-extfile',
+      f(`${name}.ext`),
+      '-out',
+      f(`${name}.pem`),
+    );
   };
   issue('server', 'ca', '/CN=localhost', ['subjectAltName=IP:127.0.0.1,DNS:localhost', 'extendedKeyUsage=serverAuth']);
   issue('client', 'ca', '/O=Org1/CN=operator', ['extendedKeyUsage=clientAuth']);
@@ -147,7 +164,11 @@ const dir = mkdtempSync(join(tmpdir(), 'ops-tls-newconn-'));
 try {
   const pki = makePki(dir, 6);
   const modes = ['raw-plain', 'raw-mtls', 'raw-mtls-keylog', 'raw-mtls-walk', 'raw-request-no-ca', 'ours', ...(values.go ? ['go'] : [])].filter((m) => new RegExp(values.only).test(m));
-  console.log(`load average at start: ${loadavg().map((l) => l.toFixed(2)).join(' ')}; ${CONNECTIONS} new TLS 1.3 connections, ${CONCURRENCY} at a time, one GET each; ${process.version}`);
+  console.log(
+    `load average at start: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}; ${CONNECTIONS} new TLS 1.3 connections, ${CONCURRENCY} at a time, one GET each; ${process.version}`,
+  );
   const results = new Map();
   for (let round = 0; round < ROUNDS; round++) {
     for (const mode of modes) {
@@ -170,7 +191,11 @@ try {
   }
   console.log('\nserver CPU per new connection (µs), one figure per round:');
   for (const [key, figures] of results) console.log(`  ${key.padEnd(48)} ${figures.join('  ')}`);
-  console.log(`load average at end: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(
+    `load average at end: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
