@@ -3,16 +3,13 @@
 // attack or after it, and a reload must close the window in which removed trust still admits.
 // Real servers, real verifier threads, real chains; every legitimate client uses a certificate
 // of its own, so no cached verdict answers for it.
-import { once } from 'node:events';
 import { request } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { connect as connectTls, type TLSSocket } from 'node:tls';
 import { createTestPki, type PemPair, type TestPki } from '@fabric-ops/test-kit';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { constraintChain } from '../../../../bench/lib/constraint-chain.mjs';
+import { useTestServers, type StartedServer } from './test-server.ts';
 import { loadTlsCredentials } from './credentials.ts';
-import { clientSubjectOf } from './identity.ts';
-import { createTlsServer, type TlsServer } from './server.ts';
 
 let pki: TestPki;
 let chain: ReturnType<typeof constraintChain>;
@@ -24,26 +21,13 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => pki?.cleanup());
 
-const servers: TlsServer[] = [];
-afterEach(async () => {
-  for (const { server, endPendingHandshakes } of servers.splice(0)) {
-    endPendingHandshakes();
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
-});
+const startServer = useTestServers();
 
-async function start(handshakeTimeoutMs = 5_000): Promise<{ tls: TlsServer; port: number; refusals: () => number }> {
+async function start(handshakeTimeoutMs = 5_000): Promise<StartedServer & { refusals: () => number }> {
   let refusals = 0;
   const credentials = loadTlsCredentials({ certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientRootCAs: [pki.ca.certFile] });
-  const tls = createTlsServer(
-    { credentials, handshakeTimeoutMs, logger: { warn: (_fields, message) => void (/failed to verify client certificate/.test(message ?? '') && (refusals += 1)) } },
-    (req, res) => res.end(clientSubjectOf(req) ?? 'anonymous'),
-  );
-  servers.push(tls);
-  tls.server.listen(0, '127.0.0.1');
-  await once(tls.server, 'listening');
-  return { tls, port: (tls.server.address() as AddressInfo).port, refusals: () => refusals };
+  const started = await startServer({ credentials, handshakeTimeoutMs, logger: { warn: (_fields, message) => void (/failed to verify client certificate/.test(message ?? '') && (refusals += 1)) } });
+  return { ...started, refusals: () => refusals };
 }
 
 function get(port: number, client: PemPair, maxVersion?: 'TLSv1.2'): Promise<string> {

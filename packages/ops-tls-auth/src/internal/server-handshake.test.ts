@@ -2,17 +2,14 @@
 // against the real server: the key-exchange groups it offers (ML-KEM hybrids where this Node's
 // OpenSSL has them) and no SHA-1 in a TLS 1.2 client's CertificateVerify.
 import { execFileSync } from 'node:child_process';
-import { once } from 'node:events';
 import { readFileSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { connect as connectTls, createSecureContext, type ConnectionOptions } from 'node:tls';
 import { createTestPki, type TestPki } from '@fabric-ops/test-kit';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useTestServers } from './test-server.ts';
 import { loadTlsCredentials } from './credentials.ts';
-import { clientSubjectOf } from './identity.ts';
 import { GO_KEY_EXCHANGE_GROUPS, keyExchangeGroups } from './options.ts';
-import { createTlsServer, type TlsServer } from './server.ts';
 
 let pki: TestPki;
 let rsaClient: { cert: string; key: string; caFile: string };
@@ -67,22 +64,11 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => pki?.cleanup());
 
-const servers: TlsServer[] = [];
-afterEach(async () => {
-  for (const { server, endPendingHandshakes } of servers.splice(0)) {
-    endPendingHandshakes();
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
-});
+const startServer = useTestServers();
 
 async function start(clientRootCAs: string[]): Promise<number> {
   const credentials = loadTlsCredentials({ certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientRootCAs });
-  const tls = createTlsServer({ credentials, logger: { warn: () => {} } }, (req, res) => res.end(clientSubjectOf(req) ?? 'anonymous'));
-  servers.push(tls);
-  tls.server.listen(0, '127.0.0.1');
-  await once(tls.server, 'listening');
-  return (tls.server.address() as AddressInfo).port;
+  return (await startServer({ credentials, logger: { warn: () => {} } })).port;
 }
 
 /** One request; the body, or the error that ended the connection. */

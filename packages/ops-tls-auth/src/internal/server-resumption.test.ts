@@ -1,14 +1,11 @@
 // Issue #32 item 4: as in Go 1.26, a client whose chain would no longer be admitted (its CA
 // removed by a reload, a certificate in it expired) never gets in by resuming a session, with a
 // TLS 1.2 ticket or a TLS 1.3 PSK alike. Node's own TLS client, which resumes, against the real server.
-import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
 import { connect as connectTls, type SecureVersion } from 'node:tls';
 import { createTestPki, type PemPair, type TestPki } from '@fabric-ops/test-kit';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useTestServers, type StartedServer } from './test-server.ts';
 import { loadTlsCredentials } from './credentials.ts';
-import { clientSubjectOf } from './identity.ts';
-import { createTlsServer, type TlsServer } from './server.ts';
 
 let pki: TestPki;
 beforeAll(async () => {
@@ -16,22 +13,11 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => pki?.cleanup());
 
-const servers: TlsServer[] = [];
-afterEach(async () => {
-  for (const { server, endPendingHandshakes } of servers.splice(0)) {
-    endPendingHandshakes();
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
-});
+const startServer = useTestServers();
 
-async function start(): Promise<{ tls: TlsServer; port: number }> {
+function start(): Promise<StartedServer> {
   const credentials = loadTlsCredentials({ certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientRootCAs: [pki.ca.certFile] });
-  const tls = createTlsServer({ credentials, clientAuthRequired: true, logger: { warn: () => {} } }, (req, res) => res.end(clientSubjectOf(req) ?? 'anonymous'));
-  servers.push(tls);
-  tls.server.listen(0, '127.0.0.1');
-  await once(tls.server, 'listening');
-  return { tls, port: (tls.server.address() as AddressInfo).port };
+  return startServer({ credentials, clientAuthRequired: true, logger: { warn: () => {} } });
 }
 
 interface Exchange {

@@ -11,6 +11,7 @@ import { secureContextOptions, tlsServerOptions } from './options.ts';
 import { clientCertificateMessageProblem } from '@fabric-ops/go-x509';
 import { captureChainsEarly, createAdmittedChains, nativePeerChain, type CapturedChain } from './peer-chain.ts';
 import { nativeChainIsFaithful } from './self-probe.ts';
+import { trustProblem } from './trust-check.ts';
 import { createChainJudge, type ChainJudge } from './verdicts.ts';
 
 export interface TlsServerOptions {
@@ -93,9 +94,11 @@ export function createTlsServer(options: TlsServerOptions, onRequest?: RequestLi
   return createTlsServerWith(options, onRequest, {});
 }
 
-/** What tests may replace: the verifier's worker script. */
+/** What tests may replace or watch: the verifier's worker script and idle period, and the judge itself. */
 export interface TlsServerInternals {
   readonly verifierWorkerFile?: string;
+  readonly verifierIdleMs?: number;
+  readonly observeJudge?: (judge: ChainJudge) => void;
 }
 
 export function createTlsServerWith(options: TlsServerOptions, onRequest: RequestListener<typeof IncomingMessage, typeof ServerResponse> | undefined, internals: TlsServerInternals): TlsServer {
@@ -111,6 +114,9 @@ export function createTlsServerWith(options: TlsServerOptions, onRequest: Reques
   let caFileNames = options.credentials.clientCaFileNames;
   const judge = createChainJudge(options.credentials.clientCaFiles ?? options.credentials.ca, {
     ...(internals.verifierWorkerFile === undefined ? {} : { workerFile: internals.verifierWorkerFile }),
+    ...(internals.verifierIdleMs === undefined ? {} : { idleThreadMs: internals.verifierIdleMs }),
+    // Verifier threads start at the first client certificate; a bad CA file is reported now.
+    validateTrust: trustProblem,
     onTrustError: (message, fileIndex) => {
       const file = fileIndex === undefined ? undefined : caFileNames?.[fileIndex];
       options.logger?.warn(
@@ -120,6 +126,7 @@ export function createTlsServerWith(options: TlsServerOptions, onRequest: Reques
     },
   });
 
+  internals.observeJudge?.(judge);
   interceptConnections(state);
   logTlsClientErrors(state);
   const readCaptured = captureChainsEarly(server);

@@ -196,3 +196,66 @@ describe('createChainJudge: scheduling under attack', () => {
     expect(await judge.judge(small(1))).toMatchObject({ accept: false, reason: expect.stringMatching(/missing\.mjs is missing; build @fabric-ops\/ops-tls-auth first$/) });
   });
 });
+
+describe('createChainJudge: threads started lazily, ended when idle', () => {
+  const until = async (condition: () => boolean, timeoutMs = 5_000): Promise<void> => {
+    const end = Date.now() + timeoutMs;
+    while (!condition() && Date.now() < end) await sleep(20);
+  };
+
+  it('holds no thread until a chain needs checking, starts one for it, and none for a cached verdict', async () => {
+    const judge = make();
+    await sleep(100);
+    expect(judge.threads).toBe(0);
+    expect(await judge.judge(small(1))).toEqual({ accept: false, reason: 'check 1 with ca-1' });
+    expect(judge.threads).toBe(1);
+    expect(await judge.judge(small(1))).toEqual({ accept: false, reason: 'check 1 with ca-1' });
+    expect(judge.threads).toBe(1);
+  });
+
+  it('ends a thread left without work for the idle period, and starts a new one for the next check', async () => {
+    const judge = make({ idleThreadMs: 150, cacheTtlMs: 0 });
+    await judge.judge(small(1));
+    expect(judge.threads).toBe(1);
+    await until(() => judge.threads === 0);
+    expect(judge.threads).toBe(0);
+    // A new thread, so the numbering starts again.
+    expect(await judge.judge(small(2))).toEqual({ accept: false, reason: 'check 1 with ca-1' });
+    expect(judge.threads).toBe(1);
+  });
+
+  it('grows up to the pool size under load, and reuses a running thread before starting another', async () => {
+    const judge = make({ workers: 3, cacheTtlMs: 0 });
+    await judge.judge(small(1));
+    await judge.judge(small(2));
+    expect(judge.threads).toBe(1);
+    await Promise.all([judge.judge(list(0xfe, 3)), judge.judge(list(0xfe, 4)), judge.judge(list(0xfe, 5)), judge.judge(list(0xfe, 6))]);
+    expect(judge.threads).toBe(3);
+  });
+
+  it('hands a thread started after a reload the new trust, not the old', async () => {
+    const judge = make();
+    judge.setTrust(['ca-2']);
+    expect(await judge.judge(small(1))).toEqual({ accept: false, reason: 'check 1 with ca-2' });
+  });
+
+  it('reports a bad CA set when it is given, before any thread runs, and the verifier does not report it again', async () => {
+    const reports: [string, number | undefined][] = [];
+    const judge = make(
+      {
+        onTrustError: (message, fileIndex) => reports.push([message, fileIndex]),
+        validateTrust: (texts) => (texts[0] === 'broken' ? { message: 'checked here', fileIndex: 0 } : undefined),
+      },
+      ['broken'],
+    );
+    expect(reports).toEqual([['checked here', 0]]);
+    expect(judge.threads).toBe(0);
+    await judge.judge(small(1)); // the verifier starts and reports too: not logged twice
+    expect(reports).toEqual([['checked here', 0]]);
+    judge.setTrust(['broken', 'ca-2']);
+    expect(reports).toEqual([
+      ['checked here', 0],
+      ['checked here', 0],
+    ]);
+  });
+});

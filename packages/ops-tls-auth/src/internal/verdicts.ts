@@ -1,28 +1,10 @@
-import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
-import { createJobQueue, type QueuedJob } from './job-queue.ts';
+import { createJobQueue, type JobQueue, type QueuedJob } from './job-queue.ts';
+import type { TrustProblem } from './trust-check.ts';
+import { chainKey, createVerdictCache, type Verdict, type VerdictCache } from './verdict-cache.ts';
+import { createThreadSlots, defaultWorkerCount, defaultWorkerFile, type FromWorker, type Slot, type ThreadSlots, type ToWorker } from './verifier-threads.ts';
 
-export type ToWorker =
-  | { readonly kind: 'trust'; readonly generation: number; readonly pemTexts: readonly string[] }
-  | { readonly kind: 'verify'; readonly id: number; readonly now: number; readonly certificates: readonly Uint8Array[] };
-type FromWorker =
-  | {
-      readonly kind: 'verdict';
-      readonly id: number;
-      readonly generation: number;
-      readonly accept: boolean;
-      readonly reason?: string;
-      /** The next moment a validity period in the chain or the pool begins or ends (ms): a cached verdict ends there. */
-      readonly recheckAt?: number;
-    }
-  | { readonly kind: 'trust-error'; readonly generation: number; readonly message: string; readonly fileIndex?: number }
-  /** Sent once the thread has loaded and can check: budgets count from then, not from a slow start. */
-  | { readonly kind: 'ready' };
-
-export type Verdict = { readonly accept: true } | { readonly accept: false; readonly reason: string };
+export type { Verdict } from './verdict-cache.ts';
+export { defaultWorkerCount, defaultWorkerFile, type ToWorker } from './verifier-threads.ts';
 
 export interface ChainJudgeOptions {
   /** Chains waiting for a verifier at once; past this the lowest-ranked is refused ("busy"). Default 1024. */
@@ -33,8 +15,10 @@ export interface ChainJudgeOptions {
   readonly maxCached?: number;
   /** How long a verdict is reused, at most (never past a validity boundary in the chain or the pool). Default 10 000 ms. */
   readonly cacheTtlMs?: number;
-  /** Verifier threads. Default: the machine's available parallelism, between 2 and 8. */
+  /** Verifier threads at most. Default: the machine's available parallelism, between 2 and 8. */
   readonly workers?: number;
+  /** A verifier thread with nothing to check for this long is ended (the next check starts one). Default 30 000 ms. */
+  readonly idleThreadMs?: number;
   /** A check running longer than this is abandoned (its thread replaced) and the chain refused. Default 10 000 ms. */
   readonly maxCheckMs?: number;
   /** A check on the small-chain verifier running longer than this moves to the others. Default 250 ms. */
@@ -43,6 +27,12 @@ export interface ChainJudgeOptions {
   readonly abandonAfterMs?: number;
   /** Called once per trust generation whose pool could not be built (every chain is then refused). */
   readonly onTrustError?: (message: string, fileIndex: number | undefined) => void;
+  /**
+   * Checks CA texts on this thread when they are given (at start and on each reload), so a bad
+   * file is reported then rather than at the first client certificate (threads start lazily).
+   * The verifier's own report stays as a backstop; either way it is reported once.
+   */
+  readonly validateTrust?: (pemTexts: readonly string[]) => TrustProblem | undefined;
   /** The worker script (tests). */
   readonly workerFile?: string;
 }
@@ -64,6 +54,8 @@ export interface ChainJudge {
   setTrust(pemTexts: readonly string[]): void;
   /** Chains queued or being checked. */
   readonly waiting: number;
+  /** Verifier threads alive now (none until a chain needs checking, none again once idle). */
+  readonly threads: number;
   close(): Promise<void>;
 }
 
@@ -74,52 +66,6 @@ export const EXPIRED_REASON = 'tls: client certificate check not started before 
 /** Chains this small (and this short) may use the verifier kept for them, so ordinary clients never wait behind a large chain's check. */
 export const EXPRESS_MAX_BYTES = 8_192;
 export const EXPRESS_MAX_CERTIFICATES = 4;
-
-/**
- * The worker is its own file in dist/ (ESM and CJS builds alike). From source (tests run the
- * .ts files) the built one is used: Node 20 cannot run TypeScript in a worker, and the package's
- * test run builds dist first.
- */
-export function defaultWorkerFile(): string {
-  const here = import.meta.url;
-  if (here.endsWith('.ts')) return fileURLToPath(new URL('../../dist/verify-worker.js', here));
-  return fileURLToPath(new URL(here.endsWith('.cjs') ? './verify-worker.cjs' : './verify-worker.js', here));
-}
-
-/**
- * The worker runs built JavaScript (dist/), so it must resolve its own imports (go-x509) to
- * dist/ too: an inherited `--conditions` (a test runner resolving workspace sources, or an
- * embedder's own) would point them at TypeScript sources that Node cannot run in a worker.
- */
-function workerExecArgv(): string[] {
-  const kept: string[] = [];
-  const argv = process.execArgv;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '--conditions' || arg === '-C') {
-      i++;
-      continue;
-    }
-    if (arg.startsWith('--conditions=') || arg.startsWith('-C=')) continue;
-    kept.push(arg);
-  }
-  return kept;
-}
-
-function chainKey(presented: readonly Uint8Array[]): string {
-  const hash = createHash('sha256');
-  const length = Buffer.alloc(4);
-  for (const der of presented) {
-    length.writeUInt32BE(der.length);
-    hash.update(length);
-    hash.update(der);
-  }
-  return hash.digest('base64');
-}
-
-export function defaultWorkerCount(): number {
-  return Math.min(8, Math.max(2, availableParallelism()));
-}
 
 interface Waiter {
   readonly resolve: (verdict: Verdict) => void;
@@ -132,318 +78,326 @@ interface Job extends QueuedJob {
   readonly key: string;
   readonly presented: readonly Uint8Array[];
   readonly waiters: Set<Waiter>;
-  slot: Slot | undefined;
+  slot: Slot<Job> | undefined;
   startedAt: number;
   id: number;
 }
 
-interface Slot {
-  readonly express: boolean;
-  worker: Worker | undefined;
-  /** The thread has said it is ready. */
-  ready: boolean;
-  job: Job | undefined;
-  timer: NodeJS.Timeout | undefined;
+/** What the pieces of one judge share. */
+interface JudgeState {
+  readonly maxCheckMs: number;
+  readonly expressBudgetMs: number;
+  readonly abandonAfterMs: number;
+  readonly onTrustError: ChainJudgeOptions['onTrustError'];
+  readonly queue: JobQueue<Job>;
+  readonly cache: VerdictCache;
+  /** Jobs queued or running, by chain key, so identical chains share one check. */
+  readonly inFlight: Map<string, Job>;
+  threads: ThreadSlots<Job>;
+  trust: readonly string[];
+  generation: number;
+  reportedGeneration: number;
+  nextSeq: number;
+  closed: boolean;
+}
+
+// ---- waiters: the connections a job answers ----
+
+function finish(state: JudgeState, job: Job, verdict: Verdict): void {
+  if (state.inFlight.get(job.key) === job) state.inFlight.delete(job.key);
+  for (const waiter of job.waiters) {
+    waiter.signal?.removeEventListener('abort', waiter.onAbort);
+    waiter.resolve(verdict);
+  }
+  job.waiters.clear();
+}
+
+/** Waiters whose connection closed or whose deadline passed are dropped; true while someone still waits. */
+function stillWanted(state: JudgeState, job: Job, now: number): boolean {
+  for (const waiter of job.waiters) {
+    if (waiter.signal?.aborted === true || waiter.deadline <= now) {
+      job.waiters.delete(waiter);
+      waiter.signal?.removeEventListener('abort', waiter.onAbort);
+      waiter.resolve({ accept: false, reason: EXPIRED_REASON });
+    }
+  }
+  if (job.waiters.size > 0) return true;
+  if (state.inFlight.get(job.key) === job) state.inFlight.delete(job.key);
+  return false;
+}
+
+function join(state: JudgeState, job: Job, request: JudgeRequest): Promise<Verdict> {
+  return new Promise<Verdict>((resolve) => {
+    const waiter: Waiter = {
+      resolve,
+      deadline: request.deadline ?? Number.POSITIVE_INFINITY,
+      signal: request.signal,
+      onAbort: () => leave(state, job, waiter),
+    };
+    job.waiters.add(waiter);
+    request.signal?.addEventListener('abort', waiter.onAbort, { once: true });
+  });
+}
+
+/** A connection went away: its share of the job ends, and a job nobody waits for is dropped or stopped. */
+function leave(state: JudgeState, job: Job, waiter: Waiter): void {
+  if (!job.waiters.delete(waiter)) return;
+  waiter.resolve({ accept: false, reason: 'tls: connection closed' });
+  if (job.waiters.size > 0) return;
+  if (state.inFlight.get(job.key) === job) state.inFlight.delete(job.key);
+  if (state.queue.remove(job)) return;
+  const slot = job.slot;
+  if (slot === undefined) return;
+  const stopIfStillUnwanted = (): void => {
+    if (slot.job !== job || job.waiters.size > 0) return;
+    abandon(state, slot);
+    pump(state);
+  };
+  // A check about to end is left to end (and its verdict cached); replacing a thread costs more.
+  const ranFor = job.startedAt === 0 ? 0 : Date.now() - job.startedAt;
+  if (ranFor >= state.abandonAfterMs) stopIfStillUnwanted();
+  else setTimeout(stopIfStillUnwanted, state.abandonAfterMs - ranFor).unref();
+}
+
+// ---- scheduling: which job runs where, and for how long ----
+
+/** The slot's job is over (answered or abandoned); the slot can take another. */
+function release(state: JudgeState, slot: Slot<Job>): void {
+  clearTimeout(slot.timer);
+  slot.timer = undefined;
+  if (slot.job !== undefined) {
+    state.queue.done(slot.job);
+    slot.job.slot = undefined;
+  }
+  slot.job = undefined;
+}
+
+/** Stops the slot's check by ending its thread; a new one starts when the slot is next used. */
+function abandon(state: JudgeState, slot: Slot<Job>): Job | undefined {
+  const job = slot.job;
+  state.threads.stop(slot);
+  release(state, slot);
+  return job;
+}
+
+function enqueue(state: JudgeState, job: Job): void {
+  const pushedOut = state.queue.add(job);
+  if (pushedOut !== undefined) finish(state, pushedOut, { accept: false, reason: BUSY_REASON });
+}
+
+function requeue(state: JudgeState, job: Job): void {
+  if (stillWanted(state, job, Date.now())) enqueue(state, job);
+}
+
+function onOverrun(state: JudgeState, slot: Slot<Job>): void {
+  const job = abandon(state, slot);
+  if (job !== undefined) {
+    if (slot.express && Date.now() - job.startedAt < state.maxCheckMs) {
+      // Too slow for the small-chain verifier: the others check it, however long it takes there.
+      job.express = false;
+      requeue(state, job);
+    } else {
+      finish(state, job, { accept: false, reason: TOO_LONG_REASON });
+    }
+  }
+  pump(state);
+}
+
+/** The check's clock starts when a thread that has loaded gets it (a thread started for it counts from its 'ready'). */
+function armBudget(state: JudgeState, slot: Slot<Job>, job: Job, now: number): void {
+  if (job.startedAt === 0) job.startedAt = now;
+  let latest = 0;
+  for (const waiter of job.waiters) latest = Math.max(latest, waiter.deadline);
+  const remaining = state.maxCheckMs - (now - job.startedAt);
+  const budget = Math.min(slot.express ? Math.min(state.expressBudgetMs, remaining) : remaining, latest - now);
+  slot.timer = setTimeout(() => onOverrun(state, slot), Math.max(0, budget));
+  slot.timer.unref();
+}
+
+function start(state: JudgeState, slot: Slot<Job>, job: Job, now: number): void {
+  let worker;
+  try {
+    worker = state.threads.threadFor(slot);
+  } catch (error) {
+    state.queue.done(job);
+    finish(state, job, { accept: false, reason: `tls: client certificate check failed: ${(error as Error).message}` });
+    return;
+  }
+  slot.job = job;
+  job.slot = slot;
+  job.id = state.nextSeq++;
+  if (slot.ready) armBudget(state, slot, job, now);
+  worker.postMessage({ kind: 'verify', id: job.id, now, certificates: job.presented } satisfies ToWorker);
+}
+
+/** Gives queued jobs to free slots: those with a thread running first, so a new thread starts only when they are all busy. */
+function pump(state: JudgeState): void {
+  if (state.closed) return;
+  const { slots } = state.threads;
+  for (const withThread of [true, false]) {
+    for (const slot of slots) {
+      if ((slot.worker !== undefined) !== withThread) continue;
+      while (slot.job === undefined) {
+        const job = state.queue.take(slot.express);
+        if (job === undefined) break;
+        const now = Date.now();
+        if (!stillWanted(state, job, now)) {
+          state.queue.done(job);
+          continue;
+        }
+        start(state, slot, job, now);
+      }
+    }
+  }
+  for (const slot of slots) if (slot.job === undefined) state.threads.idle(slot);
+}
+
+function reportTrustProblem(state: JudgeState, generation: number, message: string, fileIndex: number | undefined): void {
+  if (generation !== state.generation || state.reportedGeneration === generation) return;
+  state.reportedGeneration = generation;
+  state.onTrustError?.(message, fileIndex);
+}
+
+function onMessage(state: JudgeState, slot: Slot<Job>, message: FromWorker): void {
+  if (message.kind === 'ready') {
+    slot.ready = true;
+    if (slot.job !== undefined) armBudget(state, slot, slot.job, Date.now());
+    return;
+  }
+  if (message.kind === 'trust-error') {
+    reportTrustProblem(state, message.generation, message.message, message.fileIndex);
+    return;
+  }
+  const job = slot.job;
+  if (job === undefined || job.id !== message.id) return;
+  release(state, slot);
+  if (message.generation !== state.generation) {
+    // Taken under trust a reload has since replaced: checked again, never given.
+    requeue(state, job);
+  } else {
+    const verdict: Verdict = message.accept ? { accept: true } : { accept: false, reason: message.reason ?? 'x509: certificate refused' };
+    state.cache.set(job.key, verdict, message.recheckAt);
+    finish(state, job, verdict);
+  }
+  pump(state);
+}
+
+/** A thread ended on its own: its check fails (the client may try again) and the slot starts a new thread when next used. */
+function onLost(state: JudgeState, slot: Slot<Job>, reason: string): void {
+  const job = slot.job;
+  if (job !== undefined) {
+    release(state, slot);
+    finish(state, job, { accept: false, reason: `tls: client certificate check failed: ${reason}` });
+  }
+  pump(state);
+}
+
+function newJob(state: JudgeState, key: string, presented: readonly Uint8Array[], source: string): Job {
+  let bytes = 0;
+  for (const der of presented) bytes += der.length;
+  return {
+    seq: state.nextSeq++,
+    bytes,
+    source,
+    express: bytes <= EXPRESS_MAX_BYTES && presented.length <= EXPRESS_MAX_CERTIFICATES,
+    key,
+    presented,
+    waiters: new Set(),
+    slot: undefined,
+    startedAt: 0,
+    id: -1,
+  };
+}
+
+async function closeJudge(state: JudgeState): Promise<void> {
+  state.closed = true;
+  for (const slot of state.threads.slots) {
+    const job = slot.job;
+    release(state, slot);
+    if (job !== undefined) finish(state, job, { accept: false, reason: 'tls: server closed' });
+  }
+  for (let job = state.queue.take(false); job !== undefined; job = state.queue.take(false)) finish(state, job, { accept: false, reason: 'tls: server closed' });
+  await state.threads.closeAll();
 }
 
 /**
  * Verdicts on client chains from worker threads, so a chain that is expensive to check delays
  * neither the event loop nor another client's verdict:
- * - several verifier threads, one of them kept for small chains (an ordinary client's), so an
- *   ordinary client never waits behind a large chain's check;
+ * - verifier threads start at the first chain that needs checking, grow up to `workers` under
+ *   load and end after `idleThreadMs` without work (verifier-threads.ts); one of them is kept
+ *   for small chains (an ordinary client's), so an ordinary client never waits behind a large
+ *   chain's check;
  * - chains wait in a bounded queue ranked so an unauthenticated sender cannot get ahead of
  *   ordinary clients (job-queue.ts);
  * - a chain whose connections have closed or passed their deadline is never started, and a
  *   check nobody waits for, or running past its budget, is abandoned by replacing its thread;
  * - a verdict taken under trust a reload has replaced is never given: the chain is checked again;
- * - a chain seen again within the TTL is answered from a bounded cache, and identical chains in
- *   flight share one check.
+ * - a chain seen again within the TTL is answered from a bounded cache (verdict-cache.ts) with
+ *   no thread involved, and identical chains in flight share one check.
  */
 export function createChainJudge(pemTexts: readonly string[], options: ChainJudgeOptions = {}): ChainJudge {
-  const maxCached = options.maxCached ?? 4096;
-  const ttlMs = options.cacheTtlMs ?? 10_000;
-  const maxCheckMs = options.maxCheckMs ?? 10_000;
-  const expressBudgetMs = options.expressBudgetMs ?? 250;
-  const abandonAfterMs = options.abandonAfterMs ?? 50;
-  const workerFile = options.workerFile ?? defaultWorkerFile();
-  const queue = createJobQueue<Job>(options.maxQueued ?? 1024, options.maxQueuedBytes ?? 16 * 1024 * 1024);
-  const slots: Slot[] = Array.from({ length: Math.max(2, options.workers ?? defaultWorkerCount()) }, (_, i) => ({
-    express: i === 0,
-    worker: undefined,
-    ready: false,
-    job: undefined,
-    timer: undefined,
-  }));
-  let trust: readonly string[] = [...pemTexts];
-  let generation = 0;
-  let reportedGeneration = -1;
-  let nextSeq = 0;
-  let closed = false;
-  const inFlight = new Map<string, Job>();
-  const cache = new Map<string, { readonly verdict: Verdict; readonly expires: number }>();
-
-  const finish = (job: Job, verdict: Verdict): void => {
-    if (inFlight.get(job.key) === job) inFlight.delete(job.key);
-    for (const waiter of job.waiters) {
-      waiter.signal?.removeEventListener('abort', waiter.onAbort);
-      waiter.resolve(verdict);
-    }
-    job.waiters.clear();
+  const state: JudgeState = {
+    maxCheckMs: options.maxCheckMs ?? 10_000,
+    expressBudgetMs: options.expressBudgetMs ?? 250,
+    abandonAfterMs: options.abandonAfterMs ?? 50,
+    onTrustError: options.onTrustError,
+    queue: createJobQueue<Job>(options.maxQueued ?? 1024, options.maxQueuedBytes ?? 16 * 1024 * 1024),
+    cache: createVerdictCache(options.maxCached ?? 4096, options.cacheTtlMs ?? 10_000),
+    inFlight: new Map(),
+    threads: undefined as unknown as ThreadSlots<Job>,
+    trust: [...pemTexts],
+    generation: 0,
+    reportedGeneration: -1,
+    nextSeq: 0,
+    closed: false,
   };
-  /** Waiters whose connection closed or whose deadline passed are dropped; true while someone still waits. */
-  const stillWanted = (job: Job, now: number): boolean => {
-    for (const waiter of job.waiters) {
-      if (waiter.signal?.aborted === true || waiter.deadline <= now) {
-        job.waiters.delete(waiter);
-        waiter.signal?.removeEventListener('abort', waiter.onAbort);
-        waiter.resolve({ accept: false, reason: EXPIRED_REASON });
-      }
-    }
-    if (job.waiters.size > 0) return true;
-    if (inFlight.get(job.key) === job) inFlight.delete(job.key);
-    return false;
+  state.threads = createThreadSlots<Job>({
+    count: options.workers ?? defaultWorkerCount(),
+    workerFile: options.workerFile ?? defaultWorkerFile(),
+    idleMs: options.idleThreadMs ?? 30_000,
+    currentTrust: () => ({ generation: state.generation, pemTexts: state.trust }),
+    onMessage: (slot, message) => onMessage(state, slot, message),
+    onLost: (slot, reason) => onLost(state, slot, reason),
+  });
+  const validate = (): void => {
+    const problem = options.validateTrust?.(state.trust);
+    if (problem !== undefined) reportTrustProblem(state, state.generation, problem.message, problem.fileIndex);
   };
-
-  const onMessage = (slot: Slot, message: FromWorker): void => {
-    if (message.kind === 'ready') {
-      slot.ready = true;
-      if (slot.job !== undefined) armBudget(slot, slot.job, Date.now());
-      return;
-    }
-    if (message.kind === 'trust-error') {
-      if (message.generation === generation && reportedGeneration !== generation) {
-        reportedGeneration = generation;
-        options.onTrustError?.(message.message, message.fileIndex);
-      }
-      return;
-    }
-    const job = slot.job;
-    if (job === undefined || job.id !== message.id) return;
-    release(slot);
-    if (message.generation !== generation) {
-      // Taken under trust a reload has since replaced: checked again, never given.
-      requeue(job);
-    } else {
-      const verdict: Verdict = message.accept ? { accept: true } : { accept: false, reason: message.reason ?? 'x509: certificate refused' };
-      const now = Date.now();
-      const expires = Math.min(now + ttlMs, message.recheckAt ?? Number.POSITIVE_INFINITY);
-      if (expires > now) {
-        cache.set(job.key, { verdict, expires });
-        while (cache.size > maxCached) cache.delete(cache.keys().next().value as string);
-      }
-      finish(job, verdict);
-    }
-    pump();
-  };
-
-  const spawn = (slot: Slot): Worker => {
-    if (!existsSync(workerFile)) {
-      throw new Error(`the client-certificate verifier ${workerFile} is missing; build @fabric-ops/ops-tls-auth first`);
-    }
-    const created = new Worker(workerFile, { execArgv: workerExecArgv() });
-    created.unref();
-    slot.ready = false;
-    created.on('message', (message: FromWorker) => {
-      if (slot.worker === created) onMessage(slot, message);
-    });
-    const lost = (reason: string): void => {
-      if (slot.worker !== created) return;
-      slot.worker = undefined;
-      const job = slot.job;
-      if (job !== undefined) {
-        release(slot);
-        finish(job, { accept: false, reason: `tls: client certificate check failed: ${reason}` });
-      }
-      pump();
-    };
-    created.on('error', (error) => lost(error.message));
-    created.on('exit', (code) => lost(`verifier exited with code ${code}`));
-    created.postMessage({ kind: 'trust', generation, pemTexts: trust } satisfies ToWorker);
-    return created;
-  };
-
-  /** The slot's job is over (answered or abandoned); the slot can take another. */
-  const release = (slot: Slot): void => {
-    clearTimeout(slot.timer);
-    slot.timer = undefined;
-    if (slot.job !== undefined) {
-      queue.done(slot.job);
-      slot.job.slot = undefined;
-    }
-    slot.job = undefined;
-  };
-  /** Stops the slot's check by ending its thread; a new one starts when the slot is next used. */
-  const abandon = (slot: Slot): Job | undefined => {
-    const job = slot.job;
-    const worker = slot.worker;
-    slot.worker = undefined;
-    release(slot);
-    void worker?.terminate();
-    return job;
-  };
-
-  const requeue = (job: Job): void => {
-    if (!stillWanted(job, Date.now())) return;
-    const pushedOut = queue.add(job);
-    if (pushedOut !== undefined) finish(pushedOut, { accept: false, reason: BUSY_REASON });
-  };
-
-  const onOverrun = (slot: Slot): void => {
-    const job = abandon(slot);
-    if (job !== undefined) {
-      if (slot.express && Date.now() - job.startedAt < maxCheckMs) {
-        // Too slow for the small-chain verifier: the others check it, however long it takes there.
-        job.express = false;
-        requeue(job);
-      } else {
-        finish(job, { accept: false, reason: TOO_LONG_REASON });
-      }
-    }
-    pump();
-  };
-
-  /** The check's clock starts when a thread that has loaded gets it. */
-  const armBudget = (slot: Slot, job: Job, now: number): void => {
-    if (job.startedAt === 0) job.startedAt = now;
-    let latest = 0;
-    for (const waiter of job.waiters) latest = Math.max(latest, waiter.deadline);
-    const remaining = maxCheckMs - (now - job.startedAt);
-    const budget = Math.min(slot.express ? Math.min(expressBudgetMs, remaining) : remaining, latest - now);
-    slot.timer = setTimeout(() => onOverrun(slot), Math.max(0, budget));
-    slot.timer.unref();
-  };
-
-  const start = (slot: Slot, job: Job, now: number): void => {
-    let worker: Worker;
-    try {
-      worker = slot.worker ??= spawn(slot);
-    } catch (error) {
-      queue.done(job);
-      finish(job, { accept: false, reason: `tls: client certificate check failed: ${(error as Error).message}` });
-      return;
-    }
-    slot.job = job;
-    job.slot = slot;
-    job.id = nextSeq++;
-    if (slot.ready) armBudget(slot, job, now);
-    worker.postMessage({ kind: 'verify', id: job.id, now, certificates: job.presented } satisfies ToWorker);
-  };
-
-  const pump = (): void => {
-    if (closed) return;
-    for (const slot of slots) {
-      while (slot.job === undefined) {
-        const job = queue.take(slot.express);
-        if (job === undefined) break;
-        const now = Date.now();
-        if (!stillWanted(job, now)) {
-          queue.done(job);
-          continue;
-        }
-        start(slot, job, now);
-      }
-    }
-  };
-
-  /** A connection went away: its share of the job ends, and a job nobody waits for is dropped or stopped. */
-  const leave = (job: Job, waiter: Waiter): void => {
-    if (!job.waiters.delete(waiter)) return;
-    waiter.resolve({ accept: false, reason: 'tls: connection closed' });
-    if (job.waiters.size > 0) return;
-    if (inFlight.get(job.key) === job) inFlight.delete(job.key);
-    if (queue.remove(job)) return;
-    const slot = job.slot;
-    if (slot === undefined) return;
-    const stopIfStillUnwanted = (): void => {
-      if (slot.job !== job || job.waiters.size > 0) return;
-      abandon(slot);
-      pump();
-    };
-    // A check about to end is left to end (and its verdict cached); replacing a thread costs more.
-    const ranFor = job.startedAt === 0 ? 0 : Date.now() - job.startedAt;
-    if (ranFor >= abandonAfterMs) stopIfStillUnwanted();
-    else setTimeout(stopIfStillUnwanted, abandonAfterMs - ranFor).unref();
-  };
-
-  const join = (job: Job, request: JudgeRequest): Promise<Verdict> =>
-    new Promise<Verdict>((resolve) => {
-      const waiter: Waiter = {
-        resolve,
-        deadline: request.deadline ?? Number.POSITIVE_INFINITY,
-        signal: request.signal,
-        onAbort: () => leave(job, waiter),
-      };
-      job.waiters.add(waiter);
-      request.signal?.addEventListener('abort', waiter.onAbort, { once: true });
-    });
-
-  // The small-chain verifier starts now, not at the first client certificate: starting a
-  // thread takes a while, and that time would otherwise count against the first client's deadline.
-  try {
-    slots[0]!.worker = spawn(slots[0]!);
-  } catch {
-    // Reported on each handshake that needs it (start tries again).
-  }
+  validate();
 
   return {
     judge(presented, request = {}) {
-      if (closed) return Promise.resolve({ accept: false, reason: 'tls: server closed' });
+      if (state.closed) return Promise.resolve({ accept: false, reason: 'tls: server closed' });
       if (request.signal?.aborted === true) return Promise.resolve({ accept: false, reason: 'tls: connection closed' });
       const key = chainKey(presented);
-      const cached = cache.get(key);
-      if (cached !== undefined) {
-        if (cached.expires > Date.now()) return Promise.resolve(cached.verdict);
-        cache.delete(key);
-      }
-      const shared = inFlight.get(key);
-      if (shared !== undefined) return join(shared, request);
-      let bytes = 0;
-      for (const der of presented) bytes += der.length;
-      const job: Job = {
-        seq: nextSeq++,
-        bytes,
-        source: request.source ?? '',
-        express: bytes <= EXPRESS_MAX_BYTES && presented.length <= EXPRESS_MAX_CERTIFICATES,
-        key,
-        presented,
-        waiters: new Set(),
-        slot: undefined,
-        startedAt: 0,
-        id: -1,
-      };
-      const verdict = join(job, request);
-      inFlight.set(key, job);
-      const pushedOut = queue.add(job);
-      if (pushedOut !== undefined) finish(pushedOut, { accept: false, reason: BUSY_REASON });
-      pump();
+      const cached = state.cache.get(key);
+      if (cached !== undefined) return Promise.resolve(cached);
+      const shared = state.inFlight.get(key);
+      if (shared !== undefined) return join(state, shared, request);
+      const job = newJob(state, key, presented, request.source ?? '');
+      const verdict = join(state, job, request);
+      state.inFlight.set(key, job);
+      enqueue(state, job);
+      pump(state);
       return verdict;
     },
-    setTrust(pemTexts) {
-      trust = [...pemTexts];
-      generation += 1;
-      cache.clear();
+    setTrust(texts) {
+      state.trust = [...texts];
+      state.generation += 1;
+      state.cache.clear();
+      validate();
       // Messages to a thread arrive in order: every check it starts from now on uses the new pool.
       // A check already running answers with the old generation and is checked again.
-      for (const slot of slots) slot.worker?.postMessage({ kind: 'trust', generation, pemTexts: trust } satisfies ToWorker);
+      state.threads.broadcastTrust(state.generation, state.trust);
     },
     get waiting() {
       let running = 0;
-      for (const slot of slots) if (slot.job !== undefined) running += 1;
-      return queue.size + running;
+      for (const slot of state.threads.slots) if (slot.job !== undefined) running += 1;
+      return state.queue.size + running;
     },
-    async close() {
-      closed = true;
-      const stopping: Promise<number>[] = [];
-      for (const slot of slots) {
-        const job = slot.job;
-        const worker = slot.worker;
-        slot.worker = undefined;
-        release(slot);
-        if (job !== undefined) finish(job, { accept: false, reason: 'tls: server closed' });
-        if (worker !== undefined) stopping.push(worker.terminate());
-      }
-      for (let job = queue.take(false); job !== undefined; job = queue.take(false)) finish(job, { accept: false, reason: 'tls: server closed' });
-      await Promise.all(stopping);
+    get threads() {
+      return state.threads.threads;
     },
+    close: () => closeJudge(state),
   };
 }

@@ -3,7 +3,8 @@
 import { X509Certificate } from 'node:crypto';
 import { parentPort } from 'node:worker_threads';
 import { createClientTrustPool, verifyClientChain, type ClientTrustPool } from '@fabric-ops/go-x509';
-import type { ToWorker } from './verdicts.ts';
+import { failingFile } from './trust-check.ts';
+import type { ToWorker } from './verifier-threads.ts';
 
 let generation = -1;
 let pool: ClientTrustPool | undefined;
@@ -42,18 +43,6 @@ function pemBlocks(text: string): string[] {
     at = text.indexOf(begin, stop);
   }
   return blocks;
-}
-
-/** The first CA file that cannot be made into a pool on its own, to name it in the error. */
-function failingFile(pemTexts: readonly string[]): number | undefined {
-  for (let i = 0; i < pemTexts.length; i++) {
-    try {
-      createClientTrustPool([pemTexts[i]!]);
-    } catch {
-      return i;
-    }
-  }
-  return undefined;
 }
 
 parentPort?.on('message', (message: ToWorker) => {
