@@ -129,3 +129,15 @@ describe('peer with TLS: client certificates as Fabric (Go crypto/x509) decides'
     await expect.poll(() => app.stdout.some((l) => l.includes('incompatible key usage'))).toBe(true);
   }, 30_000);
 });
+
+describe("peer with TLS started with node's own options", () => {
+  it('judges client certificates when the operator gives heap sizes and --expose-gc on the command line', async () => {
+    // Before: the verifier thread was started with these options listed explicitly, Node refused
+    // them there (ERR_WORKER_INVALID_EXEC_ARGV), and every client certificate was refused.
+    const app = await peers.start({ tls: tlsFiles({ clientAuthRequired: true }) }, {}, ['--max-old-space-size=512', '--max-semi-space-size=2', '--expose-gc']);
+    const good = await send(app.address, '/logspec', { tls: { ca: pki.ca.cert, cert: pki.clients.good.cert, key: pki.clients.good.key } });
+    expect(good.status).toBe(200);
+    await expect(send(app.address, '/logspec', { tls: { ca: pki.ca.cert, cert: pki.clients.rogueCa.cert, key: pki.clients.rogueCa.key } })).rejects.toThrow();
+    expect(app.stdout.some((l) => l.includes('invalid execArgv'))).toBe(false);
+  }, 30_000);
+});

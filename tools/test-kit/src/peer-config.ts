@@ -68,7 +68,7 @@ export function ordererYaml(setup: OrdererSetup = {}): string {
 
 export interface PeerLauncher {
   /** Spawns the peer bin with a core.yaml from `setup` and waits for its listening line. */
-  start(setup?: PeerSetup, env?: NodeJS.ProcessEnv): Promise<RunningApp>;
+  start(setup?: PeerSetup, env?: NodeJS.ProcessEnv, nodeArgs?: readonly string[]): Promise<RunningApp>;
   /** Kills every peer started and removes their config directories. */
   stopAll(): void;
 }
@@ -78,10 +78,10 @@ export function peerLauncher(peerBin: string): PeerLauncher {
   const running: RunningApp[] = [];
   const dirs: string[] = [];
   return {
-    async start(setup = {}, env = {}) {
+    async start(setup = {}, env = {}, nodeArgs = []) {
       const dir = configDir('core.yaml', peerCoreYaml(setup));
       dirs.push(dir);
-      const app = await spawnApp(peerBin, { env: { FABRIC_CFG_PATH: dir, FABRIC_LOGGING_SPEC: 'info', ...env } });
+      const app = await spawnApp(peerBin, { env: { FABRIC_CFG_PATH: dir, FABRIC_LOGGING_SPEC: 'info', ...env }, nodeArgs });
       running.push(app);
       return app;
     },

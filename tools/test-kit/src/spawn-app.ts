@@ -18,6 +18,8 @@ export interface RunningApp {
 export interface SpawnAppOptions {
   readonly env?: NodeJS.ProcessEnv;
   readonly args?: readonly string[];
+  /** Node's own options, given before the bin on the command line (`node <nodeArgs> bin <args>`), as an operator would. */
+  readonly nodeArgs?: readonly string[];
   /** How long to wait for the listening line. Default 15 s. */
   readonly readyTimeoutMs?: number;
 }
@@ -29,7 +31,7 @@ const LISTENING = /listening on (\S+)/;
  * "listening on <address>" line. Rejects with everything it printed when it exits first.
  */
 export function spawnApp(binPath: string, options: SpawnAppOptions = {}): Promise<RunningApp> {
-  const child = spawn(process.execPath, [binPath, ...(options.args ?? [])], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), binPath, ...(options.args ?? [])], {
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -59,7 +61,7 @@ export function spawnApp(binPath: string, options: SpawnAppOptions = {}): Promis
 
 /** Runs an app bin to completion (for start-up failures); resolves code and output. */
 export async function runAppToExit(binPath: string, options: SpawnAppOptions = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [binPath, ...(options.args ?? [])], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), binPath, ...(options.args ?? [])], {
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -36,23 +36,60 @@ export function defaultWorkerCount(): number {
 }
 
 /**
- * The worker runs built JavaScript (dist/), so it must resolve its own imports (go-x509) to
- * dist/ too: an inherited `--conditions` (a test runner resolving workspace sources, or an
- * embedder's own) would point them at TypeScript sources that Node cannot run in a worker.
+ * The node options a verifier thread starts with. The worker runs built JavaScript (dist/), so
+ * it must resolve its own imports (go-x509) to dist/ too: an inherited `--conditions` (a test
+ * runner resolving workspace sources, or an embedder's own) would point them at TypeScript
+ * sources that Node cannot run in a worker. Undefined (inherit everything) when there is none:
+ * an explicit list is checked by Node, which refuses process-wide options there (V8's heap
+ * sizes, `--expose-gc`, `--trace-gc`: ERR_WORKER_INVALID_EXEC_ARGV) although a thread inherits
+ * them silently — so an operator's `node --max-old-space-size=512 bin.js` must not reach it.
  */
-function workerExecArgv(): string[] {
+export function workerExecArgv(execArgv: readonly string[] = process.execArgv): string[] | undefined {
   const kept: string[] = [];
-  const argv = process.execArgv;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
+  let dropped = false;
+  for (let i = 0; i < execArgv.length; i++) {
+    const arg = execArgv[i]!;
     if (arg === '--conditions' || arg === '-C') {
+      dropped = true;
       i++;
       continue;
     }
-    if (arg.startsWith('--conditions=') || arg.startsWith('-C=')) continue;
+    if (arg.startsWith('--conditions=') || arg.startsWith('-C=')) {
+      dropped = true;
+      continue;
+    }
     kept.push(arg);
   }
-  return kept;
+  return dropped ? kept : undefined;
+}
+
+/** The flags Node named as not allowed in a worker's execArgv, from its error's text. */
+function refusedFlags(error: unknown): readonly string[] | undefined {
+  if ((error as { code?: unknown } | null)?.code !== 'ERR_WORKER_INVALID_EXEC_ARGV') return undefined;
+  const listed = /flags: (.*)$/.exec((error as Error).message)?.[1];
+  return listed === undefined ? [] : listed.split(', ');
+}
+
+/**
+ * Starts a verifier thread with `execArgv`. Where Node refuses some of the process's own options
+ * in that list, they are left out (they are process-wide, so the thread runs under them anyway)
+ * and the thread starts with the rest; where that fails too, with none.
+ */
+export function startVerifierThread(file: string, execArgv: readonly string[] | undefined = workerExecArgv()): Worker {
+  if (execArgv === undefined) return new Worker(file);
+  try {
+    return new Worker(file, { execArgv: [...execArgv] });
+  } catch (error) {
+    const refused = refusedFlags(error);
+    if (refused === undefined) throw error;
+    const allowed = execArgv.filter((arg) => !refused.includes(arg));
+    try {
+      return new Worker(file, { execArgv: allowed });
+    } catch (again) {
+      if (refusedFlags(again) === undefined) throw again;
+      return new Worker(file, { execArgv: [] });
+    }
+  }
 }
 
 /** One verifier place: a thread (started when a check needs it, ended when idle) and the job it runs. */
@@ -124,7 +161,7 @@ export function createThreadSlots<J>(options: ThreadSlotsOptions<J>): ThreadSlot
     if (!existsSync(options.workerFile)) {
       throw new Error(`the client-certificate verifier ${options.workerFile} is missing; build @fabric-ops/ops-tls-auth first`);
     }
-    const created = new Worker(options.workerFile, { execArgv: workerExecArgv() });
+    const created = startVerifierThread(options.workerFile);
     created.unref();
     slot.ready = false;
     created.on('message', (message: FromWorker) => {
