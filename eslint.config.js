@@ -21,7 +21,6 @@ const LONG_FUNCTION_FILES = [
   'packages/ops-metrics/src/internal/prometheus.ts', // createPrometheusProvider
   'packages/ops-metrics/src/internal/runtime-collectors.ts', // createRuntimeCollectors
   'packages/ops-tls-auth/src/internal/verdicts.ts', // createChainJudge
-  'apps/ops-server/src/system.ts', // createSystem
   'tools/test-kit/src/tls-contract.ts', // describeTlsContract
 ];
 
