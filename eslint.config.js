@@ -20,7 +20,6 @@ const LONG_FUNCTION_FILES = [
   'packages/ops-logspec/src/internal/go-json.ts', // scanFirstValue
   'packages/ops-metrics/src/internal/prometheus.ts', // createPrometheusProvider
   'packages/ops-metrics/src/internal/runtime-collectors.ts', // createRuntimeCollectors
-  'apps/ops-server/src/system.ts', // createSystem
   'tools/test-kit/src/tls-contract.ts', // describeTlsContract
 ];
 

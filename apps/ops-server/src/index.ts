@@ -1,7 +1,7 @@
 // What an embedder calls. The apps' start-up sequence is `@fabric-ops/ops-server/app`, so that
 // embedding the server does not install ops-config (yaml); a multi-process service's primary
 // and workers are `@fabric-ops/ops-server/cluster`.
-export { createOperationsSystem } from './system.ts';
+export { createOperationsSystem } from './operations-system.ts';
 export type { OperationsLogger, OperationsSystem, OperationsSystemOptions } from './system.ts';
 export { OpsServerError, isOpsServerError } from './errors.ts';
 export type { OpsServerErrorCode } from './errors.ts';

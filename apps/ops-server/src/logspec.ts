@@ -1,6 +1,6 @@
 import { writeJson, type Handler } from '@fabric-ops/ops-http';
 import { createLoggingFromEnv, logspecHandler, type Logging } from '@fabric-ops/ops-logspec';
-import { clientSubjectOf } from '@fabric-ops/ops-tls-auth';
+import type { IncomingMessage } from 'node:http';
 import { isOpsServerError } from './errors.ts';
 import type { SystemPart } from './part.ts';
 
@@ -16,9 +16,16 @@ export function resolveLogging(logging: Logging | undefined): Logging {
  * `/logspec`, a secure route as in Fabric. With TLS on, the audit line of each change
  * names the verified client certificate's subject.
  */
-export function createLogspecPart(logging: Logging, options: { readonly tlsEnabled: boolean; readonly beforeSpecChange?: ((spec: string) => Promise<void>) | undefined }): SystemPart {
+export function createLogspecPart(
+  logging: Logging,
+  options: {
+    /** With TLS on, ops-tls-auth's clientSubjectOf (the audit line's subject). */
+    readonly identify?: ((req: IncomingMessage) => string | undefined) | undefined;
+    readonly beforeSpecChange?: ((spec: string) => Promise<void>) | undefined;
+  },
+): SystemPart {
   const handler = logspecHandler(logging, {
-    ...(options.tlsEnabled ? { identify: clientSubjectOf } : {}),
+    ...(options.identify === undefined ? {} : { identify: options.identify }),
     ...(options.beforeSpecChange === undefined ? {} : { beforeActivate: options.beforeSpecChange }),
   });
   if (options.beforeSpecChange === undefined) return { routes: [{ path: '/logspec', secure: true, handler }] };

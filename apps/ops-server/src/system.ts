@@ -8,7 +8,7 @@ import type { SystemPart } from './part.ts';
 import type { Checker, HealthOptions, Readiness, RegisterOptions } from '@fabric-ops/ops-health';
 import { createHealthPart } from './health.ts';
 import { createShutdownHooks, lifecycleMs, sleep, type ShutdownHook } from './shutdown.ts';
-import { createOperationsTls } from './tls.ts';
+import { createOperationsTls, type OperationsTls, type TlsAuthApi } from './tls.ts';
 import type { AnyMetricsProvider } from '@fabric-ops/ops-metrics';
 import type { MetricsOptions, StatsdInterval } from '@fabric-ops/ops-metrics';
 import type { PrometheusAggregate } from './metrics.ts';
@@ -17,7 +17,6 @@ import type { Logging } from '@fabric-ops/ops-logspec';
 import { createLogspecPart, DEFAULT_OPERATIONS_LOGGER_NAME, resolveLogging } from './logspec.ts';
 import type { RouteAllowList, TlsCredentials, TlsFileLabels, TlsSettings } from '@fabric-ops/ops-tls-auth';
 import { versionHandler, type VersionInfo } from './version.ts';
-import { SYSTEM_EXTENSIONS } from './system-extensions.ts';
 
 /** The subset of a pino logger the system writes to. */
 export interface OperationsLogger {
@@ -115,6 +114,8 @@ export interface SystemExtensions {
   readonly aggregateStatsd?: (own: StatsdInterval) => Promise<StatsdInterval>;
   /** Runs after a PUT /logspec body is validated and before the spec is activated and 204 sent. */
   readonly beforeSpecChange?: (spec: string) => Promise<void>;
+  /** ops-tls-auth, needed only with TLS on (the main entry imports it; the apps load it only then). */
+  readonly tlsAuth?: TlsAuthApi;
 }
 
 export interface ExtendedSystem extends OperationsSystem {
@@ -122,10 +123,37 @@ export interface ExtendedSystem extends OperationsSystem {
   healthComponents(): string[];
 }
 
-export function createOperationsSystem(options: OperationsSystemOptions): OperationsSystem {
-  // The `./cluster` entry's primary passes its hooks here (and uses the ExtendedSystem returned).
-  const extensions = (options as { readonly [SYSTEM_EXTENSIONS]?: SystemExtensions })[SYSTEM_EXTENSIONS];
-  return createSystem(options, extensions ?? {});
+/** The TLS concern when TLS is on: with the ops-tls-auth the caller handed in. */
+function systemTls(options: OperationsSystemOptions, extensions: SystemExtensions, limits: ServerLimits, logger: OperationsLogger, logging: Logging): OperationsTls | undefined {
+  if (options.tls?.enabled !== true) return undefined;
+  // Only a caller that bypassed the main entry and the apps' start-up sequence could get here.
+  if (extensions.tlsAuth === undefined) throw new Error('operations TLS is enabled but ops-tls-auth was not loaded');
+  return createOperationsTls(
+    {
+      settings: options.tls,
+      labels: options.tlsLabels,
+      credentials: options.tlsCredentials,
+      allowList: options.tlsAllowList,
+      handshakeTimeoutMs: limits.requestTimeoutMs,
+      logger,
+      authLogger: options.logger ?? logging.getLogger('middleware'),
+    },
+    extensions.tlsAuth,
+  );
+}
+
+/** Opens the listener; rejects with the listen error as Go words it. */
+function listenOn(httpServer: Server, target: ListenTarget, listenAddress: string | ListenTarget): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) => reject(listenError(listenAddress, error));
+    httpServer.once('error', onError);
+    const listening = () => {
+      httpServer.off('error', onError);
+      resolve();
+    };
+    if (target.host === '') httpServer.listen(target.port, listening);
+    else httpServer.listen(target.port, target.host, listening);
+  });
 }
 
 export function createSystem(options: OperationsSystemOptions, extensions: SystemExtensions): ExtendedSystem {
@@ -149,25 +177,13 @@ export function createSystem(options: OperationsSystemOptions, extensions: Syste
     aggregate: extensions.aggregateMetrics,
     aggregateStatsd: extensions.aggregateStatsd,
   });
+  const tls = systemTls(options, extensions, limits, logger, logging);
   const parts: SystemPart[] = [
     health,
-    createLogspecPart(logging, { tlsEnabled: options.tls?.enabled === true, beforeSpecChange: extensions.beforeSpecChange }),
+    createLogspecPart(logging, { identify: tls === undefined ? undefined : extensions.tlsAuth?.clientSubjectOf, beforeSpecChange: extensions.beforeSpecChange }),
     metrics,
     { routes: [{ path: '/version', secure: false, handler: versionHandler(options.version) }] },
   ];
-
-  const tls =
-    options.tls?.enabled === true
-      ? createOperationsTls({
-          settings: options.tls,
-          labels: options.tlsLabels,
-          credentials: options.tlsCredentials,
-          allowList: options.tlsAllowList,
-          handshakeTimeoutMs: limits.requestTimeoutMs,
-          logger,
-          authLogger: options.logger ?? logging.getLogger('middleware'),
-        })
-      : undefined;
   if (tls !== undefined) parts.push(tls.part);
 
   const router = createRouter({
@@ -204,16 +220,7 @@ export function createSystem(options: OperationsSystemOptions, extensions: Syste
       // each, and every phase already has its deadline: the handshake (ops-tls-auth), headers and
       // body (requestTimeout), idle keep-alive (keepAliveTimeout), the response (the router's
       // per-connection write deadline).
-      await new Promise<void>((resolve, reject) => {
-        const onError = (error: NodeJS.ErrnoException) => reject(listenError(options.listenAddress, error));
-        httpServer.once('error', onError);
-        const listening = () => {
-          httpServer.off('error', onError);
-          resolve();
-        };
-        if (target.host === '') httpServer.listen(target.port, listening);
-        else httpServer.listen(target.port, target.host, listening);
-      });
+      await listenOn(httpServer, target, options.listenAddress);
       httpServer.on('error', (error) => logger.error({ err: error }, 'operations server error'));
       const info = httpServer.address() as AddressInfo;
       bound = formatHostPort(info.address, info.port);

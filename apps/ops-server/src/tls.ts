@@ -1,19 +1,15 @@
 import type { IncomingMessage, RequestListener, Server, ServerOptions, ServerResponse } from 'node:http';
 import type { Authorize } from '@fabric-ops/ops-http';
-import {
-  createAuthorizer,
-  createCredentialReloader,
-  createTlsServer,
-  loadTlsCredentials,
-  validateAllowList,
-  type CredentialReloader,
-  type RouteAllowList,
-  type TlsCredentials,
-  type TlsFileLabels,
-  type TlsServer,
-  type TlsSettings,
-} from '@fabric-ops/ops-tls-auth';
+import type * as TlsAuth from '@fabric-ops/ops-tls-auth';
+import type { CredentialReloader, RouteAllowList, TlsCredentials, TlsFileLabels, TlsServer, TlsSettings } from '@fabric-ops/ops-tls-auth';
 import type { SystemPart } from './part.ts';
+
+/**
+ * What the TLS concern uses of ops-tls-auth, handed in by the caller: the main entry imports it,
+ * the apps' start-up sequence loads it only when TLS is on, so a process with TLS off never loads
+ * ops-tls-auth, go-x509, node:tls or node:https.
+ */
+export type TlsAuthApi = Pick<typeof TlsAuth, 'clientSubjectOf' | 'createAuthorizer' | 'createCredentialReloader' | 'createTlsServer' | 'loadTlsCredentials' | 'validateAllowList'>;
 
 /** The subset of the system logger TLS writes to. */
 interface TlsLogger {
@@ -51,7 +47,8 @@ export interface OperationsTls {
   reloadCredentials(): void;
 }
 
-export function createOperationsTls(options: OperationsTlsOptions): OperationsTls {
+export function createOperationsTls(options: OperationsTlsOptions, tlsAuth: TlsAuthApi): OperationsTls {
+  const { createAuthorizer, createCredentialReloader, createTlsServer, loadTlsCredentials, validateAllowList } = tlsAuth;
   const loadOptions = options.labels === undefined ? {} : { labels: options.labels };
   const allowList = options.allowList === undefined ? undefined : validateAllowList(options.allowList, 'tls.allowList');
   const { logger } = options;

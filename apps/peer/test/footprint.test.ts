@@ -45,6 +45,16 @@ syncBuiltinESMExports();
 process.on('SIGUSR2', () => process.stderr.write('v8-flag-calls ' + JSON.stringify(calls) + '\\n'));
 `;
 
+// Loaded with --import ahead of the bin: on SIGUSR2 reports the builtins node has loaded and the
+// ES modules and CommonJS files the process has evaluated (by path).
+const LOAD_RECORDER = `import { createRequire } from 'node:module';
+const Module = createRequire(import.meta.url)('node:module');
+process.on('SIGUSR2', () => {
+  const builtins = process.moduleLoadList.filter((entry) => entry.startsWith('NativeModule ')).map((entry) => entry.slice('NativeModule '.length));
+  process.stderr.write('loaded ' + JSON.stringify({ builtins, files: Object.keys(Module._cache) }) + '\\n');
+});
+`;
+
 interface StartupModules {
   readonly loaded: string[];
   readonly collected: string[];
@@ -76,6 +86,39 @@ describe('peer bin footprint', () => {
     // …dropped from the cache, and nothing keeps them alive: V8's next full collection frees them.
     expect(report?.cached).toEqual([]);
     expect(report?.collected).toEqual(watched);
+  }, 60_000);
+
+  it('with TLS off, serves /version, /metrics and /healthz without loading node:zlib, node:tls, node:https or ops-tls-auth', async () => {
+    const recorder = join(emptyDir(), 'loaded.mjs');
+    writeFileSync(recorder, LOAD_RECORDER);
+    const dir = configDir('vm:\n  endpoint: ""\noperations:\n  listenAddress: 127.0.0.1:0\nmetrics:\n  provider: prometheus\n');
+    const app = await start({ FABRIC_CFG_PATH: dir, NODE_OPTIONS: `--import ${recorder}` });
+    for (const path of ['/version', '/metrics', '/healthz']) expect((await send(app.address, path)).status).toBe(200);
+    const report = async (): Promise<{ builtins: string[]; files: string[] }> => {
+      const before = app.stderr.length;
+      app.child.kill('SIGUSR2');
+      for (let attempt = 0; attempt < 200; attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        const line = app.stderr.slice(before).find((text) => text.startsWith('loaded '));
+        if (line !== undefined) return JSON.parse(line.slice('loaded '.length)) as { builtins: string[]; files: string[] };
+      }
+      throw new Error('the bin did not report what it loaded');
+    };
+    const idle = await report();
+    // The recorder works: what every such server loads is listed.
+    expect(idle.builtins).toContain('http');
+    // Loaded on first use only: zlib on a compressed scrape, TLS with TLS on.
+    expect(idle.builtins.filter((name) => ['zlib', 'tls', 'https', '_tls_wrap'].includes(name))).toEqual([]);
+    // ops-tls-auth (and its go-x509) are ES modules: not in require's cache, so the builtins they import stand for them.
+    expect(idle.files.filter((file) => /ops-tls-auth|go-x509/.test(file))).toEqual([]);
+
+    // A gzip scrape loads node:zlib then, and is answered compressed.
+    const gzipped = await send(app.address, '/metrics', { headers: { 'Accept-Encoding': 'gzip' } });
+    expect(gzipped.status).toBe(200);
+    expect(gzipped.headers['content-encoding']).toBe('gzip');
+    expect((await report()).builtins).toContain('zlib');
+    app.child.kill('SIGTERM');
+    expect((await app.exited).code).toBe(0);
   }, 60_000);
 
   it('changes no V8 flag at run time, through start-up, load and a graceful stop', async () => {

@@ -1,12 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { promisify } from 'node:util';
-import * as zlib from 'node:zlib';
+import { createRequire } from 'node:module';
+import type * as Zlib from 'node:zlib';
 import { contentTypeFor, negotiateEncoding, negotiateFormat, OFFERED_ENCODINGS, TEXT_FORMAT, type ContentEncoding, type ExpositionFormat } from './negotiate.ts';
 import { textToDelimitedProtobuf } from './protobuf.ts';
 import { ScrapeCancel, type CancelToken } from './scrape-cancel.ts';
 import type { Counter, Gauge } from './types.ts';
 
-const gzipAsync = promisify(zlib.gzip);
+// node:zlib is loaded on the first compressed scrape, not at start-up: a process nobody scrapes
+// with Accept-Encoding (or that never serves /metrics) keeps its code and bindings out of memory.
+const requireBuiltin = createRequire(import.meta.url);
+let zlibModule: typeof Zlib | undefined;
+const zlib = (): typeof Zlib => (zlibModule ??= requireBuiltin('node:zlib') as typeof Zlib);
 /** Longest protobuf-conversion stretch before yielding to the event loop (the renderer's own slice). */
 const PROTOBUF_SLICE_MS = 5;
 type Compress = (body: Buffer) => Promise<Buffer>;
@@ -17,10 +21,13 @@ interface ZstdZlib {
 /** Level 1, the counterpart of client_golang's zstd.SpeedFastest; only where node:zlib has zstd (OFFERED_ENCODINGS says). */
 const zstdAsync: Compress = (body) =>
   new Promise((resolve, reject) => {
-    const withZstd = zlib as unknown as ZstdZlib;
+    const withZstd = zlib() as unknown as ZstdZlib;
     withZstd.zstdCompress(body, { params: { [withZstd.constants.ZSTD_c_compressionLevel]: 1 } }, (error, result) => (error ? reject(error) : resolve(result)));
   });
-const COMPRESSORS: Record<Exclude<ContentEncoding, 'identity'>, Compress> = { gzip: (body) => gzipAsync(body), zstd: zstdAsync };
+const COMPRESSORS: Record<Exclude<ContentEncoding, 'identity'>, Compress> = {
+  gzip: (body) => new Promise((resolve, reject) => zlib().gzip(body, (error, result) => (error ? reject(error) : resolve(result)))),
+  zstd: zstdAsync,
+};
 
 export const DEFAULT_MAX_IN_FLIGHT = 4;
 export const DEFAULT_SCRAPE_TIMEOUT_MS = 10_000;

@@ -1,5 +1,6 @@
+import * as zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { contentTypeFor, negotiateEncoding, negotiateFormat, OFFERED_ENCODINGS, parseAccept, ZSTD_AVAILABLE } from './negotiate.ts';
+import { contentTypeFor, negotiateEncoding, negotiateFormat, OFFERED_ENCODINGS, parseAccept, ZSTD_AVAILABLE, zstdInNode } from './negotiate.ts';
 
 /**
  * [Accept, Accept-Encoding, format, escaping, encoding] as client_golang 1.20.5's promhttp (with
@@ -95,7 +96,13 @@ describe('the encodings offered', () => {
   it('offers zstd exactly where node:zlib has it: Node 22, 24, 26, never Node 20', () => {
     const major = Number(process.versions.node.split('.')[0]);
     expect(ZSTD_AVAILABLE).toBe(major >= 22);
+    // Read from the version (so node:zlib loads only on a compressed scrape): it agrees with node:zlib itself.
+    expect(ZSTD_AVAILABLE).toBe(typeof (zlib as { zstdCompress?: unknown }).zstdCompress === 'function');
     expect(OFFERED_ENCODINGS).toEqual(major >= 22 ? ['identity', 'gzip', 'zstd'] : ['identity', 'gzip']);
+  });
+
+  it('knows which Node versions have zstd in node:zlib (22.15+, 23.8+)', () => {
+    expect(['20.20.2', '22.14.0', '22.15.0', '23.7.0', '23.8.0', '24.0.0', '26.1.0'].map(zstdInNode)).toEqual([false, false, true, false, true, true, true]);
   });
 
   it('without zstd on offer, a client asking only for zstd gets identity, and one preferring it gets gzip', () => {

@@ -1,5 +1,3 @@
-import * as zlib from 'node:zlib';
-
 /** Which exposition format a body is rendered in. */
 export type ExpositionFormat = { readonly kind: 'text' } | { readonly kind: 'openmetrics'; readonly version: '1.0.0' | '0.0.1' };
 
@@ -163,8 +161,17 @@ export function negotiateFormat(accept: string | undefined, allowOpenMetrics: bo
 
 export type ContentEncoding = 'identity' | 'gzip' | 'zstd';
 
-/** zstd in node:zlib: Node 22.15+, 23.8+ (so 22, 24 and 26 of the supported lines; never 20). */
-export const ZSTD_AVAILABLE: boolean = typeof (zlib as { zstdCompress?: unknown }).zstdCompress === 'function';
+/**
+ * Whether node:zlib has zstd: Node 22.15+, 23.8+ (so 22, 24 and 26 of the supported lines; never
+ * 20). Read from the version, not from node:zlib, so that importing this module does not load
+ * node:zlib at start-up (the handler loads it on the first compressed scrape).
+ */
+export function zstdInNode(version: string): boolean {
+  const [major = 0, minor = 0] = version.split('.').map(Number);
+  return major > 23 || (major === 23 && minor >= 8) || (major === 22 && minor >= 15);
+}
+
+export const ZSTD_AVAILABLE: boolean = zstdInNode(process.versions.node);
 
 /** promhttp's offers, in its order (ties go to the earlier); without zstd where Node has none. */
 export const OFFERED_ENCODINGS: readonly ContentEncoding[] = ZSTD_AVAILABLE ? ['identity', 'gzip', 'zstd'] : ['identity', 'gzip'];
