@@ -1,12 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { resolveCommitSha, versionHandler } from './version.ts';
+import { resolveCommitSha, versionHandler, type VersionInfo } from './version.ts';
+
+/**
+ * The headers a `writeHead` call was given, as one map by lower-cased name: HTTP header names are
+ * case-insensitive, and a writer may pass an object or Node's flat `[name, value, …]` array.
+ */
+function headerMap(given: Record<string, unknown> | unknown[] | undefined): Map<string, string> {
+  const pairs: [unknown, unknown][] = Array.isArray(given) ? Array.from({ length: given.length / 2 }, (_, i) => [given[2 * i], given[2 * i + 1]]) : Object.entries(given ?? {});
+  return new Map(pairs.map(([name, value]) => [String(name).toLowerCase(), String(value)]));
+}
 
 function call(handler: ReturnType<typeof versionHandler>, method: string) {
-  const result = { status: 0, headers: {} as Record<string, unknown>, body: '' };
+  const result = { status: 0, headers: new Map<string, string>(), body: '' };
   const res = {
-    writeHead(status: number, headers: Record<string, unknown>) {
+    writeHead(status: number, headers: Record<string, unknown> | unknown[]) {
       result.status = status;
-      result.headers = headers;
+      result.headers = headerMap(headers);
     },
     end(body: string) {
       result.body = body;
@@ -21,7 +30,8 @@ describe('/version', () => {
     const reply = call(versionHandler({ version: '1.2.3', commitSha: 'abc1234' }), 'GET');
     expect(reply.status).toBe(200);
     expect(reply.body).toBe('{"CommitSHA":"abc1234","Version":"1.2.3"}');
-    expect(reply.headers['Content-Type']).toBe('application/json');
+    expect(reply.headers.get('content-type')).toBe('application/json');
+    expect(reply.headers.get('content-length')).toBe(String(reply.body.length));
   });
 
   it('omits empty fields as Go omitempty does', () => {
@@ -33,6 +43,16 @@ describe('/version', () => {
     const reply = call(versionHandler({ version: '1', commitSha: 'x' }), 'PUT');
     expect(reply.status).toBe(400);
     expect(reply.body).toBe('{"Error":"invalid request method: PUT"}');
+    expect(reply.headers.get('content-type')).toBe('application/json');
+  });
+
+  it('refuses a field that is not a string, naming the option', () => {
+    const bad = (info: unknown) => () => versionHandler(info as VersionInfo);
+    expect(bad({ version: '1' })).toThrowError(
+      expect.objectContaining({ code: 'INVALID_OPTIONS', message: 'invalid operations option version.commitSha: expected a string (empty to leave it out), got undefined' }),
+    );
+    expect(bad({ version: 1, commitSha: 'a' })).toThrowError('invalid operations option version.version: expected a string (empty to leave it out), got number');
+    expect(bad({ version: null, commitSha: 'a' })).toThrowError('got null');
   });
 });
 

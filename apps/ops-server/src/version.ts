@@ -1,5 +1,5 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { goJson, writeJson } from '@fabric-ops/ops-http';
+import { createVersionHandler, type VersionHandler } from '@fabric-ops/ops-http';
+import { OpsServerError } from './errors.ts';
 
 export interface VersionInfo {
   /** The release version, e.g. `1.4.0`. Omitted from /version when empty. */
@@ -25,22 +25,16 @@ export function resolveCommitSha(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /**
- * Fabric's `/version`: `{"CommitSHA":…,"Version":…}` from `json.Marshal` (no newline,
- * empty fields omitted); any other method is 400 with the capital-E `Error` key.
+ * Fabric's `/version`, answered by ops-http's `createVersionHandler` (the handler embedders mount),
+ * so the peer and an embedder send the same bytes. A field that is not a string is refused here,
+ * naming this system's option, before ops-http would refuse it under its own spelling.
  */
-export function versionHandler(info: VersionInfo) {
-  const document: { CommitSHA?: string; Version?: string } = {};
-  if (info.commitSha !== '') document.CommitSHA = info.commitSha;
-  if (info.version !== '') document.Version = info.version;
-  // The document never changes: encode it once, not per request.
-  const okBody = goJson(document);
-  const okHeaders = { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(okBody)) };
-  return (req: IncomingMessage, res: ServerResponse): void => {
-    if (req.method !== 'GET') {
-      writeJson(res, 400, { Error: `invalid request method: ${req.method ?? ''}` });
-      return;
+export function versionHandler(info: VersionInfo): VersionHandler {
+  for (const key of ['version', 'commitSha'] as const) {
+    const value: unknown = info[key];
+    if (typeof value !== 'string') {
+      throw new OpsServerError('INVALID_OPTIONS', `invalid operations option version.${key}: expected a string (empty to leave it out), got ${value === null ? 'null' : typeof value}`);
     }
-    res.writeHead(200, okHeaders);
-    res.end(okBody);
-  };
+  }
+  return createVersionHandler({ version: info.version, commitSHA: info.commitSha });
 }

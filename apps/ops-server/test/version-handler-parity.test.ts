@@ -1,5 +1,7 @@
-// ops-http's createVersionHandler, which embedders mount, answers as ops-server's own /version
-// does (src/version.ts), for every method and for empty fields: status, headers and bytes.
+// ops-http's createVersionHandler, which embedders mount, answers as ops-server's /version does
+// (src/version.ts, which builds its handler with it and checks its own option names first), for
+// every method and for empty fields: status, headers and bytes. version-wire.test.ts pins the
+// bytes themselves, through the whole system.
 import { createServer, request, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createVersionHandler } from '@fabric-ops/ops-http';
