@@ -1,7 +1,7 @@
 // An Express 5 or Fastify 5 service for footprint-embedder.bench.mjs, run as its own process:
 //   node embedder-target.mjs express|fastify with-ops|without-ops
 // Its own route is GET /orders (a small JSON answer, the same in both modes); with-ops also mounts
-// the operations handlers (metrics, logspec, health) under /ops exactly as the framework examples
+// the operations handlers (metrics, logspec, health, version) under /ops exactly as the framework examples
 // do (examples/frameworks: operations.mjs, express.mjs, fastify.mjs). Express and Fastify resolve
 // from examples/frameworks, whose dependencies they are. Prints "listening on 127.0.0.1:<port>".
 import { createRequire } from 'node:module';

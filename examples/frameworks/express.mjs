@@ -6,7 +6,7 @@ import express from 'express';
 import { createOperations, nodeListener, serveUntilSignalled } from './operations.mjs';
 
 /**
- * Mounts /logspec, /healthz, /healthz/<component> and /metrics under `path`. Call it after the
+ * Mounts /logspec, /healthz, /healthz/<component>, /metrics and /version under `path`. Call it after the
  * app's own body parsers: /logspec reads what they parsed.
  * @param {import('express').Express} app
  * @param {import('./operations.mjs').Operations} ops
@@ -19,6 +19,7 @@ export function mountOperations(app, ops, path = '/ops') {
   app.all(`${path}/healthz`, serve(ops.healthz));
   app.all(`${path}/healthz/:component`, serve(ops.healthzComponent));
   app.all(`${path}/metrics`, serve(ops.metrics));
+  app.all(`${path}/version`, serve(ops.version));
   // express.json() answers a malformed or oversized body itself, with an HTML page; under `path`
   // answer in /logspec's JSON shape instead. (Its default limit is 100 kB; Fabric's is 1 MiB.)
   /** @type {import('express').ErrorRequestHandler} */

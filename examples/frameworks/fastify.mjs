@@ -24,6 +24,7 @@ export async function operationsPlugin(scope, { operations: ops }) {
   scope.all('/healthz', serve(ops.healthz));
   scope.all('/healthz/:component', serve(ops.healthzComponent));
   scope.all('/metrics', serve(ops.metrics));
+  scope.all('/version', serve(ops.version));
 }
 
 if (process.argv[1] === import.meta.filename) {

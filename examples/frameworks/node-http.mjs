@@ -9,7 +9,7 @@ import { createOperations, nodeListener, serveUntilSignalled } from './operation
  */
 export function createOrdersServer(ops) {
   /** @type {Record<string, import('./operations.mjs').Handler>} */
-  const exact = { '/ops/logspec': ops.logspec, '/ops/healthz': ops.healthz, '/ops/metrics': ops.metrics };
+  const exact = { '/ops/logspec': ops.logspec, '/ops/healthz': ops.healthz, '/ops/metrics': ops.metrics, '/ops/version': ops.version };
   return createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     const handler = exact[path] ?? (path.startsWith('/ops/healthz/') ? ops.healthzComponent : undefined);

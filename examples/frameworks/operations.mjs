@@ -1,8 +1,10 @@
 // @ts-check
 // The operations handlers every framework example mounts: /logspec, /healthz,
-// /healthz/<component> and /metrics, built from the packages themselves (no ops-server, so no
-// second listener). Each handler is a plain (req, res) function that never looks at the mount path.
+// /healthz/<component>, /metrics and /version, built from the packages themselves (no ops-server,
+// so no second listener). Each handler is a plain (req, res) function that never looks at the
+// mount path.
 import { createHealthEndpoints, createHealthRegistry } from '@fabric-ops/ops-health';
+import { createVersionHandler } from '@fabric-ops/ops-http';
 import { createLogging, logspecHandler } from '@fabric-ops/ops-logspec';
 import { createMetricsProvider } from '@fabric-ops/ops-metrics';
 
@@ -18,6 +20,7 @@ import { createMetricsProvider } from '@fabric-ops/ops-metrics';
  * @property {Handler} healthz every check, Fabric's 200/503 JSON
  * @property {Handler} healthzComponent one check, named by the last path segment
  * @property {Handler} metrics the Prometheus text format 0.0.4
+ * @property {Handler} version Fabric's `{"CommitSHA":…,"Version":…}` on GET, 400 for any other method
  * @property {import('@fabric-ops/ops-logspec').Logging} logging the registry /logspec controls
  * @property {import('@fabric-ops/ops-metrics').Counter} ordersServed the service's own counter
  * @property {(reachable: boolean) => void} setDatabaseReachable makes the `orders-db` check fail or pass
@@ -25,7 +28,10 @@ import { createMetricsProvider } from '@fabric-ops/ops-metrics';
  */
 
 /**
- * @param {{ logSpec?: string, destination?: NodeJS.WritableStream }} [options] destination of the log lines: stderr by default, so that stdout stays free for the address the examples print
+ * @param {{ logSpec?: string, destination?: NodeJS.WritableStream, version?: string, commitSHA?: string }} [options]
+ *   destination of the log lines: stderr by default, so that stdout stays free for the address the
+ *   examples print; version and commitSHA: what /version reports (an empty one is left out), by
+ *   default the service's `1.0.0` and no commit
  * @returns {Operations}
  */
 export function createOperations(options = {}) {
@@ -48,6 +54,7 @@ export function createOperations(options = {}) {
     healthz: health.healthz,
     healthzComponent: health.healthzComponent,
     metrics: metrics.handler,
+    version: createVersionHandler({ version: options.version ?? '1.0.0', commitSHA: options.commitSHA ?? '' }),
     logging,
     ordersServed,
     setDatabaseReachable: (reachable) => {

@@ -13,7 +13,8 @@ const [variant, packageName] = process.argv.slice(2);
 const example = (file) => import(new URL(`../../../examples/frameworks/${file}`, import.meta.url).href);
 
 const { createOperations } = await example('operations.mjs');
-const ops = createOperations({ destination: new Writable({ write: (_chunk, _encoding, done) => done() }) });
+// The version and commit the reference operations server reports (frameworks.test.ts).
+const ops = createOperations({ destination: new Writable({ write: (_chunk, _encoding, done) => done() }), version: '1.0.0', commitSHA: 'example' });
 
 const listen = (server) => new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${server.address().port}/ops`)));
 

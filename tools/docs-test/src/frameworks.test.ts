@@ -54,6 +54,11 @@ const STEPS: readonly Step[] = [
   { method: 'GET', path: '/healthz/orders-db', databaseReachable: false },
   { method: 'GET', path: '/healthz/orders-db', databaseReachable: true },
   { method: 'GET', path: '/metrics' },
+  { method: 'GET', path: '/version' },
+  { method: 'PUT', path: '/version', body: '{"spec":"info"}', contentType: JSON_TYPE },
+  { method: 'POST', path: '/version', body: 'x', contentType: FORM_TYPE },
+  { method: 'DELETE', path: '/version' },
+  { method: 'HEAD', path: '/version' },
 ];
 
 async function ask(base: string, step: Step): Promise<Answer> {
@@ -143,7 +148,7 @@ describe.each([
   ['Fastify 4', 'fastify', 'fastify4'],
   ['node:http', 'node-http', ''],
 ])('examples/frameworks: the handlers under /ops in %s', (_name, variant, packageName) => {
-  it('answer the whole /logspec, /healthz, /healthz/<component>, /metrics conversation as the operations server does', async () => {
+  it('answer the whole /logspec, /healthz, /healthz/<component>, /metrics, /version conversation as the operations server does', async () => {
     const mounted = await serve(variant, packageName);
     try {
       for (const [i, step] of STEPS.entries()) {
@@ -173,6 +178,9 @@ describe('the answers the variants are compared with', () => {
     expect(byStep('GET', '/healthz', { databaseReachable: false }).status).toBe(503);
     expect(byStep('GET', '/healthz/nope').status).toBe(404);
     expect(byStep('GET', '/metrics').contentType).toMatch(/^text\/plain; version=0\.0\.4/);
+    expect(byStep('GET', '/version')).toEqual({ status: 200, contentType: JSON_TYPE, body: '{"CommitSHA":"example","Version":"1.0.0"}' });
+    expect(byStep('PUT', '/version')).toEqual({ status: 400, contentType: JSON_TYPE, body: '{"Error":"invalid request method: PUT"}' });
+    expect(byStep('HEAD', '/version').status).toBe(400);
   });
 });
 
@@ -194,6 +202,7 @@ describe.each([
       expect(await fetch(`${ops}/logspec`).then((r) => r.text())).toBe('{"spec":"orders=debug:info"}\n');
       expect((await fetch(`${ops}/healthz/orders-db`)).status).toBe(200);
       expect(await fetch(`${ops}/metrics`).then((r) => r.text())).toMatch(/^orders_requests_served\{outcome="ok"\} 1$/m);
+      expect(await fetch(`${ops}/version`).then((r) => r.text())).toBe('{"Version":"1.0.0"}');
       stopped = true;
       expect(await running.stop()).toBe(0);
     } finally {
