@@ -25,26 +25,40 @@ class ScalarSeries implements SeriesSink {
   observe(): void {}
 }
 
-/** One histogram series: per-bucket (not cumulative) counts, sum and count. */
-class HistogramSeries implements SeriesSink {
-  readonly counts: Float64Array;
+/**
+ * What histogram and summary series share: sum and count over the series' whole life, the
+ * prefixes of their lines (made on the first scrape, the same in both formats), and no `add` or
+ * `set` (they only observe).
+ */
+abstract class ObservedSeries implements SeriesSink {
   sum = 0;
   count = 0;
-  /** `name_bucket{a="x",`, `name_sum{a="x"} `, `name_count{a="x"} `, made once (the same in both formats). */
-  bucketPrefix: string | undefined;
+  /** The opening of each bucket or quantile line: `name_bucket{a="x",` or `name{a="x",`. */
+  linePrefix: string | undefined;
+  /** `name_sum{a="x"} ` and `name_count{a="x"} `. */
   sumPrefix = '';
   countPrefix = '';
 
-  constructor(
-    readonly labelValues: readonly string[],
-    private readonly bounds: readonly number[],
-  ) {
-    this.counts = new Float64Array(bounds.length);
-  }
+  constructor(readonly labelValues: readonly string[]) {}
 
   add(): void {}
 
   set(): void {}
+
+  abstract observe(value: number): void;
+}
+
+/** One histogram series: per-bucket (not cumulative) counts, sum and count. */
+class HistogramSeries extends ObservedSeries {
+  readonly counts: Float64Array;
+
+  constructor(
+    labelValues: readonly string[],
+    private readonly bounds: readonly number[],
+  ) {
+    super(labelValues);
+    this.counts = new Float64Array(bounds.length);
+  }
 
   observe(value: number): void {
     this.sum += value;
@@ -60,25 +74,13 @@ class HistogramSeries implements SeriesSink {
 }
 
 /** One summary series: quantiles over its sliding window, sum and count over its whole life. */
-export class SummarySeries implements SeriesSink {
+export class SummarySeries extends ObservedSeries {
   readonly window: QuantileWindow;
-  sum = 0;
-  count = 0;
-  /** `name{a="x",`, `name_sum{a="x"} `, `name_count{a="x"} `, made once (the same in both formats). */
-  quantilePrefix: string | undefined;
-  sumPrefix = '';
-  countPrefix = '';
 
-  constructor(
-    readonly labelValues: readonly string[],
-    window: { readonly maxAgeSeconds: number; readonly ageBuckets: number },
-  ) {
+  constructor(labelValues: readonly string[], window: { readonly maxAgeSeconds: number; readonly ageBuckets: number }) {
+    super(labelValues);
     this.window = new QuantileWindow({ maxAgeMs: window.maxAgeSeconds * 1000, ageBuckets: window.ageBuckets });
   }
-
-  add(): void {}
-
-  set(): void {}
 
   observe(value: number): void {
     this.sum += value;
@@ -205,33 +207,22 @@ export class PrometheusFamily implements FamilyBackend {
       writeSummarySeries(writer, this.name, names, series, text.quantile, this.declaration.summary?.quantiles ?? []);
       return;
     }
-    if (series.bucketPrefix === undefined) {
-      const pairs = names.length === 0 ? '' : labelPairs(names, series.labelValues);
-      const braces = pairs === '' ? '' : `{${pairs}}`;
-      series.bucketPrefix = `${this.name}_bucket{${pairs === '' ? '' : `${pairs},`}`;
-      series.sumPrefix = `${this.name}_sum${braces} `;
-      series.countPrefix = `${this.name}_count${braces} `;
-    }
+    const bucketPrefix = linePrefix(series, `${this.name}_bucket`, this.name, names);
     const le = text.le;
     const counts = series.counts;
     let cumulative = 0;
     for (let i = 0; i < counts.length; i++) {
       cumulative += counts[i]!;
-      writer.write(series.bucketPrefix);
+      writer.write(bucketPrefix);
       writer.write(le[i]!);
       writer.number(cumulative);
       writer.byte(NEWLINE);
     }
-    writer.write(series.bucketPrefix);
+    writer.write(bucketPrefix);
     writer.write(le[counts.length]!);
     writer.number(series.count);
     writer.byte(NEWLINE);
-    writer.write(series.sumPrefix);
-    writer.number(series.sum);
-    writer.byte(NEWLINE);
-    writer.write(series.countPrefix);
-    writer.number(series.count);
-    writer.byte(NEWLINE);
+    writeSumAndCount(writer, series);
   }
 }
 
@@ -240,20 +231,33 @@ function scalarLabels(names: readonly string[], values: readonly string[]): stri
 }
 
 function writeSummarySeries(writer: BodyWriter, name: string, names: readonly string[], series: SummarySeries, quantileTexts: readonly string[], quantiles: readonly number[]): void {
-  if (series.quantilePrefix === undefined) {
-    const pairs = names.length === 0 ? '' : labelPairs(names, series.labelValues);
-    const braces = pairs === '' ? '' : `{${pairs}}`;
-    series.quantilePrefix = `${name}{${pairs === '' ? '' : `${pairs},`}`;
-    series.sumPrefix = `${name}_sum${braces} `;
-    series.countPrefix = `${name}_count${braces} `;
-  }
+  const quantilePrefix = linePrefix(series, name, name, names);
   const estimates = series.window.quantiles(quantiles);
   for (let i = 0; i < estimates.length; i++) {
-    writer.write(series.quantilePrefix);
+    writer.write(quantilePrefix);
     writer.write(quantileTexts[i]!);
     writer.number(estimates[i]!);
     writer.byte(NEWLINE);
   }
+  writeSumAndCount(writer, series);
+}
+
+/**
+ * The opening of the series' bucket or quantile lines (`sample` is `name_bucket` or `name`), made
+ * with its `_sum` and `_count` prefixes on the first scrape and kept.
+ */
+function linePrefix(series: ObservedSeries, sample: string, name: string, names: readonly string[]): string {
+  if (series.linePrefix === undefined) {
+    const pairs = names.length === 0 ? '' : labelPairs(names, series.labelValues);
+    const braces = pairs === '' ? '' : `{${pairs}}`;
+    series.linePrefix = `${sample}{${pairs === '' ? '' : `${pairs},`}`;
+    series.sumPrefix = `${name}_sum${braces} `;
+    series.countPrefix = `${name}_count${braces} `;
+  }
+  return series.linePrefix;
+}
+
+function writeSumAndCount(writer: BodyWriter, series: ObservedSeries): void {
   writer.write(series.sumPrefix);
   writer.number(series.sum);
   writer.byte(NEWLINE);
