@@ -1,24 +1,11 @@
 // A summary declared in the workers of examples/cluster-service (Prometheus): the primary's
 // /metrics adds up its _sum and _count across workers and serves each worker's quantiles with a
 // `worker` label, in a body promtool accepts.
-import { spawn } from 'node:child_process';
-import { prometheusTool } from '@fabric-ops/test-kit';
+import { promtoolCheckMetrics } from '@fabric-ops/test-kit';
 import { describe, expect, it } from 'vitest';
 import { call, useClusterService, WORKERS } from './cluster-service.ts';
 
 const cluster = useClusterService(() => ({ FABRIC_LOGGING_SPEC: 'info' }));
-
-function promtoolCheck(text: string): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(prometheusTool('promtool'), ['check', 'metrics'], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, output }));
-    child.stdin.end(text);
-  });
-}
 
 describe('examples/cluster-service: a summary across workers', () => {
   it('sums _count and _sum, keeps quantiles per worker', async () => {
@@ -38,7 +25,7 @@ describe('examples/cluster-service: a summary across workers', () => {
     const workers = new Set(Array.from(body.matchAll(/^example_work_seconds\{quantile="0\.5",worker="([^"]+)"\} \S+$/gm), (match) => match[1]));
     expect(workers.size).toBeGreaterThanOrEqual(1);
     expect(workers.size).toBeLessThanOrEqual(WORKERS);
-    const check = await promtoolCheck(body);
+    const check = await promtoolCheckMetrics(body);
     expect(check.output.split('\n').filter((line) => line.includes('example_work_seconds'))).toEqual([]);
   }, 120_000);
 });

@@ -1,29 +1,20 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
 import { createMetricsProvider } from '@fabric-ops/ops-metrics';
-import { startPrometheus, type PrometheusServer } from '@fabric-ops/test-kit';
-import { afterEach, describe, expect, it } from 'vitest';
+import { listenOnLoopback, startPrometheus, useCleanup, type PrometheusServer } from '@fabric-ops/test-kit';
+import { describe, expect, it } from 'vitest';
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const defer = useCleanup();
 
 /** A host server serving an ops-metrics registry with one summary, observed 1..100. */
 async function serveSummary(): Promise<string> {
   const metrics = createMetricsProvider({ provider: 'prometheus', runtimeMetrics: false });
   const summary = metrics.newSummary({ name: 'app_payload_bytes', help: 'Payload sizes.', labelNames: ['route'], quantiles: [0.5, 0.9] });
   for (let i = 1; i <= 100; i++) summary.with('route', '/orders').observe(i);
-  const server: Server = createServer((req, res) => void metrics.handler(req, res));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+  const port = await listenOnLoopback(
+    defer,
+    createServer((req, res) => void metrics.handler(req, res)),
   );
-  return `127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return `127.0.0.1:${port}`;
 }
 
 describe.each([
@@ -33,7 +24,7 @@ describe.each([
   it('stores its quantiles, _sum and _count', async () => {
     const target = await serveSummary();
     const prometheus: PrometheusServer = await startPrometheus({ target, ...(scrapeProtocols === undefined ? {} : { scrapeProtocols }) });
-    cleanups.push(() => prometheus.stop());
+    defer(() => prometheus.stop());
     const count = await prometheus.waitFor('app_payload_bytes_count', (samples) => samples.length > 0, 60_000);
     expect(count.map((s) => [s.metric['route'], s.value[1]])).toEqual([['/orders', '100']]);
     expect((await prometheus.query('app_payload_bytes_sum'))[0]?.value[1]).toBe('5050');

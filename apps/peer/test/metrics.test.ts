@@ -1,10 +1,21 @@
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import * as zlib from 'node:zlib';
 import { gunzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
-import { configDir, createTestPki, send, spawnApp, prometheusTool, startPrometheus, startStatsd, type PrometheusServer, type RunningApp, type StatsdDaemon, type TestPki } from '@fabric-ops/test-kit';
+import {
+  configDir,
+  createTestPki,
+  send,
+  spawnApp,
+  promtoolCheckMetrics,
+  startPrometheus,
+  startStatsd,
+  type PrometheusServer,
+  type RunningApp,
+  type StatsdDaemon,
+  type TestPki,
+} from '@fabric-ops/test-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 const PROMETHEUS_PROTO_ACCEPT = 'application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;escaping=underscores';
@@ -60,18 +71,6 @@ async function waitForLine(app: RunningApp, pattern: RegExp, from = 0, timeoutMs
   }
 }
 
-function promtool(input: string): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(prometheusTool('promtool'), ['check', 'metrics'], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (output += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (output += c));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, output }));
-    child.stdin.end(input);
-  });
-}
-
 describe('peer with provider prometheus', () => {
   it('serves Fabric-shaped /metrics with the version, runtime, logging and health families', async () => {
     const app = await startPeer({ metrics: '  provider: prometheus', vmEndpoint: 'unix:///nonexistent/fabric-ops-docker.sock' });
@@ -94,7 +93,7 @@ describe('peer with provider prometheus', () => {
     await send(app.address, '/healthz');
     await send(app.address, '/metrics');
     const body = (await send(app.address, '/metrics')).body;
-    const result = await promtool(body);
+    const result = await promtoolCheckMetrics(body);
     const problems = result.output.split('\n').filter((line) => line.trim() !== '');
     // Fabric's own names (logging_entries_checked/written) are counters without `_total`; renaming them
     // would break existing dashboards, so that lint is the only one allowed, and only for them.

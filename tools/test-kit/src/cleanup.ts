@@ -1,4 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
@@ -31,4 +33,26 @@ export function scratchDir(defer: Defer, prefix = 'fabric-ops-test-'): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   defer(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
+}
+
+/**
+ * Starts `server` on a free loopback port and resolves with the port; when `defer`'s test ends,
+ * its connections are cut and it is closed.
+ */
+export async function listenOnLoopback(defer: Defer, server: Server): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  defer(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
+  return (server.address() as AddressInfo).port;
 }

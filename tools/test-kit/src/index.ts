@@ -14,12 +14,12 @@ export { assertPodmanInstalled, startPingCountingProxy, startPodmanService, star
 export type { PingCountingProxy, PodmanService, PodmanServiceOptions, SilentSocket } from './podman.ts';
 export { describeLogspecContract } from './logspec-contract.ts';
 export type { LogspecContract } from './logspec-contract.ts';
-export { prometheusTool, startPrometheus } from './prometheus.ts';
+export { prometheusTool, promtoolCheckMetrics, startPrometheus } from './prometheus.ts';
 export type { PrometheusServer, PrometheusTargetTls, PromSample, StartPrometheusOptions } from './prometheus.ts';
 export { startStatsd } from './statsd.ts';
 export type { StartStatsdOptions, StatsdDaemon, StatsdReceived } from './statsd.ts';
 export { freeTcpPort, freeUdpPort } from './free-port.ts';
-export { scratchDir, useCleanup } from './cleanup.ts';
+export { listenOnLoopback, scratchDir, useCleanup } from './cleanup.ts';
 export type { Defer } from './cleanup.ts';
 export { ordererYaml, peerCoreYaml, peerLauncher } from './peer-config.ts';
 export type { OrdererSetup, PeerLauncher, PeerSetup, PeerTlsFiles } from './peer-config.ts';

@@ -47,6 +47,22 @@ export function prometheusTool(name: 'prometheus' | 'promtool'): string {
   return name;
 }
 
+/**
+ * `promtool check metrics` (see prometheusTool) over an exposition body: its exit code, and what
+ * it printed on stdout and stderr together (empty when the body passes every check).
+ */
+export function promtoolCheckMetrics(body: string): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(prometheusTool('promtool'), ['check', 'metrics'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, output }));
+    child.stdin.end(body);
+  });
+}
+
 export interface PromSample {
   readonly metric: Record<string, string>;
   readonly value: [number, string];

@@ -1,8 +1,5 @@
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import { DataPointType, type GaugeMetricData, type SumMetricData } from '@opentelemetry/sdk-metrics';
+import { promtoolCheckMetrics } from '@fabric-ops/test-kit';
 import { describe, expect, it } from 'vitest';
 import { declare } from './declare.ts';
 import { isMetricsError } from './errors.ts';
@@ -214,27 +211,11 @@ describe('Summary with the other providers', () => {
   });
 });
 
-/** promtool from Prometheus 3 (scripts/test-deps.sh installs it), as test-kit finds it. */
-function promtoolPath(): string {
-  for (const dir of [process.env['FABRIC_OPS_PROMETHEUS_BIN_DIR'], process.env['GOBIN'], join(homedir(), 'go', 'bin')]) {
-    if (dir !== undefined && dir !== '' && existsSync(join(dir, 'promtool'))) return join(dir, 'promtool');
-  }
-  return 'promtool';
-}
-
 describe('Summary and promtool', () => {
   it('passes promtool check metrics', async () => {
     const { provider } = await summaryProvider();
     const text = await provider.exposition();
-    const result = await new Promise<{ code: number | null; output: string }>((resolve, reject) => {
-      const child = spawn(promtoolPath(), ['check', 'metrics'], { stdio: ['pipe', 'pipe', 'pipe'] });
-      let output = '';
-      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, output }));
-      child.stdin.end(text);
-    });
+    const result = await promtoolCheckMetrics(text);
     expect(result.output).toBe('');
     expect(result.code).toBe(0);
   });

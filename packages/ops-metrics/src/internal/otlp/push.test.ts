@@ -1,17 +1,14 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { DataPointType, type HistogramMetricData, type SumMetricData } from '@opentelemetry/sdk-metrics';
-import { afterEach, describe, expect, it } from 'vitest';
+import { listenOnLoopback, useCleanup } from '@fabric-ops/test-kit';
+import { describe, expect, it } from 'vitest';
 import { declare } from '../declare.ts';
 import { createMetricsProvider } from '../provider.ts';
 import { PrometheusFamily } from '../prometheus-family.ts';
 import { appMetricData, familyData, hrTime } from './convert.ts';
 import { startOtlpPush, type OtlpCollection, type OtlpPush } from './push.ts';
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const defer = useCleanup();
 
 async function waitFor(check: () => boolean, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -38,15 +35,8 @@ async function receiver(answer: (req: IncomingMessage, res: ServerResponse) => v
       answer(req, res);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  );
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/metrics`, received };
+  const port = await listenOnLoopback(defer, server);
+  return { url: `http://127.0.0.1:${port}/v1/metrics`, received };
 }
 
 const SHAPES = { histogram: DataPointType.HISTOGRAM, gauge: DataPointType.GAUGE, sum: DataPointType.SUM, cumulative: 1 };
@@ -71,7 +61,7 @@ async function started(url: string, lines: string[], overrides: { timeoutMs?: nu
     collect: collection(),
     logger: { warn: (line) => lines.push(line) },
   });
-  cleanups.push(() => push.stop());
+  defer(() => push.stop());
   return push;
 }
 
@@ -192,7 +182,7 @@ describe('OTLP push', () => {
     });
     provider.newCounter({ name: 'pushed_total', help: 'h' }).add(1);
     await provider.start();
-    cleanups.push(() => provider.stop());
+    defer(() => provider.stop());
     await waitFor(() => sink.received.length >= 1);
     expect(sink.received[0]!.body.includes('pushed_total')).toBe(true);
     expect(sink.received[0]!.body.includes('promhttp_metric_handler_requests_total')).toBe(true);
