@@ -6,6 +6,9 @@
 //   FOOTPRINT_REQUESTS   requests per target (default 100000)
 //   FOOTPRINT_SETTLE_MS  wait before the idle figure (default 2000)
 //   FOOTPRINT_JSON=1     print the figures as one JSON line as well
+//   FOOTPRINT_IDLE_ONLY=N the quick mode: idle figures only (no load), N rounds with the targets
+//                        alternating, each round's figure and the median printed (about 10 s a
+//                        target and round instead of ~7 min a line)
 //   FOOTPRINT_ONLY       a regular expression: measure only the targets whose name matches (e.g. 'peer')
 //   FOOTPRINT_PEER_ARGS  node options for the peer bin only, e.g. '--max-semi-space-size=2', given in
 //                        NODE_OPTIONS (so only options NODE_OPTIONS allows; on the command line a V8
@@ -39,6 +42,7 @@ const SETTLE_MS = Number(process.env.FOOTPRINT_SETTLE_MS ?? 2_000);
 const CONNECTIONS = 8;
 const PATHS = ['/version', '/logspec', '/healthz', '/metrics'];
 const PEER_ARGS = (process.env.FOOTPRINT_PEER_ARGS ?? '').split(/\s+/).filter((arg) => arg !== '');
+const IDLE_ROUNDS = Number(process.env.FOOTPRINT_IDLE_ONLY ?? 0);
 const CHILD_TIMEOUT_MS = 180_000;
 const MiB = 1024 * 1024;
 const CLOCK_TICKS = 100; // USER_HZ on Linux
@@ -180,6 +184,43 @@ async function load(address, tls, total) {
   return { seconds: (performance.now() - started) / 1_000, statuses };
 }
 
+/** The quick mode: the target started, settled and its idle RSS read; nothing else. */
+async function measureIdle(name, args, env, kind = 'node') {
+  const server =
+    kind === 'node' ? await startChild(name, ['--import', GC_PRELOAD, ...args], env) : kind === 'fabric' ? await startFabricChild(args[0], env) : await startChild(name, args, env, kind.go);
+  try {
+    await sleep(SETTLE_MS);
+    return rss(server.child.pid);
+  } finally {
+    server.stop();
+  }
+}
+
+/** Prints the quick mode's table: each round's idle RSS per target, the median, and the peer's distance from raw node. */
+async function reportIdleOnly(targets, only, loadAtStart) {
+  const chosen = targets.filter(([name]) => only.test(name));
+  const figures = new Map(chosen.map(([name]) => [name, []]));
+  for (let round = 0; round < IDLE_ROUNDS; round++) {
+    for (const [name, args, env, , kind] of chosen) figures.get(name).push((await measureIdle(name, args, env, kind)).total);
+  }
+  const f = (bytes) => (bytes / MiB).toFixed(1);
+  const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  console.log(
+    `node ${process.version}, idle only, ${IDLE_ROUNDS} rounds, load average ${loadAtStart.toFixed(2)} at the start, ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')} at the end`,
+  );
+  console.log('| target | idle RSS per round (MiB) | median |');
+  console.log('|---|---|---|');
+  for (const [name, values] of figures) console.log(`| ${name} | ${values.map(f).join(' · ')} | ${f(median(values))} |`);
+  for (const [peer, raw] of [
+    ['peer, TLS off', 'raw node:http hello'],
+    ['peer, TLS on', 'raw node:https hello'],
+  ]) {
+    if (figures.has(peer) && figures.has(raw)) console.log(`${peer}: idle +${f(median(figures.get(peer)) - median(figures.get(raw)))} MiB over raw (goal ≤ +8)`);
+  }
+}
+
 async function measure(name, args, env, tls, kind = 'node') {
   // Go and Fabric have no heap-space report or forced GC here (SIGUSR2 would end them): RSS only.
   const node = kind === 'node';
@@ -260,6 +301,12 @@ try {
   const fabricName = "Fabric's operations server (TLS)";
   const fabric = fabricReference();
   if (fabric.binary !== undefined && only.test(fabricName)) targets.push([fabricName, [fabric.binary], fabricTlsEnv(tlsFiles, false), pki, 'fabric']);
+  if (IDLE_ROUNDS > 0) {
+    await reportIdleOnly(targets, only, loadAtStart);
+    // The full run's tables below are not for the quick mode (its `finally` does not run on exit).
+    rmSync(dir, { recursive: true, force: true });
+    process.exit(0);
+  }
   const results = [];
   for (const [name, args, env, tls, kind] of targets) if (only.test(name)) results.push(await measure(name, args, env, tls, kind));
 

@@ -6,8 +6,7 @@ import { join } from 'node:path';
 import type { LoadedConfig } from '@fabric-ops/ops-config';
 import { createTestPki, type TestPki } from '@fabric-ops/test-kit';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { runOperationsApp, type AppConfig } from './app.ts';
-import type { OperationsSystem } from './system.ts';
+import { runOperationsApp, type AppConfig, type AppSystem } from './app.ts';
 
 // Every open of a file at start-up, by path: the start reads each TLS file once.
 const opened = vi.hoisted(() => new Map<string, number>());
@@ -72,7 +71,7 @@ async function startUp(action: 'run' | 'check-config', env: NodeJS.ProcessEnv, l
     configure: () => ({ action, loaded, strict }),
     stdout: (text) => void (out += text),
     stderr: (text) => void (err += text),
-    onReady: (_system: OperationsSystem) => {
+    onReady: (_system: AppSystem) => {
       started = true;
       const armed = process.listeners('SIGTERM').filter((listener) => !armedBefore.includes(listener));
       expect(armed).toHaveLength(1);

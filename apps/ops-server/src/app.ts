@@ -2,7 +2,7 @@ import { readRegularFileSync } from '@fabric-ops/ops-http/fs';
 import { formatHostPort } from '@fabric-ops/ops-http/go';
 import type { LoadedConfig, MetricsSettings, OperationsSettings } from '@fabric-ops/ops-config';
 import type { MetricsOptions } from '@fabric-ops/ops-metrics';
-import { createLogging, isLogspecError, loggingSettingsFromEnv, type EnvLoggingSettings, type Logging } from '@fabric-ops/ops-logspec';
+import { createLeanLogging, isLogspecError, loggingSettingsFromEnv, type EnvLoggingSettings, type LeanLogging } from '@fabric-ops/ops-logspec';
 import type { TlsCredentials } from '@fabric-ops/ops-tls-auth';
 // The system code itself, bundled into this entry rather than taken from the main entry by name:
 // the main entry imports ops-tls-auth for embedders, and this one loads it only when TLS is on
@@ -30,6 +30,9 @@ export interface AppConfig {
 export type AppStartup<C extends AppConfig> =
   { readonly action: 'run' | 'check-config'; readonly loaded: LoadedConfig<C>; readonly strict: boolean } | { readonly action: 'exit'; readonly exitCode: number };
 
+/** The system an app runs: its loggers are the lean engine's (pino is never loaded by a bin). */
+export type AppSystem = OperationsSystem<LeanLogging>;
+
 export interface OperationsApp<C extends AppConfig> {
   /** Version /version reports (the app's package version). */
   readonly version: string;
@@ -40,10 +43,10 @@ export interface OperationsApp<C extends AppConfig> {
   /** Reads the command line and the config file; returns plain data (nothing of the configuration step is kept). */
   readonly configure: () => AppStartup<C>;
   /** Registers the app's own health checkers; a throw is a start-up failure. */
-  readonly register?: (system: OperationsSystem, config: C) => void;
+  readonly register?: (system: AppSystem, config: C) => void;
   readonly env?: NodeJS.ProcessEnv;
   /** Called once the server is listening. */
-  readonly onReady?: (system: OperationsSystem) => void;
+  readonly onReady?: (system: AppSystem) => void;
   /** Where the verdict of the checks and start-up failures are written. Default process.stdout / process.stderr. */
   readonly stdout?: (text: string) => void;
   readonly stderr?: (text: string) => void;
@@ -181,13 +184,14 @@ export async function runOperationsApp<C extends AppConfig>(app: OperationsApp<C
   if (verdict.stdout !== '') stdout(verdict.stdout);
   if (verdict.exitCode !== undefined) return verdict.exitCode;
 
-  // The registry is built from the settings checked above and handed to the system.
-  const logging: Logging = createLogging({ spec: logged.settings!.spec, format: logged.settings!.format });
+  // The registry is built from the settings checked above and handed to the system. The lean
+  // engine writes pino's lines without pino (about 6 MiB of a bin's idle RSS).
+  const logging: LeanLogging = createLeanLogging({ spec: logged.settings!.spec, format: logged.settings!.format });
   const logger = logging.getLogger(app.loggerName);
   // Keys that load but are probably mistakes (a misspelt key or section, an unknown provider).
   for (const warning of loaded.warnings) logger.warn(warning);
 
-  let system: OperationsSystem;
+  let system: AppSystem;
   const checks: string[] = [];
   try {
     system = createSystem(
@@ -204,7 +208,7 @@ export async function runOperationsApp<C extends AppConfig>(app: OperationsApp<C
       },
       tlsAuth === undefined ? {} : { tlsAuth },
     );
-    const registering: OperationsSystem = {
+    const registering: AppSystem = {
       ...system,
       registerChecker: (component, checker, options) => {
         system.registerChecker(component, checker, options);

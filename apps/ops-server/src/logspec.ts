@@ -1,5 +1,5 @@
 import { writeJson, type Handler } from '@fabric-ops/ops-http';
-import { createLoggingFromEnv, logspecHandler, type Logging } from '@fabric-ops/ops-logspec';
+import { createLoggingFromEnv, logspecHandler, type Logging, type LoggingRegistry } from '@fabric-ops/ops-logspec';
 import type { IncomingMessage } from 'node:http';
 import { isOpsServerError } from './errors.ts';
 import type { SystemPart } from './part.ts';
@@ -7,9 +7,13 @@ import type { SystemPart } from './part.ts';
 /** The system's logger name when none is given (Fabric's `operations.runner`). */
 export const DEFAULT_OPERATIONS_LOGGER_NAME = 'operations.runner';
 
-/** The given registry, or one built from FABRIC_LOGGING_SPEC / FABRIC_LOGGING_FORMAT (throws LogspecError when invalid). */
-export function resolveLogging(logging: Logging | undefined): Logging {
-  return logging ?? createLoggingFromEnv();
+/**
+ * The given registry (either engine), or pino's built from FABRIC_LOGGING_SPEC /
+ * FABRIC_LOGGING_FORMAT (throws LogspecError when invalid): an embedder who passes nothing gets
+ * the pino-typed `Logging` the default type parameter promises. The bins pass the lean engine's.
+ */
+export function resolveLogging<L extends LoggingRegistry = Logging>(logging: L | undefined): L {
+  return logging ?? (createLoggingFromEnv() as unknown as L);
 }
 
 /**
@@ -17,7 +21,7 @@ export function resolveLogging(logging: Logging | undefined): Logging {
  * names the verified client certificate's subject.
  */
 export function createLogspecPart(
-  logging: Logging,
+  logging: LoggingRegistry,
   options: {
     /** With TLS on, ops-tls-auth's clientSubjectOf (the audit line's subject). */
     readonly identify?: ((req: IncomingMessage) => string | undefined) | undefined;

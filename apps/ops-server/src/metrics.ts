@@ -1,5 +1,5 @@
 import type { HealthRegistry } from '@fabric-ops/ops-health';
-import type { Logging } from '@fabric-ops/ops-logspec';
+import type { LoggingRegistry } from '@fabric-ops/ops-logspec';
 import { createMetricsProvider, type AnyMetricsProvider, type Counter, type Gauge, type Histogram, type MetricsOptions, type StatsdInterval } from '@fabric-ops/ops-metrics';
 import type { SystemPart } from './part.ts';
 
@@ -17,7 +17,7 @@ export interface MetricsPartOptions {
   /** What `fabric_version{version}` reports. */
   readonly version: string;
   readonly logger: { warn(message: string): void };
-  readonly logging: Logging;
+  readonly logging: LoggingRegistry;
   readonly health: HealthRegistry;
   /** Multi-process primary: combines this process's series with its workers' (Prometheus only). */
   readonly aggregate?: PrometheusAggregate | undefined;
@@ -55,7 +55,7 @@ function perLabel<T extends { with(...pairs: string[]): T; remove(): boolean }>(
  * Declares Fabric's `logging_entries_checked` / `logging_entries_written` on `provider` and
  * makes `logging` feed them (the system's own loggers, and each cluster worker's).
  */
-export function observeLogging(provider: Pick<AnyMetricsProvider, 'newCounter'>, logging: Logging): void {
+export function observeLogging(provider: Pick<AnyMetricsProvider, 'newCounter'>, logging: Pick<LoggingRegistry, 'setObserver'>): void {
   const checked = perLabel<Counter>(
     provider.newCounter({
       namespace: 'logging',

@@ -1,3 +1,4 @@
+import type { LoggingRegistry } from '@fabric-ops/ops-logspec';
 import type { OperationsLogger, OperationsSystem } from './system.ts';
 
 export interface SignalSource {
@@ -18,7 +19,7 @@ export interface RunOptions {
  * resolves 0. A second signal while stopping resolves 1 at once, for an operator who
  * wants out now.
  */
-export function runUntilSignalled(system: OperationsSystem, options: RunOptions = {}): Promise<number> {
+export function runUntilSignalled(system: Pick<OperationsSystem<LoggingRegistry>, 'stop'>, options: RunOptions = {}): Promise<number> {
   const signals = options.signals ?? ['SIGTERM', 'SIGINT'];
   const source: SignalSource = options.source ?? process;
   return new Promise<number>((resolve) => {

@@ -13,7 +13,7 @@ import type { AnyMetricsProvider } from '@fabric-ops/ops-metrics';
 import type { MetricsOptions, StatsdInterval } from '@fabric-ops/ops-metrics';
 import type { PrometheusAggregate } from './metrics.ts';
 import { createMetricsPart } from './metrics.ts';
-import type { Logging } from '@fabric-ops/ops-logspec';
+import type { Logging, LoggingRegistry } from '@fabric-ops/ops-logspec';
 import { createLogspecPart, DEFAULT_OPERATIONS_LOGGER_NAME, resolveLogging } from './logspec.ts';
 import type { RouteAllowList, TlsCredentials, TlsFileLabels, TlsSettings } from '@fabric-ops/ops-tls-auth';
 import { versionHandler, type VersionInfo } from './version.ts';
@@ -28,14 +28,15 @@ export interface OperationsLogger {
   error(msg: string): void;
 }
 
-export interface OperationsSystemOptions {
+/** `L`: the logger registry's type; pino's `Logging` unless the caller hands in another engine's (e.g. `createLeanLogging`). */
+export interface OperationsSystemOptions<L extends LoggingRegistry = Logging> {
   /** `host:port` (or ops-config's parsed `{ host, port }`); the host may be omitted to listen on every interface, port 0 picks a free port. */
   readonly listenAddress: string | ListenTarget;
   /** What /version reports. */
   readonly version: VersionInfo;
   readonly logger?: OperationsLogger;
   /** The logger registry /logspec controls. Default: one built from FABRIC_LOGGING_SPEC and FABRIC_LOGGING_FORMAT. */
-  readonly logging?: Logging;
+  readonly logging?: L;
   /** The name of the system's own logger in `logging` (used when `logger` is not given). Default `operations.runner`. */
   readonly loggerName?: string;
   /** Server timeouts and size limits; Fabric's values by default. */
@@ -65,7 +66,7 @@ export interface OperationsSystemOptions {
   readonly metrics?: MetricsOptions;
 }
 
-export interface OperationsSystem {
+export interface OperationsSystem<L extends LoggingRegistry = Logging> {
   /** Opens the listener. Rejects with an OpsServerError whose message is one readable line. */
   start(): Promise<void>;
   /**
@@ -99,7 +100,7 @@ export interface OperationsSystem {
    */
   reloadCredentials(): void;
   /** The logger registry behind /logspec, for the embedding program's own loggers. */
-  readonly logging: Logging;
+  readonly logging: L;
   /** The metrics provider (`kind` tells which), so the embedding program can instrument itself. */
   readonly metrics: AnyMetricsProvider;
 }
@@ -118,13 +119,19 @@ export interface SystemExtensions {
   readonly tlsAuth?: TlsAuthApi;
 }
 
-export interface ExtendedSystem extends OperationsSystem {
+export interface ExtendedSystem<L extends LoggingRegistry = Logging> extends OperationsSystem<L> {
   /** Registered /healthz component names, sorted. */
   healthComponents(): string[];
 }
 
 /** The TLS concern when TLS is on: with the ops-tls-auth the caller handed in. */
-function systemTls(options: OperationsSystemOptions, extensions: SystemExtensions, limits: ServerLimits, logger: OperationsLogger, logging: Logging): OperationsTls | undefined {
+function systemTls(
+  options: OperationsSystemOptions<LoggingRegistry>,
+  extensions: SystemExtensions,
+  limits: ServerLimits,
+  logger: OperationsLogger,
+  logging: LoggingRegistry,
+): OperationsTls | undefined {
   if (options.tls?.enabled !== true) return undefined;
   // Only a caller that bypassed the main entry and the apps' start-up sequence could get here.
   if (extensions.tlsAuth === undefined) throw new Error('operations TLS is enabled but ops-tls-auth was not loaded');
@@ -156,8 +163,8 @@ function listenOn(httpServer: Server, target: ListenTarget, listenAddress: strin
   });
 }
 
-export function createSystem(options: OperationsSystemOptions, extensions: SystemExtensions): ExtendedSystem {
-  const logging = resolveLogging(options.logging);
+export function createSystem<L extends LoggingRegistry = Logging>(options: OperationsSystemOptions<L>, extensions: SystemExtensions): ExtendedSystem<L> {
+  const logging: L = resolveLogging(options.logging);
   const logger: OperationsLogger = options.logger ?? logging.getLogger(options.loggerName ?? DEFAULT_OPERATIONS_LOGGER_NAME);
   const limits: ServerLimits = { ...DEFAULT_SERVER_LIMITS, ...options.limits };
   const shutdownTimeoutMs = options.shutdownTimeoutMs ?? 5_000;

@@ -1,8 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type * as OpsConfig from '@fabric-ops/ops-config';
 import type { OrdererConfig } from '@fabric-ops/ops-config';
-import type { OperationsSystem } from '@fabric-ops/ops-server';
-import { runOperationsApp } from '@fabric-ops/ops-server/app';
+import { runOperationsApp, type AppSystem } from '@fabric-ops/ops-server/app';
 import { requireForStartup } from '@fabric-ops/ops-server/heap';
 import packageJson from '../package.json' with { type: 'json' };
 
@@ -13,7 +12,7 @@ export interface OrdererRunOptions {
   readonly argv?: readonly string[];
   readonly env?: NodeJS.ProcessEnv;
   /** Called once the server is listening (tests use it to find the address). */
-  readonly onReady?: (system: OperationsSystem) => void;
+  readonly onReady?: (system: AppSystem) => void;
 }
 
 /** Runs the orderer's operations server until SIGTERM/SIGINT; resolves the exit code. The orderer registers no health checker. */

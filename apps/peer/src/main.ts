@@ -2,8 +2,7 @@ import { fileURLToPath } from 'node:url';
 import type * as OpsConfig from '@fabric-ops/ops-config';
 import type { PeerConfig } from '@fabric-ops/ops-config';
 import { DOCKER_COMPONENT, dockerChecker } from '@fabric-ops/ops-health';
-import type { OperationsSystem } from '@fabric-ops/ops-server';
-import { runOperationsApp } from '@fabric-ops/ops-server/app';
+import { runOperationsApp, type AppSystem } from '@fabric-ops/ops-server/app';
 import { requireForStartup } from '@fabric-ops/ops-server/heap';
 import packageJson from '../package.json' with { type: 'json' };
 
@@ -14,7 +13,7 @@ export interface PeerRunOptions {
   readonly argv?: readonly string[];
   readonly env?: NodeJS.ProcessEnv;
   /** Called once the server is listening (tests use it to find the address). */
-  readonly onReady?: (system: OperationsSystem) => void;
+  readonly onReady?: (system: AppSystem) => void;
 }
 
 /** Runs the peer's operations server until SIGTERM/SIGINT; resolves the exit code. */

@@ -8,6 +8,10 @@ export type { LevelListener, LoggingObserver, LogLevels, LogLevelsOptions } from
 // pino's registry: pino is loaded on the first createLogging call, not by importing this entry.
 export { createLogging } from './internal/registry.ts';
 export type { LogFormat, Logging, LoggingOptions, PinoLineOptions } from './internal/registry.ts';
+// The lean engine: the same lines, levels, counts and destination without a logger library.
+export { createLeanLogging } from './internal/lean.ts';
+export type { LeanLogger, LeanLogging, LeanLoggingOptions, LineDestination } from './internal/lean.ts';
+export type { LoggerLevelName, LoggingRegistry, LogMethod, LogspecLogger } from './internal/logger-types.ts';
 export { createLoggingFromEnv, loggingSettingsFromEnv } from './internal/env.ts';
 export type { EnvLoggingSettings } from './internal/env.ts';
 export { logspecHandler } from './internal/handler.ts';

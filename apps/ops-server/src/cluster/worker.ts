@@ -1,5 +1,5 @@
 import { createHealthRegistry, type Checker, type HealthOptions, type HealthRegistry, type RegisterOptions } from '@fabric-ops/ops-health';
-import { createLoggingFromEnv, type Logging } from '@fabric-ops/ops-logspec';
+import { createLoggingFromEnv, type Logging, type LoggingRegistry } from '@fabric-ops/ops-logspec';
 import { createMetricsProvider, type MetricsOptions, type PrometheusProvider, type SeriesFamily, type SeriesSnapshot, type StatsdInterval, type StatsdProvider } from '@fabric-ops/ops-metrics';
 import { OpsServerError } from '@fabric-ops/ops-server';
 import { observeLogging } from '../metrics.ts';
@@ -8,8 +8,8 @@ import { encodeValues } from './worker-series.ts';
 import { EMPTY_STATSD_INTERVAL, encodeStatsdInterval } from './statsd-merge.ts';
 
 export interface ClusterWorkerOptions {
-  /** The worker's logger registry: the primary's active spec is applied to it, now and on every change. */
-  readonly logging: Logging;
+  /** The worker's logger registry (either engine): the primary's active spec is applied to it, now and on every change. */
+  readonly logging: Pick<LoggingRegistry, 'activateSpec' | 'spec'>;
   /**
    * The worker's series as data: an ops-metrics Prometheus provider's `seriesSnapshot` (which
    * includes a prom-client registry given to it as `registry`).
@@ -164,9 +164,12 @@ function sameLayout(a: readonly SeriesFamily[], b: readonly SeriesFamily[]): boo
   return true;
 }
 
-export interface OperationsWorkerOptions {
-  /** The worker's loggers. Default: one registry built from FABRIC_LOGGING_SPEC / FABRIC_LOGGING_FORMAT. */
-  readonly logging?: Logging;
+export interface OperationsWorkerOptions<L extends LoggingRegistry = Logging> {
+  /**
+   * The worker's loggers. Default: pino's registry built from FABRIC_LOGGING_SPEC / FABRIC_LOGGING_FORMAT;
+   * pass `createLeanLogging(...)` for pino's lines without pino's memory.
+   */
+  readonly logging?: L;
   /** An application's own prom-client registry, aggregated with the worker's ops-metrics series (Prometheus primaries only; StatsD has no place for it, as in Fabric). */
   readonly registry?: PrometheusRegistry;
   /** Health check timeouts and cache for the worker's own checks. */
@@ -177,9 +180,9 @@ export interface OperationsWorkerOptions {
 
 type PrometheusRegistry = Extract<MetricsOptions, { provider: 'prometheus' }>['registry'];
 
-export interface OperationsWorker {
+export interface OperationsWorker<L extends LoggingRegistry = Logging> {
   /** The worker's loggers; they follow the spec `PUT /logspec` sets on the primary. */
-  readonly logging: Logging;
+  readonly logging: L;
   /**
    * Counters, gauges, histograms and summaries, combined across workers by the primary: served on its
    * `/metrics`, or, when it pushes StatsD, in its one push per writeInterval.
@@ -197,8 +200,8 @@ type MetricsFactory = Pick<PrometheusProvider, 'newCounter' | 'newGauge' | 'newH
  * The worker half of a multi-process service in a few lines: its loggers, metrics and checks,
  * joined to the operations endpoint the primary serves with createOperationsCluster.
  */
-export async function startOperationsWorker(options: OperationsWorkerOptions = {}): Promise<OperationsWorker> {
-  const logging = options.logging ?? createLoggingFromEnv();
+export async function startOperationsWorker<L extends LoggingRegistry = Logging>(options: OperationsWorkerOptions<L> = {}): Promise<OperationsWorker<L>> {
+  const logging: L = options.logging ?? (createLoggingFromEnv() as unknown as L);
   const health = createHealthRegistry(options.health ?? {});
   // Created once the primary has said which provider it runs; no request comes before that.
   let provider: PrometheusProvider | StatsdProvider | undefined;

@@ -1,11 +1,12 @@
 import { ACTIVATE_CASES, ERROR_CASES } from '@fabric-ops/test-kit';
 import fc from 'fast-check';
-import type { Logger } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createLoggingFromEnv, loggingSettingsFromEnv } from './env.ts';
 import { isLogspecError, type LogspecError } from '../errors.ts';
 import type { Level } from './levels.ts';
-import { createLogging, type LoggingObserver } from './registry.ts';
+import { createLeanLogging } from './lean.ts';
+import type { LoggingRegistry, LogspecLogger } from './logger-types.ts';
+import { createLogging, type LoggingObserver, type LoggingOptions } from './registry.ts';
 import { formatSpec, parseSpec } from './spec.ts';
 
 function memory() {
@@ -32,51 +33,20 @@ const PINO_OF: Record<Level, string> = {
   fatal: 'fatal',
 };
 
-describe('createLogging', () => {
-  it('writes pino JSON lines named after the logger, at info by default', () => {
-    const out = memory();
-    const logging = createLogging({ format: 'json', destination: out });
-    const log = logging.getLogger('gossip.privdata');
-    log.debug('hidden');
-    log.info({ block: 7 }, 'committed');
-    const [record, ...rest] = out.records();
-    expect(rest).toEqual([]);
-    expect(record).toMatchObject({ level: 30, name: 'gossip.privdata', block: 7, msg: 'committed' });
-    expect(record).toHaveProperty('pid');
-    expect(logging.spec()).toBe('info');
-    expect(logging.format).toBe('json');
-  });
+type EngineOptions = Pick<LoggingOptions, 'spec' | 'format' | 'observer'> & { readonly destination?: { write(chunk: string): void } };
+interface EngineLogger extends Omit<LogspecLogger, 'child'> {
+  readonly level: string;
+  child(bindings: Record<string, unknown>): EngineLogger;
+}
 
-  it('gives the same logger for the same name and refuses names Fabric cannot address', () => {
-    const logging = createLogging({ destination: memory() });
-    expect(logging.getLogger('a.b')).toBe(logging.getLogger('a.b'));
-    for (const bad of ['', 'a.', '.a', 'a..b', 'a b', 'é']) {
-      expect(() => logging.getLogger(bad)).toThrowError(`bad logger name '${bad}'`);
-    }
-  });
+// Every test below that is not about pino's own options runs against both engines: the lean
+// engine must behave as the pino one does.
+const ENGINES: ReadonlyArray<readonly [string, (options: EngineOptions) => LoggingRegistry<EngineLogger>]> = [
+  ['pino', (options) => createLogging(options)],
+  ['lean', (options) => createLeanLogging(options)],
+];
 
-  it('moves loggers created before an activation, their children and grandchildren, at once', () => {
-    const out = memory();
-    const logging = createLogging({ format: 'json', destination: out });
-    const parent = logging.getLogger('gossip');
-    const child = parent.child({ channel: 'mychannel' });
-    const grandchild = child.child({ peer: 'p0' });
-    const other = logging.getLogger('ledger');
-    child.debug('before');
-    expect(out.lines).toEqual([]);
-
-    logging.activateSpec('gossip=debug');
-    grandchild.debug('after');
-    other.debug('other stays at info');
-    expect(out.records()).toEqual([expect.objectContaining({ level: 20, name: 'gossip', channel: 'mychannel', peer: 'p0', msg: 'after' })]);
-    expect([parent.level, child.level, grandchild.level, other.level]).toEqual(['debug', 'debug', 'debug', 'info']);
-
-    logging.activateSpec('warn');
-    expect([parent.level, child.level, grandchild.level, other.level]).toEqual(['warn', 'warn', 'warn', 'warn']);
-    expect(child.isLevelEnabled('info')).toBe(false);
-    expect(child.isLevelEnabled('warn')).toBe(true);
-  });
-
+describe('createLogging: pino options', () => {
   it('leaves a child that asked for its own level at that level', () => {
     const logging = createLogging({ destination: memory() });
     const pinned = logging.getLogger('a').child({}, { level: 'error' });
@@ -99,10 +69,56 @@ describe('createLogging', () => {
     logging.activateSpec('b=debug:info');
     expect([logger.level, child.level, later.level, other.level, first.level]).toEqual(['info', 'info', 'info', 'info', 'info']);
   });
+});
+
+describe.each(ENGINES)('createLogging (%s engine)', (_engine, create) => {
+  it('writes pino JSON lines named after the logger, at info by default', () => {
+    const out = memory();
+    const logging = create({ format: 'json', destination: out });
+    const log = logging.getLogger('gossip.privdata');
+    log.debug('hidden');
+    log.info({ block: 7 }, 'committed');
+    const [record, ...rest] = out.records();
+    expect(rest).toEqual([]);
+    expect(record).toMatchObject({ level: 30, name: 'gossip.privdata', block: 7, msg: 'committed' });
+    expect(record).toHaveProperty('pid');
+    expect(logging.spec()).toBe('info');
+    expect(logging.format).toBe('json');
+  });
+
+  it('gives the same logger for the same name and refuses names Fabric cannot address', () => {
+    const logging = create({ destination: memory() });
+    expect(logging.getLogger('a.b')).toBe(logging.getLogger('a.b'));
+    for (const bad of ['', 'a.', '.a', 'a..b', 'a b', 'é']) {
+      expect(() => logging.getLogger(bad)).toThrowError(`bad logger name '${bad}'`);
+    }
+  });
+
+  it('moves loggers created before an activation, their children and grandchildren, at once', () => {
+    const out = memory();
+    const logging = create({ format: 'json', destination: out });
+    const parent = logging.getLogger('gossip');
+    const child = parent.child({ channel: 'mychannel' });
+    const grandchild = child.child({ peer: 'p0' });
+    const other = logging.getLogger('ledger');
+    child.debug('before');
+    expect(out.lines).toEqual([]);
+
+    logging.activateSpec('gossip=debug');
+    grandchild.debug('after');
+    other.debug('other stays at info');
+    expect(out.records()).toEqual([expect.objectContaining({ level: 20, name: 'gossip', channel: 'mychannel', peer: 'p0', msg: 'after' })]);
+    expect([parent.level, child.level, grandchild.level, other.level]).toEqual(['debug', 'debug', 'debug', 'info']);
+
+    logging.activateSpec('warn');
+    expect([parent.level, child.level, grandchild.level, other.level]).toEqual(['warn', 'warn', 'warn', 'warn']);
+    expect(child.isLevelEnabled('info')).toBe(false);
+    expect(child.isLevelEnabled('warn')).toBe(true);
+  });
 
   it('follows every gold ActivateSpec case through pino levels', () => {
     for (const { spec, levels } of ACTIVATE_CASES) {
-      const logging = createLogging({ destination: memory() });
+      const logging = create({ destination: memory() });
       const loggers = Object.keys(levels).map((name) => [name, logging.getLogger(name), logging.getLogger(name).child({ x: 1 })] as const);
       logging.activateSpec(spec);
       for (const [name, logger, child] of loggers) {
@@ -114,7 +130,7 @@ describe('createLogging', () => {
 
   it('maps payload to trace and dpanic/panic to pino’s fatal threshold', () => {
     const out = memory();
-    const logging = createLogging({ format: 'json', destination: out, spec: 'a=payload:b=dpanic:c=panic' });
+    const logging = create({ format: 'json', destination: out, spec: 'a=payload:b=dpanic:c=panic' });
     const a = logging.getLogger('a');
     a.trace('payload line');
     expect(out.records()[0]).toMatchObject({ level: 10, msg: 'payload line' });
@@ -127,7 +143,7 @@ describe('createLogging', () => {
   });
 
   it('keeps the old spec and levels when a spec is rejected', () => {
-    const logging = createLogging({ destination: memory(), spec: 'fatal:a=warn' });
+    const logging = create({ destination: memory(), spec: 'fatal:a=warn' });
     const a = logging.getLogger('a.x');
     for (const [spec, message] of ERROR_CASES) {
       let caught: unknown;
@@ -143,15 +159,15 @@ describe('createLogging', () => {
   });
 
   it('refuses an invalid initial spec or format with a typed error', () => {
-    expect(() => createLogging({ spec: 'bogus' })).toThrowError("invalid logging specification 'bogus': bad segment 'bogus'");
-    expect(() => createLogging({ format: 'yaml' as 'json' })).toThrowError(/unknown log format 'yaml'/);
+    expect(() => create({ spec: 'bogus' })).toThrowError("invalid logging specification 'bogus': bad segment 'bogus'");
+    expect(() => create({ format: 'yaml' as 'json' })).toThrowError(/unknown log format 'yaml'/);
   });
 });
 
-describe('text format', () => {
+describe.each(ENGINES)('text format (%s engine)', (_engine, create) => {
   it('writes time, logger, level, message, then fields on one line', () => {
     const out = memory();
-    const logging = createLogging({ destination: out, spec: 'debug' });
+    const logging = create({ destination: out, spec: 'debug' });
     const log = logging.getLogger('peer.operations');
     log.info({ config: '/etc/core.yaml', n: 3 }, 'Operations server listening on 127.0.0.1:9443');
     log.debug({ note: 'two words', nested: { a: 1 } }, 'multi\nline');
@@ -163,7 +179,7 @@ describe('text format', () => {
   });
 });
 
-describe('observer', () => {
+describe.each(ENGINES)('observer (%s engine)', (_engine, create) => {
   function counting() {
     const counts = { checked: {} as Record<string, number>, written: {} as Record<string, number> };
     const observer: LoggingObserver = {
@@ -175,7 +191,7 @@ describe('observer', () => {
 
   it('counts checks at or above the lowest active level and every write', () => {
     const { counts, observer } = counting();
-    const logging = createLogging({ destination: memory(), spec: 'a=debug:warn', observer });
+    const logging = create({ destination: memory(), spec: 'a=debug:warn', observer });
     const b = logging.getLogger('b').child({ k: 1 });
     b.trace('below the lowest level: not even checked');
     b.debug('checked, not written');
@@ -187,7 +203,7 @@ describe('observer', () => {
 
   it('can be set after loggers exist, follows activations, and can be removed', () => {
     const { counts, observer } = counting();
-    const logging = createLogging({ destination: memory() });
+    const logging = create({ destination: memory() });
     const a = logging.getLogger('a');
     a.info('before the observer');
     logging.setObserver(observer);
@@ -242,11 +258,11 @@ function expectedLevel(spec: string, name: string): Level {
   return parsed.defaultLevel;
 }
 
-describe('registry consistency', () => {
+describe.each(ENGINES)('registry consistency (%s engine)', (_engine, create) => {
   it('keeps every logger and child at the level of the active spec over 10,000 random specs', () => {
     const names = ['a', 'a.b', 'a.b.c', 'ab', 'b', 'b.a', 'c', 'c.c.c', 'peer.operations', 'operations'];
-    const logging = createLogging({ destination: memory() });
-    const loggers: [string, Logger][] = [];
+    const logging = create({ destination: memory() });
+    const loggers: [string, EngineLogger][] = [];
     for (const name of names) {
       const logger = logging.getLogger(name);
       loggers.push([name, logger], [name, logger.child({ c: 1 })], [name, logger.child({ c: 1 }).child({ g: 2 })]);

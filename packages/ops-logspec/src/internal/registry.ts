@@ -6,11 +6,11 @@ import type { Level } from './levels.ts';
 import { loadPeer } from './peer.ts';
 import { isValidLoggerName, type ParsedSpec } from './spec.ts';
 import { textDestination } from './text-format.ts';
+import type { LogFormat, LoggingRegistry } from './logger-types.ts';
 
 export type { LoggingObserver } from './levels-registry.ts';
 
-/** `json`: pino's JSON lines. `text`: one readable line per entry (time, logger, level, message, fields). */
-export type LogFormat = 'json' | 'text';
+export type { LogFormat } from './logger-types.ts';
 
 export interface LoggingOptions {
   /** The initial spec (text, or what parseSpec returned). Default `info`. An invalid one throws a LogspecError. */
@@ -60,7 +60,7 @@ function pinoLineOptions(given: PinoLineOptions | undefined): PinoLineOptions {
   return given;
 }
 
-export interface Logging {
+export interface Logging extends LoggingRegistry<Logger> {
   /**
    * The logger named `name` (dot-hierarchical, Fabric's naming rule): a pino logger whose
    * level follows the active spec, as do its children unless they were given their own
