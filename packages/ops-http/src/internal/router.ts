@@ -326,7 +326,7 @@ export function createRouter(options: RouterOptions = {}): Router {
       connection.req = req;
       if (then === PROMISE_THEN && result instanceof Promise) {
         // A native promise calls back once, one way: the connection's own callbacks, no closures per request.
-        PROMISE_THEN.call(result as Promise<unknown>, connection.settled, connection.failed);
+        void PROMISE_THEN.call(result as Promise<unknown>, connection.settled, connection.failed);
         return;
       }
       // A hand-made thenable may call back twice, or both ways: the first call counts.
