@@ -141,6 +141,16 @@ function samplesIn(profile, from, to) {
   return { counts, micros };
 }
 
+/** Where a sample's self time belongs: our packages (the peer bin's request path), Node's JavaScript, native code, GC, V8. */
+function kindOf(functionName, url) {
+  if (functionName === '(garbage collector)') return 'gc';
+  if (functionName === '(program)') return 'program';
+  if (/\/(packages|apps)\/[^/]+\/dist\//.test(url)) return 'ours';
+  if (url.startsWith('node:')) return 'node';
+  if (url === '') return 'native';
+  return 'other';
+}
+
 function analyse(profile, windows) {
   const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
   const perWindow = windows.map(({ label, from, to, completed, trace }) => {
@@ -149,12 +159,14 @@ function analyse(profile, windows) {
     let busyUs = 0;
     let gc = 0;
     const byLine = new Map();
+    const byKind = { ours: 0, node: 0, native: 0, gc: 0, program: 0, other: 0 };
     for (const [id, count] of counts) {
       const { functionName, url, lineNumber } = nodes.get(id).callFrame;
       if (functionName === '(idle)') continue;
       busy += count;
       busyUs += micros.get(id);
       if (functionName === '(garbage collector)') gc += count;
+      byKind[kindOf(functionName, url)] += micros.get(id);
       const where = url ? `${url.replace(/^file:\/\//, '').replace(/^.*\/(node_modules|apps|packages)\//, '$1/')}:${lineNumber + 1}` : '';
       const line = `${functionName || '(anonymous)'} ${where}`.trim();
       byLine.set(line, (byLine.get(line) ?? 0) + count);
@@ -171,6 +183,9 @@ function analyse(profile, windows) {
       completed,
       mainThreadUsPerRequest: completed > 0 ? busyUs / completed : Number.NaN,
       gcShare: busy > 0 ? gc / busy : Number.NaN,
+      // Main-thread µs per request by where the time went (self time): our packages' code, Node's
+      // own JavaScript, native code (writev: TLS encryption and the write), GC, V8's "(program)".
+      usPerRequestByKind: Object.fromEntries(Object.entries(byKind).map(([kind, us]) => [kind, completed > 0 ? us / completed : Number.NaN])),
       top,
     };
   });
@@ -241,6 +256,15 @@ try {
     process.stdout.write(
       `| ${cases[i].label} | ${o.mainThreadUsPerRequest.toFixed(1)} | ${r.mainThreadUsPerRequest.toFixed(1)} | ${pct(o.gcShare)} | ${pct(r.gcShare)} | ${(o.gcShare / r.gcShare).toFixed(2)}× | ${o.allocatedBytesPerRequest.toFixed(0)} | ${r.allocatedBytesPerRequest.toFixed(0)} | ${o.collectionsPer10kRequests.toFixed(1)} | ${r.collectionsPer10kRequests.toFixed(1)} |\n`,
     );
+  }
+  process.stdout.write(
+    '\nMain-thread µs per request by where it went (self time; "ours" is the peer\'s own code in packages/*/dist, "other" the bench script or a dependency):\n\n| case | server | ours | Node JS | native (writev, TLS) | GC | (program) | other |\n|---|---|---|---|---|---|---|---|\n',
+  );
+  for (let i = 0; i < cases.length; i++) {
+    for (const name of ['ours', 'raw']) {
+      const k = results[name][i].usPerRequestByKind;
+      process.stdout.write(`| ${cases[i].label} | ${name} | ${[k.ours, k.node, k.native, k.gc, k.program, k.other].map((v) => v.toFixed(1)).join(' | ')} |\n`);
+    }
   }
   for (let i = 0; i < cases.length; i++) {
     process.stdout.write(`\n${cases[i].label}: heaviest self-time lines (share of busy samples)\n`);

@@ -24,6 +24,8 @@ export interface Connection {
   /** Bound once per connection, so that settling a handler's promise allocates nothing per request. */
   readonly settled: () => void;
   readonly failed: (error: unknown) => void;
+  /** A response's 'finish' listener (one per connection): lets go of the response once it is written. */
+  readonly release: (this: ServerResponse) => void;
 }
 
 const CONNECTION = Symbol('fabric-ops.connection');
@@ -69,6 +71,9 @@ export class ConnectionTable {
       req: undefined,
       settled: () => this.#onSettled(connection),
       failed: (error) => this.#onFailed(connection, error),
+      release(this: ServerResponse) {
+        if (connection.res === this) connection.res = undefined;
+      },
     };
     socket[CONNECTION] = connection;
     this.#open.add(connection);
@@ -84,6 +89,11 @@ export class ConnectionTable {
   serving(connection: Connection, res: ServerResponse): void {
     connection.res = res;
     connection.due = Date.now() + this.#writeTimeoutMs;
+    // A written response has nothing left for the deadline to guard. Held until the next request
+    // instead, it would outlive the young-generation collections in between on every busy
+    // keep-alive connection (Node itself lets go of it at 'finish'), and that survival is what
+    // makes V8 grow its young generation under load.
+    res.on('finish', connection.release);
   }
 
   /** Responses being served and not yet completely written. */

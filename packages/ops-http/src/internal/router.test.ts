@@ -314,6 +314,36 @@ describe('what a handler returns', () => {
     }
   });
 
+  it('waits on a native promise with its own callbacks, and on a promise whose then was replaced through that then', async () => {
+    const errors: unknown[] = [];
+    const port = await serve(
+      [
+        {
+          path: '/native',
+          secure: false,
+          handler: async (_req, res) => {
+            await new Promise((resolve) => setTimeout(resolve, 5));
+            res.end('native\n');
+          },
+        },
+        {
+          path: '/replaced',
+          secure: false,
+          handler: () =>
+            // A resolved promise whose own `then` reports a failure: the router must go through it.
+            Object.assign(Promise.resolve(), {
+              then: (_ok: () => void, bad: (e: unknown) => void) => bad(new Error('own then')),
+            }),
+        },
+      ],
+      { onHandlerError: (e) => errors.push(e) },
+    );
+    const text = await exchange(port, 'GET /native HTTP/1.1\r\nHost: x\r\n\r\nGET /native HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    expect(text.split('native\n')).toHaveLength(3);
+    expect((await send(port, 'GET', '/replaced')).status).toBe(500);
+    expect(errors.map((e) => (e as Error).message)).toEqual(['own then']);
+  });
+
   it('takes the first outcome of a thenable that calls back twice or throws from then', async () => {
     const errors: unknown[] = [];
     const port = await serve(

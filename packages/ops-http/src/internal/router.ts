@@ -144,7 +144,8 @@ function hostProblem(req: IncomingMessage): string | undefined {
   let value = '';
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i]!;
-    if (name.length === 4 && name.toLowerCase() === 'host') {
+    // Clients send `Host` (or `host`): compare those first, without making a lower-cased copy per request.
+    if (name.length === 4 && (name === 'Host' || name === 'host' || name.toLowerCase() === 'host')) {
       count++;
       value = raw[i + 1]!;
     }
@@ -188,6 +189,9 @@ function lingerOnClose(res: ServerResponse): void {
     this.once('close', () => clearTimeout(timer));
   };
 }
+
+// Taken once at load: a promise whose `then` was replaced later is treated as any other thenable.
+const PROMISE_THEN = Promise.prototype.then;
 
 export function createRouter(options: RouterOptions = {}): Router {
   const exact = new Map<string, Route>();
@@ -320,6 +324,11 @@ export function createRouter(options: RouterOptions = {}): Router {
     if (typeof then === 'function') {
       connection.busy = true;
       connection.req = req;
+      if (then === PROMISE_THEN && result instanceof Promise) {
+        // A native promise calls back once, one way: the connection's own callbacks, no closures per request.
+        void PROMISE_THEN.call(result as Promise<unknown>, connection.settled, connection.failed);
+        return;
+      }
       // A hand-made thenable may call back twice, or both ways: the first call counts.
       let done = false;
       const settledOnce = (): void => {
