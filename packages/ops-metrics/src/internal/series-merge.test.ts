@@ -127,4 +127,19 @@ describe('series snapshots and their merge', () => {
     expect(await text([family])).toBe(once);
     expect(await text([family])).toBe(once);
   });
+
+  it('render a family’s HELP and TYPE lines as they are now, after a change of either, and pages of any size whole', async () => {
+    const family = (help: string, type: 'gauge' | 'counter'): KeyedFamily => ({ name: 'h_total', help, type, keys: ['h_total'], values: [1], start: 0 });
+    expect(await text([family('one', 'gauge')])).toBe('# HELP h_total one\n# TYPE h_total gauge\nh_total 1\n');
+    expect(await text([family('two\\', 'gauge')])).toBe('# HELP h_total two\\\\\n# TYPE h_total gauge\nh_total 1\n');
+    expect(await text([family('', 'counter')])).toBe('# TYPE h_total counter\nh_total 1\n');
+    // Past the scratch buffer kept between renders (1 MiB), then small again, then large again.
+    const keys = Array.from({ length: 60_000 }, (_, i) => `big{i="${i}"}`);
+    const big: KeyedFamily = { name: 'big', help: '', type: 'gauge', keys, values: keys.map((_, i) => i), start: 0 };
+    const page = await text([big]);
+    expect(page.length).toBeGreaterThan(1024 * 1024);
+    expect(page.endsWith('big{i="59999"} 59999\n')).toBe(true);
+    expect(await text([family('', 'counter')])).toBe('# TYPE h_total counter\nh_total 1\n');
+    expect(await text([big])).toBe(page);
+  });
 });

@@ -2,7 +2,7 @@
 // list of keyed families (a sample's rendered name and labels, its key, beside its value), the
 // merge adds counters and histograms and combines gauges by rule, and the result is rendered
 // once, straight into bytes.
-import { BodyWriter, MAX_RETAINED_BODY_BYTES } from './body-writer.ts';
+import { BodyWriter, INITIAL_BODY_BYTES, MAX_RETAINED_BODY_BYTES } from './body-writer.ts';
 import { escapeHelp, escapeLabelValue } from './exposition.ts';
 import type { CancelToken } from './scrape-cancel.ts';
 import type { SeriesFamily, SeriesSample, SeriesType } from './series-snapshot.ts';
@@ -294,10 +294,14 @@ const SPACE = 0x20;
  */
 export async function renderKeyedFamilies(families: readonly KeyedFamily[], cancel?: CancelToken): Promise<Buffer> {
   // One scratch buffer, reused by renders that do not overlap (the body handed out is a copy).
-  const writer = spareWriter ?? new BodyWriter();
+  // A page past the size kept between renders gets a writer of its last size (with room to
+  // grow), not one that doubles its way up from 16 KB copying what it holds at every step.
+  const writer = spareWriter ?? new BodyWriter(Math.max(INITIAL_BODY_BYTES, lastBodyBytes + (lastBodyBytes >> 3)));
   spareWriter = undefined;
   try {
-    return await renderInto(writer, families, cancel);
+    const body = await renderInto(writer, families, cancel);
+    lastBodyBytes = body.length;
+    return body;
   } finally {
     writer.reset();
     if (writer.capacity <= MAX_RETAINED_BODY_BYTES) spareWriter = writer;
@@ -305,6 +309,28 @@ export async function renderKeyedFamilies(families: readonly KeyedFamily[], canc
 }
 
 let spareWriter: BodyWriter | undefined;
+/** Bytes of the last page rendered. */
+let lastBodyBytes = 0;
+
+/** A family's `# HELP` and `# TYPE` lines as last rendered, by name: made again only when its HELP or type changes. */
+interface Header {
+  readonly help: string;
+  readonly type: SeriesType;
+  readonly text: string;
+}
+
+const headers = new Map<string, Header>();
+/** Names whose header lines are kept; past it the map starts over (a merge holds far fewer families). */
+const MAX_KEPT_HEADERS = 10_000;
+
+function headerOf(family: KeyedLayout): string {
+  const kept = headers.get(family.name);
+  if (kept !== undefined && kept.help === family.help && kept.type === family.type) return kept.text;
+  const text = `${family.help === '' ? '' : `# HELP ${family.name} ${escapeHelp(family.help, false)}\n`}# TYPE ${family.name} ${family.type}\n`;
+  if (headers.size >= MAX_KEPT_HEADERS) headers.clear();
+  headers.set(family.name, { help: family.help, type: family.type, text });
+  return text;
+}
 
 /** A keys array as UTF-8, each key followed by a space: key `i` is `bytes[ends[i - 1], ends[i])`. */
 interface EncodedKeys {
@@ -347,8 +373,7 @@ async function renderInto(writer: BodyWriter, families: readonly KeyedFamily[], 
   for (const family of families) {
     const { keys, values, start } = family;
     if (keys.length === 0) continue;
-    if (family.help !== '') writer.write(`# HELP ${family.name} ${escapeHelp(family.help, false)}\n`);
-    writer.write(`# TYPE ${family.name} ${family.type}\n`);
+    writer.write(headerOf(family));
     const encoded = encodedOf(keys);
     for (let i = 0; i < keys.length; i++) {
       if (encoded === undefined) {
