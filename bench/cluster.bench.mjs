@@ -1,20 +1,23 @@
 // One /metrics for a multi-process service: ops-server's createOperationsCluster against one
-// process holding the same series (createOperationsSystem) and prom-client's AggregatorRegistry,
-// on the same workload in the same run.
+// process holding the same series (createOperationsSystem), and with --theirs prom-client's
+// AggregatorRegistry, on the same workload in the same run.
 //
-//   node bench/cluster.bench.mjs [--quick]
+//   node bench/cluster.bench.mjs [--quick] [--theirs]
 //   node --expose-gc bench/cluster.bench.mjs --hostile reply|retire|hello
 //   node bench/cluster.bench.mjs --profile <dir> [workers]
 //
-// For 1, 2 and 4 workers, each worker holds SERIES counter series of its own (default 1,000); the
-// single process holds all of them. Each cell warms the targets up with the same number of
-// scrapes, then scrapes sequentially (as Prometheus does) and reports latency and the CPU the
-// whole service spent per scrape (primary + workers, every thread, from
-// /proc/<pid>/task/*/schedstat; the primary's share in brackets), alternating the targets round
-// by round and printing medians, and the CPU per series of the cluster against the single
-// process's. `--hostile` measures the primary against one hostile worker instead (issue #31:
-// RSS, scrape time, longest event-loop block). What each side does: bench/README.md. Loopback
-// only; every process is stopped at the end.
+// A sweep: for each workers count (BENCH_WORKERS, default 1,2,4) and series per worker
+// (BENCH_SERIES, default 100,1000,10000,30000), each worker holds that many counter series of its
+// own and the single process all of them; BENCH_CHANGED (default 0.1) of every process's series
+// count once more at every scrape. Each cell warms the targets up, then scrapes sequentially (as
+// Prometheus does), targets alternating round by round, and reports the CPU the whole service
+// spent per scrape (primary + workers, every thread, from /proc/<pid>/task/*/schedstat; the
+// primary's share in brackets) and the ratio of the two measured in the same round. Then, per
+// workers count, a least-squares line of CPU per scrape against the total series for each target:
+// its slope is the cost of one more series (the issue's "CPU per series"), its intercept the cost
+// of a scrape with none, whose difference is the cluster's fixed cost. `--hostile` measures the
+// primary against one hostile worker instead (issue #31: RSS, scrape time, longest event-loop
+// block). What each side does: bench/README.md. Loopback only; every process is stopped at the end.
 import cluster from 'node:cluster';
 import { once } from 'node:events';
 import { request } from 'node:http';
@@ -46,6 +49,27 @@ function preciseCpuSeconds(pid) {
 
 // Series per worker in a target (the sweep sets it per cell; --profile reads BENCH_SERIES).
 const SERIES = Number(process.env.BENCH_SERIES_CELL || process.env.BENCH_SERIES || 1_000);
+// Share of each process's series that changes between two scrapes (default 0.1; 1 = every one).
+const CHANGED = Number(process.env.BENCH_CHANGED ?? 0.1);
+
+/**
+ * Makes CHANGED of `handles` count once more at every scrape, in the single process as in each
+ * worker (the same number of changes per scrape on both sides): an application registry, which
+ * a provider reads once per scrape, that holds nothing of its own and returns no metrics.
+ */
+function changingAtScrape(handles) {
+  const perScrape = Math.round(handles.length * CHANGED);
+  let next = 0;
+  return {
+    getMetricsAsJSON: async () => {
+      for (let i = 0; i < perScrape; i++) {
+        handles[next].add(1);
+        next = (next + 1) % handles.length;
+      }
+      return [];
+    },
+  };
+}
 const WARM_UP_SCRAPES = 30;
 const role = process.env.CLUSTER_BENCH_ROLE;
 
@@ -77,25 +101,29 @@ async function runTarget() {
       });
     } else {
       process.on('disconnect', () => process.exit(0));
-      const ops = await startOperationsWorker();
+      const handles = [];
+      const ops = await startOperationsWorker({ registry: changingAtScrape(handles) });
       const counter = ops.metrics.newCounter({ namespace: 'bench', name: 'work_total', help: 'Work.', labelNames: ['shard'] });
-      for (let i = 0; i < SERIES; i++) counter.with('shard', `w${cluster.worker.id}-s${i}`).add(i + 1);
+      for (let i = 0; i < SERIES; i++) handles.push(counter.with('shard', `w${cluster.worker.id}-s${i}`));
+      handles.forEach((handle, i) => handle.add(i + 1));
     }
     return;
   }
   if (role === 'single') {
     const { createOperationsSystem } = await import('@fabric-ops/ops-server');
+    const handles = [];
     const ops = createOperationsSystem({
       listenAddress: `127.0.0.1:${port}`,
       version: { version: 'bench', commitSha: '' },
       // Past the default bound of 100,000 series a metric, so it holds every worker's (4 × 30,000).
-      metrics: { provider: 'prometheus', maxSeriesPerMetric: 1_000_000 },
+      metrics: { provider: 'prometheus', maxSeriesPerMetric: 1_000_000, registry: changingAtScrape(handles) },
       logger: { info() {}, warn() {}, error() {} },
     });
     await ops.start();
     const counter = ops.metrics.newCounter({ namespace: 'bench', name: 'work_total', help: 'Work.', labelNames: ['shard'] });
     // The series of every worker of the cluster, in one process (worker ids start at 1).
-    for (let w = 1; w <= workers; w++) for (let i = 0; i < SERIES; i++) counter.with('shard', `w${w}-s${i}`).add(i + 1);
+    for (let w = 1; w <= workers; w++) for (let i = 0; i < SERIES; i++) handles.push(counter.with('shard', `w${w}-s${i}`));
+    handles.forEach((handle, i) => handle.add((i % SERIES) + 1));
     process.send?.({ address: ops.address(), pids: [] });
     return;
   }
@@ -260,7 +288,9 @@ async function main() {
   const workerCounts = list('BENCH_WORKERS', '1,2,4');
   const rounds = Number(process.env.BENCH_ROUNDS) || (quick ? 1 : 3);
   const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-  console.log(`cluster scrape: series per worker ${seriesCounts.join(', ')}; workers ${workerCounts.join(', ')}; ${rounds} round(s), targets alternating, medians; CPU = primary + workers (schedstat); load average ${load()}`);
+  console.log(
+    `cluster scrape: series per worker ${seriesCounts.join(', ')}; workers ${workerCounts.join(', ')}; ${CHANGED * 100}% of the series change between scrapes; ${rounds} round(s), targets alternating, medians; CPU = primary + workers (schedstat); load average ${load()}`,
+  );
   console.log(
     `| workers | series per worker | scrapes/round | ours µs CPU/scrape (primary) | single µs CPU/scrape | ours/single (same-round) | ours p50 / p99 ms | bytes ours / single${kinds.includes('theirs') ? ' | AggregatorRegistry µs (primary) | ours/theirs' : ''} | load |`,
   );
