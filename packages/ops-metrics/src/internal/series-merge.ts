@@ -91,9 +91,12 @@ export interface SeriesMergeOptions {
   readonly defaultGaugeRule?: GaugeRule;
 }
 
-/** A merged family: its keys (in first-seen order, or the previous merge's) and their values. */
+/**
+ * A merged family: its keys (in first-seen order, or the previous merge's) and their values
+ * (floats off the JavaScript heap: a large merge every scrape leaves the collector nothing to mark).
+ */
 export interface MergedFamily extends KeyedLayout {
-  readonly values: number[];
+  readonly values: Float64Array;
   readonly start: 0;
 }
 
@@ -136,9 +139,10 @@ interface Target {
   readonly type: SeriesType;
   keys: string[];
   shared: boolean;
-  readonly values: number[];
+  /** Per slot (its length may exceed the keys': room to add keys). */
+  values: Float64Array;
   /** Per slot, 1 once an input has given it a value in this merge. */
-  readonly given: number[];
+  given: Uint8Array;
   /** Slots given a value. */
   count: number;
 }
@@ -153,8 +157,15 @@ function appendKey(target: Target, key: string): number {
   }
   const slot = target.keys.length;
   target.keys.push(key);
-  target.values.push(0);
-  target.given.push(0);
+  if (slot === target.values.length) {
+    const capacity = Math.max(16, 2 * slot);
+    const values = new Float64Array(capacity);
+    values.set(target.values);
+    target.values = values;
+    const given = new Uint8Array(capacity);
+    given.set(target.given);
+    target.given = given;
+  }
   indexes.get(target.keys)?.set(key, slot);
   return slot;
 }
@@ -184,21 +195,22 @@ type KeptLayouts = Map<string, { readonly type: SeriesType; readonly keys: reado
 
 function newTarget(name: string, help: string, type: SeriesType, kept: KeptLayouts | undefined): Target {
   const before = kept?.get(name);
-  if (before === undefined || before.type !== type) return { name, help, type, keys: [], shared: false, values: [], given: [], count: 0 };
+  if (before === undefined || before.type !== type) return { name, help, type, keys: [], shared: false, values: new Float64Array(0), given: new Uint8Array(0), count: 0 };
   const size = before.keys.length;
-  return { name, help, type, keys: before.keys as string[], shared: true, values: new Array<number>(size).fill(0), given: new Array<number>(size).fill(0), count: 0 };
+  return { name, help, type, keys: before.keys as string[], shared: true, values: new Float64Array(size), given: new Uint8Array(size), count: 0 };
 }
 
 /** The merged family: only the keys given a value this time (a key of the last merge that no input has is gone). */
 function finish(target: Target): MergedFamily {
   const { name, help, type } = target;
-  if (target.count === target.keys.length) return { name, help, type, keys: target.keys, values: target.values, start: 0 };
+  const size = target.keys.length;
+  if (target.count === size) return { name, help, type, keys: target.keys, values: size === target.values.length ? target.values : target.values.subarray(0, size), start: 0 };
   const keys: string[] = [];
-  const values: number[] = [];
-  for (let i = 0; i < target.keys.length; i++) {
+  const values = new Float64Array(target.count);
+  for (let i = 0; i < size; i++) {
     if (target.given[i] === 0) continue;
+    values[keys.length] = target.values[i]!;
     keys.push(target.keys[i]!);
-    values.push(target.values[i]!);
   }
   return { name, help, type, keys, values, start: 0 };
 }
@@ -223,7 +235,6 @@ async function merge(inputs: readonly SeriesMergeInput[], options: SeriesMergeOp
       const rule: GaugeRule = type === 'gauge' || type === 'untyped' ? (rules[family.name] ?? defaultRule) : 'sum';
       const { keys, values, start } = family;
       const allCumulative = type === 'counter' || type === 'histogram';
-      const given = target.given;
       let expected = 0;
       let aligned = true;
       for (let i = 0; i < keys.length; i++) {
@@ -232,16 +243,17 @@ async function merge(inputs: readonly SeriesMergeInput[], options: SeriesMergeOp
         let slot: number;
         if (allCumulative || (type === 'summary' && isSummaryTotal(family.name, key))) {
           slot = slotOf(target, key, expected, aligned);
-          target.values[slot] = given[slot] === 0 ? value : target.values[slot]! + value;
+          target.values[slot] = target.given[slot] === 0 ? value : target.values[slot]! + value;
         } else if (rule === 'perWorker' || type === 'summary') {
           slot = slotOf(target, withWorkerLabel(key, worker), expected, aligned);
           target.values[slot] = value;
         } else {
           slot = slotOf(target, key, expected, aligned);
-          target.values[slot] = given[slot] === 0 ? value : combine(rule, target.values[slot]!, value);
+          target.values[slot] = target.given[slot] === 0 ? value : combine(rule, target.values[slot]!, value);
         }
-        if (given[slot] === 0) {
-          given[slot] = 1;
+        // Read after slotOf: adding a key may have grown the arrays.
+        if (target.given[slot] === 0) {
+          target.given[slot] = 1;
           target.count++;
         }
         aligned &&= slot === expected;
