@@ -1,20 +1,23 @@
 // One /metrics for a multi-process service: ops-server's createOperationsCluster against one
-// process holding the same series (createOperationsSystem) and prom-client's AggregatorRegistry,
-// on the same workload in the same run.
+// process holding the same series (createOperationsSystem), and with --theirs prom-client's
+// AggregatorRegistry, on the same workload in the same run.
 //
-//   node bench/cluster.bench.mjs [--quick]
+//   node bench/cluster.bench.mjs [--quick] [--theirs]
 //   node --expose-gc bench/cluster.bench.mjs --hostile reply|retire|hello
 //   node bench/cluster.bench.mjs --profile <dir> [workers]
 //
-// For 1, 2 and 4 workers, each worker holds SERIES counter series of its own (default 1,000); the
-// single process holds all of them. Each cell warms the targets up with the same number of
-// scrapes, then scrapes sequentially (as Prometheus does) and reports latency and the CPU the
-// whole service spent per scrape (primary + workers, every thread, from
-// /proc/<pid>/task/*/schedstat; the primary's share in brackets), alternating the targets round
-// by round and printing medians, and the CPU per series of the cluster against the single
-// process's. `--hostile` measures the primary against one hostile worker instead (issue #31:
-// RSS, scrape time, longest event-loop block). What each side does: bench/README.md. Loopback
-// only; every process is stopped at the end.
+// A sweep: for each workers count (BENCH_WORKERS, default 1,2,4) and series per worker
+// (BENCH_SERIES, default 100,1000,10000,30000), each worker holds that many counter series of its
+// own and the single process all of them; BENCH_CHANGED (default 0.1) of every process's series
+// count once more at every scrape. Each cell warms the targets up, then scrapes sequentially (as
+// Prometheus does), targets alternating round by round, and reports the CPU the whole service
+// spent per scrape (primary + workers, every thread, from /proc/<pid>/task/*/schedstat; the
+// primary's share in brackets) and the ratio of the two measured in the same round. Then, per
+// workers count, a least-squares line of CPU per scrape against the total series for each target:
+// its slope is the cost of one more series (the issue's "CPU per series"), its intercept the cost
+// of a scrape with none, whose difference is the cluster's fixed cost. `--hostile` measures the
+// primary against one hostile worker instead (issue #31: RSS, scrape time, longest event-loop
+// block). What each side does: bench/README.md. Loopback only; every process is stopped at the end.
 import cluster from 'node:cluster';
 import { once } from 'node:events';
 import { request } from 'node:http';
@@ -44,7 +47,29 @@ function preciseCpuSeconds(pid) {
   }
 }
 
-const SERIES = Number(process.env.BENCH_SERIES || 1_000);
+// Series per worker in a target (the sweep sets it per cell; --profile reads BENCH_SERIES).
+const SERIES = Number(process.env.BENCH_SERIES_CELL || process.env.BENCH_SERIES || 1_000);
+// Share of each process's series that changes between two scrapes (default 0.1; 1 = every one).
+const CHANGED = Number(process.env.BENCH_CHANGED ?? 0.1);
+
+/**
+ * Makes CHANGED of `handles` count once more at every scrape, in the single process as in each
+ * worker (the same number of changes per scrape on both sides): an application registry, which
+ * a provider reads once per scrape, that holds nothing of its own and returns no metrics.
+ */
+function changingAtScrape(handles) {
+  const perScrape = Math.round(handles.length * CHANGED);
+  let next = 0;
+  return {
+    getMetricsAsJSON: async () => {
+      for (let i = 0; i < perScrape; i++) {
+        handles[next].add(1);
+        next = (next + 1) % handles.length;
+      }
+      return [];
+    },
+  };
+}
 const WARM_UP_SCRAPES = 30;
 const role = process.env.CLUSTER_BENCH_ROLE;
 
@@ -76,24 +101,29 @@ async function runTarget() {
       });
     } else {
       process.on('disconnect', () => process.exit(0));
-      const ops = await startOperationsWorker();
+      const handles = [];
+      const ops = await startOperationsWorker({ registry: changingAtScrape(handles) });
       const counter = ops.metrics.newCounter({ namespace: 'bench', name: 'work_total', help: 'Work.', labelNames: ['shard'] });
-      for (let i = 0; i < SERIES; i++) counter.with('shard', `w${cluster.worker.id}-s${i}`).add(i + 1);
+      for (let i = 0; i < SERIES; i++) handles.push(counter.with('shard', `w${cluster.worker.id}-s${i}`));
+      handles.forEach((handle, i) => handle.add(i + 1));
     }
     return;
   }
   if (role === 'single') {
     const { createOperationsSystem } = await import('@fabric-ops/ops-server');
+    const handles = [];
     const ops = createOperationsSystem({
       listenAddress: `127.0.0.1:${port}`,
       version: { version: 'bench', commitSha: '' },
-      metrics: { provider: 'prometheus' },
+      // Past the default bound of 100,000 series a metric, so it holds every worker's (4 × 30,000).
+      metrics: { provider: 'prometheus', maxSeriesPerMetric: 1_000_000, registry: changingAtScrape(handles) },
       logger: { info() {}, warn() {}, error() {} },
     });
     await ops.start();
     const counter = ops.metrics.newCounter({ namespace: 'bench', name: 'work_total', help: 'Work.', labelNames: ['shard'] });
     // The series of every worker of the cluster, in one process (worker ids start at 1).
-    for (let w = 1; w <= workers; w++) for (let i = 0; i < SERIES; i++) counter.with('shard', `w${w}-s${i}`).add(i + 1);
+    for (let w = 1; w <= workers; w++) for (let i = 0; i < SERIES; i++) handles.push(counter.with('shard', `w${w}-s${i}`));
+    handles.forEach((handle, i) => handle.add((i % SERIES) + 1));
     process.send?.({ address: ops.address(), pids: [] });
     return;
   }
@@ -156,21 +186,25 @@ async function waitUntil(check, timeoutMs = 30_000) {
   }
 }
 
-async function startTarget(kind, workers, execArgv = process.execArgv) {
+async function startTarget(kind, workers, execArgv = process.execArgv, env = {}) {
   const { fork } = await import('node:child_process');
-  const child = fork(new URL(import.meta.url), [], { execArgv, env: { ...process.env, CLUSTER_BENCH_ROLE: kind, WORKERS: String(workers), PORT: '0' }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child = fork(new URL(import.meta.url), [], {
+    execArgv,
+    env: { ...process.env, ...env, CLUSTER_BENCH_ROLE: kind, WORKERS: String(workers), PORT: '0' },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
   const [info] = await once(child, 'message');
   return { child, ...info, pids: [child.pid, ...info.pids] };
 }
 
-async function measure(target, scrapes) {
+async function measure(target, scrapes, warmUpScrapes = WARM_UP_SCRAPES) {
   const cpu = () => target.pids.reduce((sum, pid) => sum + preciseCpuSeconds(pid), 0);
   const primaryCpu = () => preciseCpuSeconds(target.pids[0]);
   // Both sides get the same warm-up, long enough for the JIT to settle: a scraped service runs for
   // days, and a handful of cold scrapes measured the compiler more than the scrape.
   const coldBefore = cpu();
-  for (let i = 0; i < WARM_UP_SCRAPES; i++) await get(target.address, '/metrics');
-  const coldUs = ((cpu() - coldBefore) / WARM_UP_SCRAPES) * 1e6;
+  for (let i = 0; i < warmUpScrapes; i++) await get(target.address, '/metrics');
+  const coldUs = ((cpu() - coldBefore) / warmUpScrapes) * 1e6;
   const latencies = [];
   let bytes = 0;
   const ticks = () => target.pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
@@ -199,45 +233,97 @@ async function measure(target, scrapes) {
   };
 }
 
+/** Scrapes per round for a cell: about the same CPU per round whatever its size. */
+function scrapesFor(totalSeries, quick) {
+  if (process.env.BENCH_SCRAPES) return Number(process.env.BENCH_SCRAPES);
+  const scrapes = Math.round(400_000 / totalSeries);
+  return Math.max(quick ? 5 : 10, Math.min(quick ? 20 : 100, scrapes));
+}
+
+/** Least squares of y on x: the marginal cost (slope) and the fixed cost (intercept). */
+function fit(points) {
+  const n = points.length;
+  const mx = points.reduce((s, [x]) => s + x, 0) / n;
+  const my = points.reduce((s, [, y]) => s + y, 0) / n;
+  const sxx = points.reduce((s, [x]) => s + (x - mx) ** 2, 0);
+  const sxy = points.reduce((s, [x, y]) => s + (x - mx) * (y - my), 0);
+  const slope = sxx === 0 ? Number.NaN : sxy / sxx;
+  return { slope, intercept: my - slope * mx };
+}
+
+const stopTarget = (target) => {
+  target.child.kill('SIGKILL');
+  for (const pid of target.pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+};
+
+/** One cell: ours, single (and theirs) for `workers` × `series`, rounds alternating the targets. */
+async function measureCell(workers, series, kinds, rounds, quick) {
+  const env = { BENCH_SERIES_CELL: String(series) };
+  const targets = {};
+  try {
+    for (const kind of kinds) targets[kind] = await startTarget(kind === 'theirs' ? 'prom-client' : kind, workers, process.execArgv, env);
+    const scrapes = scrapesFor(workers * series, quick);
+    const results = Object.fromEntries(kinds.map((kind) => [kind, []]));
+    for (let round = 0; round < rounds; round++) for (const kind of kinds) results[kind].push(await measure(targets[kind], scrapes, round === 0 ? Math.min(WARM_UP_SCRAPES, Math.max(5, scrapes)) : 3));
+    const m = (kind, key) => median(results[kind].map((r) => r[key]));
+    // Same-round ratios: both targets measured back to back under the same load.
+    const ratio = (a, b) => median(results[a].map((r, i) => r.cpuUs / results[b][i].cpuUs));
+    return { workers, series, scrapes, results, m, ratio };
+  } finally {
+    for (const target of Object.values(targets)) stopTarget(target);
+  }
+}
+
 async function main() {
   const quick = process.argv.includes('--quick');
-  const scrapes = Number(process.env.BENCH_SCRAPES) || (quick ? 20 : 100);
-  const rounds = quick ? 1 : 3;
+  const kinds = process.argv.includes('--theirs') ? ['ours', 'single', 'theirs'] : ['ours', 'single'];
+  const list = (name, fallback) => (process.env[name] ?? fallback).split(',').map(Number);
+  const seriesCounts = list('BENCH_SERIES', quick ? '100,1000,10000' : '100,1000,10000,30000');
+  const workerCounts = list('BENCH_WORKERS', '1,2,4');
+  const rounds = Number(process.env.BENCH_ROUNDS) || (quick ? 1 : 3);
   const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-  console.log(`cluster scrape: ${SERIES} series per worker, ${scrapes} sequential scrapes per round, ${rounds} round(s), medians; CPU = primary + workers; load average ${load()}`);
   console.log(
-    '| workers | series | ours µs CPU/scrape (primary) | ours p50 / p99 ms | single process µs CPU/scrape | ours/single CPU per series | AggregatorRegistry µs CPU/scrape (primary) | ours/theirs | bytes ours / single / theirs | first 30 scrapes µs CPU/scrape ours / single / theirs |',
+    `cluster scrape: series per worker ${seriesCounts.join(', ')}; workers ${workerCounts.join(', ')}; ${CHANGED * 100}% of the series change between scrapes; ${rounds} round(s), targets alternating, medians; CPU = primary + workers (schedstat); load average ${load()}`,
   );
-  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
-  const kinds = ['ours', 'single', 'theirs'];
-  for (const workers of [1, 2, 4]) {
-    const targets = { ours: await startTarget('ours', workers), single: await startTarget('single', workers), theirs: await startTarget('prom-client', workers) };
-    const results = { ours: [], single: [], theirs: [] };
-    try {
-      for (let round = 0; round < rounds; round++) {
-        for (const kind of kinds) results[kind].push(await measure(targets[kind], scrapes));
-      }
-    } finally {
-      for (const target of Object.values(targets)) {
-        target.child.kill('SIGKILL');
-        for (const pid of target.pids) {
-          try {
-            process.kill(pid, 'SIGKILL');
-          } catch {
-            // already gone
-          }
-        }
-      }
-    }
-    const m = (kind, key) => median(results[kind].map((r) => r[key]));
-    // A cross-check of the schedstat figures against /proc/<pid>/stat's 10 ms ticks (BENCH_TICKS=1).
-    if (process.env.BENCH_TICKS)
+  console.log(
+    `| workers | series per worker | scrapes/round | ours µs CPU/scrape (primary) | single µs CPU/scrape | ours/single (same-round) | ours p50 / p99 ms | bytes ours / single${kinds.includes('theirs') ? ' | AggregatorRegistry µs (primary) | ours/theirs' : ''} | load |`,
+  );
+  console.log(`|---:|---:|---:|---:|---:|---:|---:|---:|${kinds.includes('theirs') ? '---:|---:|' : ''}---|`);
+  const cells = [];
+  for (const workers of workerCounts) {
+    for (const series of seriesCounts) {
+      const cell = await measureCell(workers, series, kinds, rounds, quick);
+      cells.push(cell);
+      const { m } = cell;
+      const theirs = kinds.includes('theirs') ? ` | ${m('theirs', 'cpuUs').toFixed(0)} (${m('theirs', 'primaryUs').toFixed(0)}) | ${cell.ratio('ours', 'theirs').toFixed(2)}×` : '';
       console.log(
-        `(${workers} workers, CPU/scrape by ticks: ours ${m('ours', 'ticksUs').toFixed(0)} µs, single ${m('single', 'ticksUs').toFixed(0)} µs, theirs ${m('theirs', 'ticksUs').toFixed(0)} µs)`,
+        `| ${workers} | ${series} | ${cell.scrapes} | ${m('ours', 'cpuUs').toFixed(0)} (${m('ours', 'primaryUs').toFixed(0)}) | ${m('single', 'cpuUs').toFixed(0)} | ${cell.ratio('ours', 'single').toFixed(2)}× | ${m('ours', 'p50').toFixed(2)} / ${m('ours', 'p99').toFixed(2)} | ${m('ours', 'bytes')} / ${m('single', 'bytes')}${theirs} | ${load().split(' ')[0]} |`,
       );
-    // Both serve the same application series (workers × SERIES); the ratio is per series of the page.
+    }
+  }
+  if (seriesCounts.length < 2) {
+    console.log(`load average after: ${load()}`);
+    return;
+  }
+  // Per workers count: CPU per scrape against the total series (workers × series per worker),
+  // fitted by least squares for each target. The slope is the cost of one more series; the
+  // intercept what a scrape costs with none, whose difference is the cluster's fixed cost.
+  console.log('');
+  console.log('| workers | ours ns/series (slope) | single ns/series | ours/single per series | ours fixed µs/scrape | single fixed µs/scrape | cluster fixed µs per worker per scrape |');
+  console.log('|---:|---:|---:|---:|---:|---:|---:|');
+  for (const workers of workerCounts) {
+    const mine = cells.filter((cell) => cell.workers === workers);
+    const line = (kind) => fit(mine.map((cell) => [cell.workers * cell.series, cell.m(kind, 'cpuUs')]));
+    const ours = line('ours');
+    const single = line('single');
     console.log(
-      `| ${workers} | ${workers * SERIES} | ${m('ours', 'cpuUs').toFixed(0)} (${m('ours', 'primaryUs').toFixed(0)}) | ${m('ours', 'p50').toFixed(2)} / ${m('ours', 'p99').toFixed(2)} | ${m('single', 'cpuUs').toFixed(0)} | ${(m('ours', 'cpuUs') / m('single', 'cpuUs')).toFixed(2)}× | ${m('theirs', 'cpuUs').toFixed(0)} (${m('theirs', 'primaryUs').toFixed(0)}) | ${(m('ours', 'cpuUs') / m('theirs', 'cpuUs')).toFixed(2)}× | ${m('ours', 'bytes')} / ${m('single', 'bytes')} / ${m('theirs', 'bytes')} | ${results.ours[0].coldUs.toFixed(0)} / ${results.single[0].coldUs.toFixed(0)} / ${results.theirs[0].coldUs.toFixed(0)} |`,
+      `| ${workers} | ${(ours.slope * 1e3).toFixed(0)} | ${(single.slope * 1e3).toFixed(0)} | ${(ours.slope / single.slope).toFixed(2)}× | ${ours.intercept.toFixed(0)} | ${single.intercept.toFixed(0)} | ${((ours.intercept - single.intercept) / workers).toFixed(0)} |`,
     );
   }
   console.log(`load average after: ${load()}`);

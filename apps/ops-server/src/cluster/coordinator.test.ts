@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ClusterCoordinator, DEPARTED_LIMIT, GREETINGS_PER_WORKER, type CoordinatorEvent } from './coordinator.ts';
 import type { KeyedFamily, SeriesFamily, SeriesSnapshot } from '@fabric-ops/ops-metrics';
 import { PROTOCOL_TAG, type PrimaryMessage, type WorkerChannel } from './protocol.ts';
-import { encodeValues } from './worker-series.ts';
+import { encodeValues, ValuesSender } from './worker-series.ts';
 
 /** A worker's series: one counter and one gauge. */
 const WORKER_LAYOUT: SeriesFamily[] = [
@@ -39,7 +39,12 @@ class FakeWorker extends EventEmitter implements WorkerChannel {
   /** Reads nothing: what is sent to it stays queued (its write never completes). */
   stalled = false;
   /** How its values travel: floats in base64 (as workers send them), JSON numbers (as earlier workers did), or a torn float. */
-  wire: 'floats' | 'json' | 'torn' = 'floats';
+  wire: 'floats' | 'json' | 'torn' | 'sender' = 'floats';
+  /** With `sender`: numbered replies, only changed values once the primary holds the last ones (ValuesSender, as workers send them). */
+  private readonly sender = new ValuesSender();
+  /** Replaces the base a delta names (a worker that lies about what the primary holds). */
+  forgedBase: number | undefined;
+  readonly metricsSent: string[] = [];
 
   send(message: PrimaryMessage, callback?: (error: Error | null) => void): void {
     this.received.push(message);
@@ -81,6 +86,12 @@ class FakeWorker extends EventEmitter implements WorkerChannel {
       const delta = this.statsdPending;
       this.statsdPending = 0;
       this.reply({ id: message.id, ok: true, statsd: { counters: delta > 0 ? [['work_total', delta]] : [], gauges: [['queue', 5, 'queue']], timings: [['took', [0.1]]] } });
+    } else if (message.op === 'metrics' && this.wire === 'sender') {
+      let fields = this.sender.fields([this.counted, 1], message.layout === 1 ? message.values : undefined);
+      if (this.forgedBase !== undefined) fields = fields.replace(/"base":\d+/, `"base":${this.forgedBase}`);
+      const metrics = `{"layoutId":1,${message.layout === 1 ? '' : `"layout":${JSON.stringify(WORKER_LAYOUT)},`}${fields}}`;
+      this.metricsSent.push(metrics);
+      this.reply({ id: message.id, ok: true, metrics });
     } else if (message.op === 'metrics') {
       const values = this.wire === 'json' ? [this.counted, 1] : this.wire === 'floats' ? encodeValues([this.counted, 1]) : Buffer.alloc(12).toString('base64');
       this.reply({ id: message.id, ok: true, metrics: JSON.stringify({ layoutId: 1, ...(message.layout === 1 ? {} : { layout: WORKER_LAYOUT }), values }) });
@@ -153,6 +164,35 @@ describe('ClusterCoordinator', () => {
     workers[0]!.wire = 'torn';
     workers[0]!.counted = 20;
     expect(work(await coordinator.collectMetrics(ownWork(1)))).toBe(16);
+    expect(coordinator.dropped).toBe(1);
+  });
+
+  it('takes only the values that changed from a worker that numbers its replies, and asks for all again after a delta it cannot place', async () => {
+    const { coordinator, workers } = setUp();
+    await tick();
+    const [first, second] = workers as [FakeWorker, FakeWorker];
+    first.wire = second.wire = 'sender';
+    first.counted = 10;
+    second.counted = 5;
+    expect(work(await coordinator.collectMetrics(ownWork(1)))).toBe(16);
+    first.counted = 12;
+    expect(work(await coordinator.collectMetrics(ownWork(1)))).toBe(18);
+    const lastRequest = (worker: FakeWorker) => worker.received.filter((message) => message.type === 'request' && message.op === 'metrics').at(-1);
+    expect(lastRequest(first)).toMatchObject({ layout: 1, values: 1 });
+    expect(JSON.parse(first.metricsSent.at(-1)!)).toMatchObject({ seq: 2, base: 1, changed: Buffer.from(Uint32Array.of(0).buffer).toString('base64') });
+    // Nothing changed: an empty delta.
+    expect(JSON.parse(second.metricsSent.at(-1)!)).toMatchObject({ seq: 2, base: 1, changed: '', values: '' });
+    // A delta against values the primary does not hold: dropped, the last counts kept.
+    first.forgedBase = 99;
+    first.counted = 30;
+    expect(work(await coordinator.collectMetrics(ownWork(1)))).toBe(18);
+    expect(coordinator.dropped).toBe(1);
+    // The next request names no values, and the whole answer is taken.
+    first.forgedBase = undefined;
+    expect(work(await coordinator.collectMetrics(ownWork(1)))).toBe(36);
+    expect(lastRequest(first)).not.toHaveProperty('values');
+    expect(JSON.parse(first.metricsSent.at(-1)!)).not.toHaveProperty('changed');
+    expect(work(await coordinator.collectMetrics(ownWork(1)))).toBe(36);
     expect(coordinator.dropped).toBe(1);
   });
 

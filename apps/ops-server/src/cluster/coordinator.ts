@@ -12,7 +12,7 @@ import {
 } from '@fabric-ops/ops-metrics';
 import { DEFAULT_GAUGE_RULES } from './gauge-rules.ts';
 import { RetiredSeries, type RetiredLimits } from './retired.ts';
-import { checkLayout, decodeValues, readWireSeries, WorkerSeries, type ApplyCounts, type DropReason, type SeriesLimits } from './worker-series.ts';
+import { takeSeriesReply, type ApplyCounts, type WorkerSeries, type DropReason, type SeriesLimits } from './worker-series.ts';
 import { isProtocolMessage, PROTOCOL_TAG, type ClusterMetricsKind, type PrimaryMessage, type WorkerChannel, type WorkerHealth, type WorkerMessage, type WorkerRequest } from './protocol.ts';
 import { decodeStatsdInterval, mergeStatsdIntervals, type StatsdMergeInput, type WireStatsdInterval } from './statsd-merge.ts';
 import { checkWorkerMessage } from './validate.ts';
@@ -86,6 +86,9 @@ interface Tracked {
    */
   series: WorkerSeries | undefined;
   lastId: number;
+  /** The values of its last reply taken, as sent, and that reply's `seq` (worker-series.ts' HeldValues). */
+  wire: Float64Array | undefined;
+  wireSeq: number | undefined;
   /** A layout being checked (one at a time per worker). */
   checking: boolean;
   /** A greeting sent and not yet answered with `ready`: hellos meanwhile are dropped. */
@@ -111,6 +114,13 @@ interface Departed {
   readonly reason: string;
   readonly until: number;
   readonly joinedOnce: boolean;
+}
+
+/** A scrape's request to one worker: the layout and the values the primary holds of it. */
+function metricsRequest(worker: Tracked): WorkerRequest {
+  if (worker.series === undefined) return { op: 'metrics' };
+  const layout = worker.series.layout.id;
+  return worker.wireSeq === undefined ? { op: 'metrics', layout } : { op: 'metrics', layout, values: worker.wireSeq };
 }
 
 /** What a message costs queued: its spec (if any) plus the envelope, near enough to bound memory. */
@@ -191,6 +201,8 @@ export class ClusterCoordinator {
       pending: new Map(),
       series: undefined,
       lastId: 0,
+      wire: undefined,
+      wireSeq: undefined,
       checking: false,
       greeting: false,
       greetings: 0,
@@ -443,7 +455,7 @@ export class ClusterCoordinator {
     const workers = this.readyWorkers();
     await Promise.all(
       workers.map(async (worker) => {
-        const reply = await this.request(worker, worker.series === undefined ? { op: 'metrics' } : { op: 'metrics', layout: worker.series.layout.id });
+        const reply = await this.request(worker, metricsRequest(worker));
         // Kept as soon as it arrives (before any exit that follows it is handled), and only
         // if newer than what is held: concurrent scrapes may see their answers out of order.
         if (reply?.ok !== true || reply.metrics === undefined || !worker.alive || reply.id < worker.lastId) return;
@@ -460,45 +472,12 @@ export class ClusterCoordinator {
     return merged.families;
   }
 
-  /** Takes one worker's series reply: a new layout is checked first (one at a time per worker). */
+  /** Takes one worker's series reply (worker-series.ts), counting what it left out and dropping what it refused. */
   private async take(worker: Tracked, id: number, json: string): Promise<void> {
-    const metrics = readWireSeries(json, this.seriesLimits);
-    if (typeof metrics === 'string') {
-      this.drop(worker, `reply: ${metrics}`);
-      return;
-    }
-    let series = worker.series;
-    if (series === undefined || series.layout.id !== metrics.layoutId) {
-      if (metrics.layout === undefined || worker.checking) {
-        // Values for a layout the primary does not hold: nothing to read them against.
-        this.drop(worker, `reply: values for layout ${metrics.layoutId}, which the primary does not hold`);
-        return;
-      }
-      worker.checking = true;
-      const layout = await checkLayout(metrics.layoutId, metrics.layout, this.seriesLimits).finally(() => (worker.checking = false));
-      if (layout === undefined) {
-        this.drop(worker, 'reply: metrics.layout is not a list of families with samples');
-        return;
-      }
-      if (!worker.alive || id < worker.lastId) return;
-      series = new WorkerSeries(layout, worker.series);
-    }
-    const values = typeof metrics.values === 'string' ? decodeValues(metrics.values) : metrics.values;
-    if (values === undefined) {
-      this.drop(worker, 'reply: values are not whole 8-byte floats');
-      return;
-    }
-    if (values.length !== series.layout.declared) {
-      this.drop(worker, `reply: ${values.length} values for a layout of ${series.layout.declared} samples`);
-      return;
-    }
     const counts: ApplyCounts = { dropped: this.samplesDropped, resets: 0 };
-    series.apply(values, counts);
-    this.samplesDropped.limit += series.layout.limit;
-    this.samplesDropped.invalid += series.layout.invalid;
+    const refused = await takeSeriesReply(worker, id, json, this.seriesLimits, counts);
     this.resets += counts.resets;
-    worker.series = series;
-    worker.lastId = id;
+    if (refused !== undefined) this.drop(worker, `reply: ${refused}`);
   }
 
   /** Decodes one worker's (checked) interval; one that cannot be read costs only that worker's interval. */

@@ -73,9 +73,17 @@ export interface OperationsCluster extends OperationsSystem {
   workers(): WorkerStatus[];
 }
 
+/** The keys of the cluster's own families, by family (fixed: one array each for the life of the process). */
+const CLUSTER_KEYS = new Map<string, readonly string[]>();
+
 /** The cluster's own families: workers, timeouts, and what was dropped, folded or refused. */
 function clusterFamilies(coordinator: ClusterCoordinator): KeyedFamily[] {
-  const family = (name: string, type: 'counter' | 'gauge', help: string, keys: string[], values: number[]): KeyedFamily => ({ name, type, help, keys, values, start: 0 });
+  // The same keys array every scrape, so the renderer copies its bytes rather than encoding it again.
+  const family = (name: string, type: 'counter' | 'gauge', help: string, keys: string[], values: number[]): KeyedFamily => {
+    let kept = CLUSTER_KEYS.get(name);
+    if (kept === undefined) CLUSTER_KEYS.set(name, (kept = keys));
+    return { name, type, help, keys: kept, values, start: 0 };
+  };
   const dropped = coordinator.samplesDropped;
   const retired = coordinator.retired;
   return [

@@ -14,10 +14,13 @@ export type ClusterMetricsKind = 'prometheus' | 'statsd' | 'disabled';
 
 /**
  * What the primary asks a worker for. `metrics` names the layout the primary holds of the worker's
- * series (absent: none), so the worker sends its layout only when it differs. `statsd` takes the worker's StatsD interval (the worker
+ * series (absent: none), so the worker sends its layout only when it differs, and the values it
+ * holds (`values`: the `seq` of the reply they came whole or patched in; absent: none), so the
+ * worker may send only the values changed since. `statsd` takes the worker's StatsD interval (the worker
  * forgets it once handed over).
  */
-export type WorkerRequest = { readonly op: 'metrics'; readonly layout?: number } | { readonly op: 'health' } | { readonly op: 'logspec'; readonly spec: string } | { readonly op: 'statsd' };
+export type WorkerRequest =
+  { readonly op: 'metrics'; readonly layout?: number; readonly values?: number } | { readonly op: 'health' } | { readonly op: 'logspec'; readonly spec: string } | { readonly op: 'statsd' };
 
 /** Primary → worker. `metrics` is absent from a primary of an earlier version (read: prometheus). */
 export type PrimaryMessage =
@@ -35,6 +38,15 @@ export interface WireSeries {
   readonly layoutId: number;
   readonly layout?: readonly SeriesFamily[];
   readonly values: string | readonly (number | string)[];
+  /** This reply's values, numbered by the worker (absent from earlier workers). */
+  readonly seq?: number;
+  /**
+   * Present when only changed values are sent: `changed` is the base64 of one Uint32Array of their
+   * indices (ascending) and `values` holds their floats, in the same order; the others are those of
+   * reply `base`, which the primary named in its request as the values it holds.
+   */
+  readonly base?: number;
+  readonly changed?: string;
 }
 
 export interface WorkerHealth {

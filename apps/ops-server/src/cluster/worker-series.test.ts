@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RetiredSeries } from './retired.ts';
-import { checkLayout, decodeValues, encodeValues, readWireSeries, WorkerSeries, type ApplyCounts } from './worker-series.ts';
+import { checkLayout, decodeIndices, decodeValues, encodeValues, patchValues, readWireSeries, ValuesSender, WorkerSeries, type ApplyCounts } from './worker-series.ts';
 
 const LIMITS = { samples: 1_000, replyBytes: 1_000_000 };
 const counts = (): ApplyCounts => ({ dropped: { limit: 0, invalid: 0, value: 0 }, resets: 0 });
@@ -59,6 +59,18 @@ describe('checkLayout', () => {
     expect(layout?.invalid).toBe(1 + 2 + 1 + 1 + 6 + 2);
     expect(Array.from(layout!.positions)).toEqual([0, 11, 14, 16]);
     expect(layout?.declared).toBe(17);
+  });
+
+  it('checked against the layout it replaces, keeps the keys of that layout where they match and takes the new ones where not', async () => {
+    const family = (labels: string[]) => ({ name: 'a_total', help: '', type: 'counter', samples: labels.map((value) => ['', ['k', value]]) });
+    const before = await checkLayout(1, [family(['x', 'y', 'z'])], LIMITS);
+    // A series added in the middle and one removed: the keys after it shift.
+    const after = await checkLayout(2, [family(['x', 'w', 'y']), { name: 'b', help: '', type: 'gauge', samples: [['', []]] }], LIMITS, before);
+    expect(after?.families.map((f) => [f.name, f.keys])).toEqual([
+      ['a_total', ['a_total{k="x"}', 'a_total{k="w"}', 'a_total{k="y"}']],
+      ['b', ['b']],
+    ]);
+    expect(Array.from(after!.positions)).toEqual([0, 1, 2, 3]);
   });
 
   it('keeps at most the limit of samples and counts the rest, and is no layout when it is not a list of families', async () => {
@@ -198,5 +210,47 @@ describe('RetiredSeries', () => {
     const [family] = retired.keyed();
     expect(family?.keys).toEqual(['w_total', 'w_total{pid="1"}', 'w_total{pid="2"}']);
     expect(Array.from(family!.values as number[])).toEqual([9, 2, 3]);
+  });
+});
+
+describe('ValuesSender and patchValues', () => {
+  const read = (fields: string) => JSON.parse(`{${fields}}`) as { seq: number; base?: number; changed?: string; values: string };
+
+  it('sends every value until the primary names the last ones sent, then the ones whose bits changed (NaN and -0 included)', () => {
+    const sender = new ValuesSender();
+    const first = read(sender.fields([1, 2, 3, 4], undefined));
+    expect(first).toEqual({ seq: 1, values: encodeValues([1, 2, 3, 4]) });
+    const second = read(sender.fields([1, -0, 3, NaN], 1));
+    expect(second.base).toBe(1);
+    expect(Array.from(decodeIndices(second.changed!)!)).toEqual([1, 3]);
+    const held = decodeValues(first.values)!;
+    expect(patchValues(held, second.changed!, second.values)).toBeUndefined();
+    expect(Array.from(held)).toEqual([1, -0, 3, NaN]);
+    expect(Object.is(held[1], -0)).toBe(true);
+    // Naming older values, or none, or with another count of values: all of them.
+    expect(read(sender.fields([1, -0, 3, NaN], 1))).not.toHaveProperty('changed');
+    expect(read(sender.fields([1, -0, 3, NaN, 5], 3))).not.toHaveProperty('changed');
+    // More than half changed: all of them (smaller than the indices and values).
+    expect(read(sender.fields([9, 9, 9, NaN, 5], 4))).toEqual({ seq: 5, values: encodeValues([9, 9, 9, NaN, 5]) });
+  });
+
+  it('refuses a delta whose indices are torn, out of order, past the values held, or not one per value, and writes nothing then', () => {
+    const held = Float64Array.of(1, 2, 3);
+    const indices = (...list: number[]) => Buffer.from(Uint32Array.from(list).buffer).toString('base64');
+    expect(patchValues(held, indices(0, 2), encodeValues([7]))).toMatch(/2 changed indices for 1 values/);
+    expect(patchValues(held, indices(2, 0), encodeValues([7, 8]))).toMatch(/out of order/);
+    expect(patchValues(held, indices(1, 1), encodeValues([7, 8]))).toMatch(/out of order/);
+    expect(patchValues(held, indices(3), encodeValues([7]))).toMatch(/past the 3 values/);
+    expect(patchValues(held, Buffer.alloc(3).toString('base64'), encodeValues([7]))).toMatch(/whole 4-byte/);
+    expect(Array.from(held)).toEqual([1, 2, 3]);
+    expect(patchValues(held, indices(0, 2), encodeValues([7, 8]))).toBeUndefined();
+    expect(Array.from(held)).toEqual([7, 2, 8]);
+  });
+
+  it('reads a numbered reply and refuses a delta without its base or with a layout', () => {
+    expect(readWireSeries('{"layoutId":1,"seq":2,"base":1,"changed":"","values":""}', LIMITS)).toEqual({ layoutId: 1, seq: 2, base: 1, changed: '', values: '' });
+    expect(readWireSeries('{"layoutId":1,"seq":2,"changed":"","values":""}', LIMITS)).toMatch(/changed values must be/);
+    expect(readWireSeries('{"layoutId":1,"seq":2,"base":1,"changed":"","values":"","layout":[]}', LIMITS)).toMatch(/changed values must be/);
+    expect(readWireSeries('{"layoutId":1,"seq":-1,"values":""}', LIMITS)).toMatch(/must be/);
   });
 });

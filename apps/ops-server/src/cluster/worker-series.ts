@@ -33,11 +33,93 @@ export function readWireSeries(json: string, limits: SeriesLimits): WireSeries |
     typeof wire['layoutId'] !== 'number' ||
     !Number.isSafeInteger(wire['layoutId']) ||
     !(Array.isArray(wire['values']) || typeof wire['values'] === 'string') ||
-    (wire['layout'] !== undefined && !Array.isArray(wire['layout']))
+    (wire['layout'] !== undefined && !Array.isArray(wire['layout'])) ||
+    !isOptionalSequence(wire['seq']) ||
+    !isOptionalSequence(wire['base'])
   ) {
-    return 'metrics must be {layoutId, layout?, values}';
+    return 'metrics must be {layoutId, layout?, values, seq?}';
+  }
+  if (wire['changed'] !== undefined && (typeof wire['changed'] !== 'string' || typeof wire['values'] !== 'string' || wire['base'] === undefined || wire['layout'] !== undefined)) {
+    return 'metrics with changed values must be {layoutId, seq, base, changed, values} with no layout';
   }
   return wire as unknown as WireSeries;
+}
+
+const isOptionalSequence = (value: unknown): boolean => value === undefined || (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0);
+
+/** At most this share of the values changed, a worker sends only those (indices and floats: 12 bytes each against 8 for every value). */
+const MAX_CHANGED_SHARE = 0.5;
+
+/**
+ * A worker's values as it sends them, numbered (`seq`): all of them, or, to a primary that names
+ * the last values sent as the ones it holds, only those whose bits changed since. Counters of
+ * label sets nobody touched between two scrapes, most of a large service's, then cost nothing
+ * on the wire or in the primary's read.
+ */
+export class ValuesSender {
+  private sent = new Float64Array(0);
+  private spare = new Float64Array(0);
+  /** Values in `sent`, or -1 before the first reply. */
+  private sentCount = -1;
+  private seq = 0;
+
+  /** The reply's JSON members for the values (`"seq":…,"values":"…"`, with `base` and `changed` for a delta). */
+  fields(values: ArrayLike<number>, held: number | undefined): string {
+    const count = values.length;
+    if (this.spare.length < count) this.spare = new Float64Array(Math.max(count, 2 * this.spare.length));
+    const current = this.spare;
+    for (let i = 0; i < count; i++) current[i] = values[i]!;
+    const delta = held !== undefined && held === this.seq && this.sentCount === count ? this.changes(current, count) : undefined;
+    this.spare = this.sent;
+    this.sent = current;
+    this.sentCount = count;
+    this.seq++;
+    if (delta !== undefined) return `"seq":${this.seq},"base":${held},"changed":"${delta.changed}","values":"${delta.values}"`;
+    return `"seq":${this.seq},"values":"${Buffer.from(current.buffer, 0, count * 8).toString('base64')}"`;
+  }
+
+  /** The values whose bits differ from the last sent (NaN and -0 included), or undefined when too many did. */
+  private changes(current: Float64Array, count: number): { changed: string; values: string } | undefined {
+    const now = new Uint32Array(current.buffer, 0, 2 * count);
+    const before = new Uint32Array(this.sent.buffer, 0, 2 * count);
+    const limit = Math.floor(count * MAX_CHANGED_SHARE);
+    const indices: number[] = [];
+    for (let i = 0; i < count; i++) {
+      if (now[2 * i] === before[2 * i] && now[2 * i + 1] === before[2 * i + 1]) continue;
+      if (indices.length === limit) return undefined;
+      indices.push(i);
+    }
+    const changedValues = new Float64Array(indices.length);
+    for (let i = 0; i < indices.length; i++) changedValues[i] = current[indices[i]!]!;
+    return { changed: Buffer.from(Uint32Array.from(indices).buffer).toString('base64'), values: Buffer.from(changedValues.buffer).toString('base64') };
+  }
+}
+
+/** A delta's indices: the Uint32Array of ValuesSender's text, or undefined when it is not 4 bytes an index. */
+export function decodeIndices(text: string): Uint32Array | undefined {
+  const bytes = Buffer.from(text, 'base64');
+  if (bytes.length % 4 !== 0) return undefined;
+  const indices = new Uint32Array(bytes.length / 4);
+  new Uint8Array(indices.buffer).set(bytes);
+  return indices;
+}
+
+/**
+ * The values of `held` with a delta's changes written in, or why not (nothing is written then):
+ * as many floats as indices, each index within the values and above the one before it.
+ */
+export function patchValues(held: Float64Array, changed: string, values: string): string | undefined {
+  const indices = decodeIndices(changed);
+  const floats = decodeValues(values);
+  if (indices === undefined || floats === undefined) return 'changed values are not whole 4-byte indices and 8-byte floats';
+  if (indices.length !== floats.length) return `${indices.length} changed indices for ${floats.length} values`;
+  let last = -1;
+  for (const index of indices) {
+    if (index <= last || index >= held.length) return `changed index ${index} is out of order or past the ${held.length} values held`;
+    last = index;
+  }
+  for (let i = 0; i < indices.length; i++) held[indices[i]!] = floats[i]!;
+  return undefined;
 }
 
 /** Scratch for encodeValues: grown to the largest snapshot, never shrunk (8 bytes a sample). */
@@ -136,7 +218,7 @@ const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmedi
  * `invalid`; past the sample limit, `limit`. Undefined when it is not a layout at all (the reply is
  * dropped). Works in slices, giving the event loop a turn every few milliseconds.
  */
-export async function checkLayout(id: number, wire: unknown, limits: SeriesLimits): Promise<CheckedLayout | undefined> {
+export async function checkLayout(id: number, wire: unknown, limits: SeriesLimits, previous?: CheckedLayout): Promise<CheckedLayout | undefined> {
   // Each family has a sample at least: more families than four times the samples kept is no layout to read.
   if (!Array.isArray(wire) || wire.length > 4 * limits.samples) return undefined;
   // Where each family's values start: a family that is not even a list of samples makes the
@@ -146,6 +228,11 @@ export async function checkLayout(id: number, wire: unknown, limits: SeriesLimit
     if (!isObject(family) || !Array.isArray(family['samples'])) return undefined;
     declared += (family['samples'] as unknown[]).length;
   }
+  // The keys of the layout this one replaces, by family: a key equal to the one at the same place
+  // before is that same string, so merges go on comparing keys by identity (a worker's layout
+  // changes when one runtime family gains a series; its other keys stay as they were).
+  const keysBefore = new Map<string, readonly string[]>();
+  for (const family of previous?.families ?? []) keysBefore.set(family.name, family.keys);
   const families: KeyedLayout[] = [];
   const positions: number[] = [];
   const cumulative: number[] = [];
@@ -169,6 +256,7 @@ export async function checkLayout(id: number, wire: unknown, limits: SeriesLimit
       continue;
     }
     names.add(name);
+    const before = keysBefore.get(name);
     const keys: string[] = [];
     const seen = new Set<string>();
     for (let i = 0; i < samples.length; i++) {
@@ -195,7 +283,8 @@ export async function checkLayout(id: number, wire: unknown, limits: SeriesLimit
         continue;
       }
       seen.add(key);
-      keys.push(key);
+      const same = before?.[keys.length];
+      keys.push(same === key ? same : key);
       positions.push(start + i);
       cumulative.push(rule.cumulative ? 1 : 0);
     }
@@ -294,4 +383,81 @@ export class WorkerSeries {
       this.values[i] = value + this.offset[i]!;
     }
   }
+}
+
+/**
+ * What the primary holds of a worker's values for a delta: those of its last reply taken, as
+ * sent (one per sample of its layout, before any check), that reply's `seq`, named in the next
+ * request so the worker may send only what changed, and the series they were taken into.
+ */
+export interface HeldValues {
+  readonly series: WorkerSeries | undefined;
+  readonly wire: Float64Array | undefined;
+  readonly wireSeq: number | undefined;
+}
+
+/**
+ * A reply's values: all of them decoded, or the held ones with a delta's changes written in. A
+ * delta counts only against the values of the layout it names, as last taken: any other base
+ * (a reply lost or dropped on the way, a layout that changed since) is refused, and the caller
+ * then forgets the held values, so the next request names none and the worker sends them all.
+ */
+export function replyValues(held: HeldValues, series: WorkerSeries, metrics: WireSeries): Float64Array | readonly unknown[] | string {
+  if (metrics.changed === undefined) {
+    const values = typeof metrics.values === 'string' ? decodeValues(metrics.values) : metrics.values;
+    return values ?? 'values are not whole 8-byte floats';
+  }
+  const wire = held.wire;
+  if (wire === undefined || series !== held.series || metrics.base !== held.wireSeq || wire.length !== series.layout.declared) {
+    return `changed values against values ${String(metrics.base)}, which the primary does not hold`;
+  }
+  return patchValues(wire, metrics.changed, metrics.values as string) ?? wire;
+}
+
+/** The primary's record of one worker's series, as takeSeriesReply reads and updates it. */
+export interface SeriesHolder extends HeldValues {
+  series: WorkerSeries | undefined;
+  wire: Float64Array | undefined;
+  wireSeq: number | undefined;
+  /** The id of the request whose answer `series` holds: an older answer arriving later is not taken. */
+  lastId: number;
+  /** A layout being checked (one at a time per worker). */
+  checking: boolean;
+  readonly alive: boolean;
+}
+
+/**
+ * Takes one worker's metrics reply into `holder`: a new layout is checked first (one at a time
+ * per worker), then the values are read, checked and applied. What the reply left out is added
+ * to `counts`; a reply refused as a whole changes nothing held but the values kept for a delta,
+ * and gives its reason.
+ */
+export async function takeSeriesReply(holder: SeriesHolder, id: number, json: string, limits: SeriesLimits, counts: ApplyCounts): Promise<string | undefined> {
+  const metrics = readWireSeries(json, limits);
+  if (typeof metrics === 'string') return metrics;
+  let series = holder.series;
+  if (series === undefined || series.layout.id !== metrics.layoutId) {
+    // Values for a layout the primary does not hold: nothing to read them against.
+    if (metrics.layout === undefined || holder.checking) return `values for layout ${metrics.layoutId}, which the primary does not hold`;
+    holder.checking = true;
+    const layout = await checkLayout(metrics.layoutId, metrics.layout, limits, holder.series?.layout).finally(() => (holder.checking = false));
+    if (layout === undefined) return 'metrics.layout is not a list of families with samples';
+    if (!holder.alive || id < holder.lastId) return undefined;
+    series = new WorkerSeries(layout, holder.series);
+  }
+  const values = replyValues(holder, series, metrics);
+  if (typeof values === 'string') {
+    holder.wire = undefined;
+    holder.wireSeq = undefined;
+    return values;
+  }
+  if (values.length !== series.layout.declared) return `${values.length} values for a layout of ${series.layout.declared} samples`;
+  series.apply(values, counts);
+  counts.dropped.limit += series.layout.limit;
+  counts.dropped.invalid += series.layout.invalid;
+  holder.series = series;
+  holder.lastId = id;
+  holder.wire = values instanceof Float64Array && metrics.seq !== undefined ? values : undefined;
+  holder.wireSeq = holder.wire === undefined ? undefined : metrics.seq;
+  return undefined;
 }

@@ -3,8 +3,8 @@ import { createLoggingFromEnv, type Logging, type LoggingRegistry } from '@fabri
 import { createMetricsProvider, type MetricsOptions, type PrometheusProvider, type SeriesFamily, type SeriesSnapshot, type StatsdInterval, type StatsdProvider } from '@fabric-ops/ops-metrics';
 import { OpsServerError } from '@fabric-ops/ops-server';
 import { observeLogging } from '../metrics.ts';
-import { isProtocolMessage, PROTOCOL_TAG, type ClusterMetricsKind, type PrimaryMessage, type WireSeries, type WorkerMessage } from './protocol.ts';
-import { encodeValues } from './worker-series.ts';
+import { isProtocolMessage, PROTOCOL_TAG, type ClusterMetricsKind, type PrimaryMessage, type WorkerMessage } from './protocol.ts';
+import { ValuesSender } from './worker-series.ts';
 import { EMPTY_STATSD_INTERVAL, encodeStatsdInterval } from './statsd-merge.ts';
 
 export interface ClusterWorkerOptions {
@@ -56,21 +56,25 @@ export function joinOperationsCluster(options: ClusterWorkerOptions): Promise<Cl
   // The layout last reported, and its id: the primary gets the layout only when it holds another.
   let layout: readonly SeriesFamily[] = [];
   let layoutId = 0;
-  /** A WireSeries as JSON; with the layout unchanged, made without serialising anything but the values' bytes. */
-  const wireSeries = async (known: number | undefined): Promise<string> => {
+  const values = new ValuesSender();
+  /**
+   * A WireSeries as JSON; with the layout unchanged, made without serialising anything but the
+   * values' bytes, and only the changed values' when the primary holds the last ones sent.
+   */
+  const wireSeries = async (known: number | undefined, held: number | undefined): Promise<string> => {
     const snapshot = (await options.metrics?.()) ?? EMPTY_SNAPSHOT;
     if (layoutId === 0 || !sameLayout(layout, snapshot.families)) {
       layout = snapshot.families;
       layoutId++;
     }
-    // Base64 needs no escaping in JSON.
-    const values = encodeValues(snapshot.values);
-    return known === layoutId ? `{"layoutId":${layoutId},"values":"${values}"}` : JSON.stringify({ layoutId, layout, values } satisfies WireSeries);
+    // Base64 needs no escaping in JSON. Values of another layout are no base for a delta.
+    const fields = values.fields(snapshot.values, known === layoutId ? held : undefined);
+    return known === layoutId ? `{"layoutId":${layoutId},${fields}}` : `{"layoutId":${layoutId},"layout":${JSON.stringify(layout)},${fields}}`;
   };
 
   const answer = async (message: Extract<PrimaryMessage, { type: 'request' }>): Promise<WorkerMessage> => {
     try {
-      if (message.op === 'metrics') return { tag: PROTOCOL_TAG, type: 'reply', id: message.id, ok: true, metrics: await wireSeries(message.layout) };
+      if (message.op === 'metrics') return { tag: PROTOCOL_TAG, type: 'reply', id: message.id, ok: true, metrics: await wireSeries(message.layout, message.values) };
       if (message.op === 'statsd') return answerStatsd(message.id);
       if (message.op === 'health') {
         if (options.health === undefined) return { tag: PROTOCOL_TAG, type: 'reply', id: message.id, ok: true, health: { healthy: true, failed: [] } };

@@ -97,20 +97,20 @@ describe('series snapshots and their merge', () => {
     ]);
     const keys = first.families[0]!.keys;
     expect(keys).toEqual(['c_total{k="a"}', 'c_total{k="b"}', 'c_total{k="c"}']);
-    expect(first.families[0]!.values).toEqual([1, 12, 20]);
+    expect(Array.from(first.families[0]!.values)).toEqual([1, 12, 20]);
     const second = await merger.merge([
       { worker: '1', families: counter(['a', 'b'], [3, 4]) },
       { worker: '2', families: counter(['b', 'c'], [30, 40]) },
     ]);
     expect(second.families[0]!.keys).toBe(keys);
-    expect(second.families[0]!.values).toEqual([3, 34, 40]);
+    expect(Array.from(second.families[0]!.values)).toEqual([3, 34, 40]);
     // Worker 2 restarted with another series: the new key is added to a copy, the gone one leaves.
     const third = await merger.merge([
       { worker: '1', families: counter(['a', 'b'], [5, 6]) },
       { worker: '2', families: counter(['d'], [7]) },
     ]);
     expect(third.families[0]!.keys).toEqual(['c_total{k="a"}', 'c_total{k="b"}', 'c_total{k="d"}']);
-    expect(third.families[0]!.values).toEqual([5, 6, 7]);
+    expect(Array.from(third.families[0]!.values)).toEqual([5, 6, 7]);
     expect(keys).toEqual(['c_total{k="a"}', 'c_total{k="b"}', 'c_total{k="c"}']);
     // Rendered twice: the second time from the keys' bytes kept since the first.
     expect(await text(third.families)).toBe(await text(third.families));
@@ -126,5 +126,48 @@ describe('series snapshots and their merge', () => {
     expect(once).toBe('# HELP g é\n# TYPE g gauge\ng{a="ü\\n"} 1.5\ng{a="😀"} 0\ng NaN\n');
     expect(await text([family])).toBe(once);
     expect(await text([family])).toBe(once);
+  });
+
+  it('merge families that gain keys past their first capacity, and keep -0 and NaN', async () => {
+    const merger = createSeriesMerger({ gaugeRules: { g: 'max' } });
+    const gauge = (keys: string[], values: number[]): KeyedFamily[] => [{ name: 'g', help: '', type: 'gauge', keys, values, start: 0 }];
+    const many = Array.from({ length: 40 }, (_, i) => `g{i="${i}"}`);
+    const first = await merger.merge([
+      {
+        worker: '1',
+        families: gauge(
+          many.slice(0, 30),
+          many.slice(0, 30).map((_, i) => i),
+        ),
+      },
+      {
+        worker: '2',
+        families: gauge(
+          many.slice(10),
+          many.slice(10).map(() => 25),
+        ),
+      },
+    ]);
+    expect(first.families[0]!.keys).toEqual(many);
+    expect(Array.from(first.families[0]!.values)).toEqual(many.map((_, i) => (i < 10 ? i : Math.max(i < 30 ? i : -Infinity, 25))));
+    const second = await merger.merge([{ worker: '1', families: gauge(['g{i="0"}', 'g{i="1"}'], [-0, NaN]) }]);
+    expect(second.families[0]!.keys).toEqual(['g{i="0"}', 'g{i="1"}']);
+    expect(Object.is(second.families[0]!.values[0], -0)).toBe(true);
+    expect(second.families[0]!.values[1]).toBeNaN();
+  });
+
+  it('render a family’s HELP and TYPE lines as they are now, after a change of either, and pages of any size whole', async () => {
+    const family = (help: string, type: 'gauge' | 'counter'): KeyedFamily => ({ name: 'h_total', help, type, keys: ['h_total'], values: [1], start: 0 });
+    expect(await text([family('one', 'gauge')])).toBe('# HELP h_total one\n# TYPE h_total gauge\nh_total 1\n');
+    expect(await text([family('two\\', 'gauge')])).toBe('# HELP h_total two\\\\\n# TYPE h_total gauge\nh_total 1\n');
+    expect(await text([family('', 'counter')])).toBe('# TYPE h_total counter\nh_total 1\n');
+    // Past the scratch buffer kept between renders (1 MiB), then small again, then large again.
+    const keys = Array.from({ length: 60_000 }, (_, i) => `big{i="${i}"}`);
+    const big: KeyedFamily = { name: 'big', help: '', type: 'gauge', keys, values: keys.map((_, i) => i), start: 0 };
+    const page = await text([big]);
+    expect(page.length).toBeGreaterThan(1024 * 1024);
+    expect(page.endsWith('big{i="59999"} 59999\n')).toBe(true);
+    expect(await text([family('', 'counter')])).toBe('# TYPE h_total counter\nh_total 1\n');
+    expect(await text([big])).toBe(page);
   });
 });

@@ -2,7 +2,7 @@
 // list of keyed families (a sample's rendered name and labels, its key, beside its value), the
 // merge adds counters and histograms and combines gauges by rule, and the result is rendered
 // once, straight into bytes.
-import { BodyWriter, MAX_RETAINED_BODY_BYTES } from './body-writer.ts';
+import { BodyWriter, INITIAL_BODY_BYTES, MAX_RETAINED_BODY_BYTES } from './body-writer.ts';
 import { escapeHelp, escapeLabelValue } from './exposition.ts';
 import type { CancelToken } from './scrape-cancel.ts';
 import type { SeriesFamily, SeriesSample, SeriesType } from './series-snapshot.ts';
@@ -91,9 +91,12 @@ export interface SeriesMergeOptions {
   readonly defaultGaugeRule?: GaugeRule;
 }
 
-/** A merged family: its keys (in first-seen order, or the previous merge's) and their values. */
+/**
+ * A merged family: its keys (in first-seen order, or the previous merge's) and their values
+ * (floats off the JavaScript heap: a large merge every scrape leaves the collector nothing to mark).
+ */
 export interface MergedFamily extends KeyedLayout {
-  readonly values: number[];
+  readonly values: Float64Array;
   readonly start: 0;
 }
 
@@ -136,9 +139,10 @@ interface Target {
   readonly type: SeriesType;
   keys: string[];
   shared: boolean;
-  readonly values: number[];
+  /** Per slot (its length may exceed the keys': room to add keys). */
+  values: Float64Array;
   /** Per slot, 1 once an input has given it a value in this merge. */
-  readonly given: number[];
+  given: Uint8Array;
   /** Slots given a value. */
   count: number;
 }
@@ -153,8 +157,15 @@ function appendKey(target: Target, key: string): number {
   }
   const slot = target.keys.length;
   target.keys.push(key);
-  target.values.push(0);
-  target.given.push(0);
+  if (slot === target.values.length) {
+    const capacity = Math.max(16, 2 * slot);
+    const values = new Float64Array(capacity);
+    values.set(target.values);
+    target.values = values;
+    const given = new Uint8Array(capacity);
+    given.set(target.given);
+    target.given = given;
+  }
   indexes.get(target.keys)?.set(key, slot);
   return slot;
 }
@@ -184,21 +195,22 @@ type KeptLayouts = Map<string, { readonly type: SeriesType; readonly keys: reado
 
 function newTarget(name: string, help: string, type: SeriesType, kept: KeptLayouts | undefined): Target {
   const before = kept?.get(name);
-  if (before === undefined || before.type !== type) return { name, help, type, keys: [], shared: false, values: [], given: [], count: 0 };
+  if (before === undefined || before.type !== type) return { name, help, type, keys: [], shared: false, values: new Float64Array(0), given: new Uint8Array(0), count: 0 };
   const size = before.keys.length;
-  return { name, help, type, keys: before.keys as string[], shared: true, values: new Array<number>(size).fill(0), given: new Array<number>(size).fill(0), count: 0 };
+  return { name, help, type, keys: before.keys as string[], shared: true, values: new Float64Array(size), given: new Uint8Array(size), count: 0 };
 }
 
 /** The merged family: only the keys given a value this time (a key of the last merge that no input has is gone). */
 function finish(target: Target): MergedFamily {
   const { name, help, type } = target;
-  if (target.count === target.keys.length) return { name, help, type, keys: target.keys, values: target.values, start: 0 };
+  const size = target.keys.length;
+  if (target.count === size) return { name, help, type, keys: target.keys, values: size === target.values.length ? target.values : target.values.subarray(0, size), start: 0 };
   const keys: string[] = [];
-  const values: number[] = [];
-  for (let i = 0; i < target.keys.length; i++) {
+  const values = new Float64Array(target.count);
+  for (let i = 0; i < size; i++) {
     if (target.given[i] === 0) continue;
+    values[keys.length] = target.values[i]!;
     keys.push(target.keys[i]!);
-    values.push(target.values[i]!);
   }
   return { name, help, type, keys, values, start: 0 };
 }
@@ -223,7 +235,6 @@ async function merge(inputs: readonly SeriesMergeInput[], options: SeriesMergeOp
       const rule: GaugeRule = type === 'gauge' || type === 'untyped' ? (rules[family.name] ?? defaultRule) : 'sum';
       const { keys, values, start } = family;
       const allCumulative = type === 'counter' || type === 'histogram';
-      const given = target.given;
       let expected = 0;
       let aligned = true;
       for (let i = 0; i < keys.length; i++) {
@@ -232,16 +243,17 @@ async function merge(inputs: readonly SeriesMergeInput[], options: SeriesMergeOp
         let slot: number;
         if (allCumulative || (type === 'summary' && isSummaryTotal(family.name, key))) {
           slot = slotOf(target, key, expected, aligned);
-          target.values[slot] = given[slot] === 0 ? value : target.values[slot]! + value;
+          target.values[slot] = target.given[slot] === 0 ? value : target.values[slot]! + value;
         } else if (rule === 'perWorker' || type === 'summary') {
           slot = slotOf(target, withWorkerLabel(key, worker), expected, aligned);
           target.values[slot] = value;
         } else {
           slot = slotOf(target, key, expected, aligned);
-          target.values[slot] = given[slot] === 0 ? value : combine(rule, target.values[slot]!, value);
+          target.values[slot] = target.given[slot] === 0 ? value : combine(rule, target.values[slot]!, value);
         }
-        if (given[slot] === 0) {
-          given[slot] = 1;
+        // Read after slotOf: adding a key may have grown the arrays.
+        if (target.given[slot] === 0) {
+          target.given[slot] = 1;
           target.count++;
         }
         aligned &&= slot === expected;
@@ -294,10 +306,14 @@ const SPACE = 0x20;
  */
 export async function renderKeyedFamilies(families: readonly KeyedFamily[], cancel?: CancelToken): Promise<Buffer> {
   // One scratch buffer, reused by renders that do not overlap (the body handed out is a copy).
-  const writer = spareWriter ?? new BodyWriter();
+  // A page past the size kept between renders gets a writer of its last size (with room to
+  // grow), not one that doubles its way up from 16 KB copying what it holds at every step.
+  const writer = spareWriter ?? new BodyWriter(Math.max(INITIAL_BODY_BYTES, lastBodyBytes + (lastBodyBytes >> 3)));
   spareWriter = undefined;
   try {
-    return await renderInto(writer, families, cancel);
+    const body = await renderInto(writer, families, cancel);
+    lastBodyBytes = body.length;
+    return body;
   } finally {
     writer.reset();
     if (writer.capacity <= MAX_RETAINED_BODY_BYTES) spareWriter = writer;
@@ -305,6 +321,28 @@ export async function renderKeyedFamilies(families: readonly KeyedFamily[], canc
 }
 
 let spareWriter: BodyWriter | undefined;
+/** Bytes of the last page rendered. */
+let lastBodyBytes = 0;
+
+/** A family's `# HELP` and `# TYPE` lines as last rendered, by name: made again only when its HELP or type changes. */
+interface Header {
+  readonly help: string;
+  readonly type: SeriesType;
+  readonly text: string;
+}
+
+const headers = new Map<string, Header>();
+/** Names whose header lines are kept; past it the map starts over (a merge holds far fewer families). */
+const MAX_KEPT_HEADERS = 10_000;
+
+function headerOf(family: KeyedLayout): string {
+  const kept = headers.get(family.name);
+  if (kept !== undefined && kept.help === family.help && kept.type === family.type) return kept.text;
+  const text = `${family.help === '' ? '' : `# HELP ${family.name} ${escapeHelp(family.help, false)}\n`}# TYPE ${family.name} ${family.type}\n`;
+  if (headers.size >= MAX_KEPT_HEADERS) headers.clear();
+  headers.set(family.name, { help: family.help, type: family.type, text });
+  return text;
+}
 
 /** A keys array as UTF-8, each key followed by a space: key `i` is `bytes[ends[i - 1], ends[i])`. */
 interface EncodedKeys {
@@ -347,8 +385,7 @@ async function renderInto(writer: BodyWriter, families: readonly KeyedFamily[], 
   for (const family of families) {
     const { keys, values, start } = family;
     if (keys.length === 0) continue;
-    if (family.help !== '') writer.write(`# HELP ${family.name} ${escapeHelp(family.help, false)}\n`);
-    writer.write(`# TYPE ${family.name} ${family.type}\n`);
+    writer.write(headerOf(family));
     const encoded = encodedOf(keys);
     for (let i = 0; i < keys.length; i++) {
       if (encoded === undefined) {
