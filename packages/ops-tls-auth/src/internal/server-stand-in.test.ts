@@ -26,6 +26,7 @@ let pki: TestPki;
 let oddCa: TestCa;
 let oddClient: PemPair;
 let bareServer: { certFile: string; keyFile: string };
+let rsaTwinCa: TestCa;
 beforeAll(async () => {
   pki = await createTestPki();
   // a second client CA with UTF-8, repeated spaces and a name OpenSSL's canonical form would fold
@@ -39,6 +40,8 @@ beforeAll(async () => {
     extraExtensions: ['authorityKeyIdentifier = none'],
   });
   bareServer = { certFile: bare.certFile, keyFile: bare.keyFile };
+  // pki.ca's name with an RSA key: its stand-in (P-256) could pass for the issuer of the ECDSA-signed bare server certificate
+  rsaTwinCa = await pki.rootCa('rsa-twin', { subject: { O: 'Operations Test', CN: 'ops-ca' }, keyType: 'rsa-2048' });
 }, 60_000);
 afterAll(() => pki.cleanup());
 
@@ -104,14 +107,21 @@ describe('stand-in client CAs', () => {
     expect(await get(server, oddClient)).toBe('200 CN=odd-operator,O=Org2');
   });
 
-  it('are not used when OpenSSL could chain a lone server certificate to one: the real CAs, one warning, no stand-in on the wire', async () => {
+  it('never reach the wire as the server chain, for a lone server certificate without an authority key identifier', async () => {
+    const bareCert = new X509Certificate(await readPem(bareServer.certFile)).fingerprint256;
     const server = await start({ credentials: credentials(bareServer) });
     const real = await start({ credentials: credentials(bareServer), clientCaStandIns: false });
     const seen = await observe(server, '-tls1_3');
-    expect(seen).toEqual(await observe(real, '-tls1_3'));
-    // OpenSSL completes the lone certificate's chain from the store: the real CA, as without stand-ins
-    expect(seen.sent).toEqual([new X509Certificate(await readPem(bareServer.certFile)).fingerprint256, new X509Certificate(pki.ca.cert).fingerprint256]);
-    expect(server.lines.map((line) => line.message)).toEqual([expect.stringMatching(/no authority key identifier/)]);
+    const withRealCas = await observe(real, '-tls1_3');
+    expect(seen.names).toBe(withRealCas.names);
+    // with the real CAs OpenSSL completes the lone certificate's chain from its store; a stand-in of another key kind is never taken
+    expect(withRealCas.sent).toEqual([bareCert, new X509Certificate(pki.ca.cert).fingerprint256]);
+    expect(seen.sent).toEqual([bareCert]);
+    expect(server.lines).toEqual([]);
+    // a CA whose stand-in could pass for the issuer is handed over as it is, with one warning
+    const twin = await start({ credentials: loadTlsCredentials({ ...bareServer, clientRootCAs: [rsaTwinCa.certFile] }) });
+    expect((await observe(twin, '-tls1_3')).sent).toEqual([bareCert]);
+    expect(twin.lines.map((line) => line.message)).toEqual([expect.stringMatching(/OpenSSL could take its stand-in for the issuer of the server certificate/)]);
   });
 });
 

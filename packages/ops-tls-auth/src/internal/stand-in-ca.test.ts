@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOpenSslClientCas, namesIssuerKey, rawSubjectOf, standInFor } from './stand-in-ca.ts';
+import { createOpenSslClientCas, namesIssuerKey, rawSubjectOf, signatureKeyKind, standInFor } from './stand-in-ca.ts';
 
 let dir: string;
 const file = (name: string): string => join(dir, name);
@@ -66,13 +66,16 @@ describe('standInFor', () => {
     }
   });
 
-  it('is a self-signed CA certificate with its own P-256 key and a subject key identifier of its own', () => {
+  it('is a self-signed CA certificate with a key of its own, of another kind than the real one, and a key identifier of its own', () => {
     const realCert = new X509Certificate(plainCa);
     const standIn = new X509Certificate(standInFor(plainCa));
     expect(standIn.ca).toBe(true);
     expect(standIn.verify(standIn.publicKey)).toBe(true);
     expect(standIn.verify(realCert.publicKey)).toBe(false);
-    expect(standIn.publicKey.asymmetricKeyDetails?.namedCurve).toBe('prime256v1');
+    expect(standIn.publicKey.asymmetricKeyType).toBe('ed25519');
+    const forRsa = new X509Certificate(standInFor(rsaCa));
+    expect(forRsa.publicKey.asymmetricKeyDetails?.namedCurve).toBe('prime256v1');
+    expect(forRsa.verify(forRsa.publicKey)).toBe(true);
     const text = execFileSync('openssl', ['x509', '-noout', '-text'], { input: standInFor(plainCa), encoding: 'utf8' });
     expect(text).toMatch(/Basic Constraints: critical\s+CA:TRUE/);
     expect(text).toMatch(/Key Usage: critical\s+Certificate Sign/);
@@ -92,6 +95,12 @@ describe('namesIssuerKey', () => {
   it("tells a certificate that names its issuer's key from one that does not", () => {
     expect(namesIssuerKey(new X509Certificate(leaf('with-akid', 'plain', true)).raw)).toBe(true);
     expect(namesIssuerKey(new X509Certificate(leaf('no-akid', 'plain', false)).raw)).toBe(false);
+  });
+
+  it('and signatureKeyKind the kind of key that signed it', () => {
+    expect(signatureKeyKind(new X509Certificate(leaf('by-ec', 'plain', true)).raw)).toBe('ec');
+    expect(signatureKeyKind(new X509Certificate(leaf('by-rsa', 'rsa', true)).raw)).toBe('rsa');
+    expect(signatureKeyKind(new X509Certificate(standInFor(plainCa)).raw)).toBe('ed25519');
   });
 });
 
@@ -125,16 +134,23 @@ describe('createOpenSslClientCas', () => {
     expect(warnings[0]).toMatch(/client CA certificate #2: no stand-in could be made .*the real certificate/);
   });
 
-  it('gives the real CAs when the server certificate alone could be chained to a stand-in, or when turned off', () => {
+  it('gives a CA as it is when OpenSSL could take its stand-in for the issuer of a lone server certificate, or when turned off', () => {
     const warnings: string[] = [];
     const cas = createOpenSslClientCas(true, (message) => warnings.push(message));
+    // made while the server certificate named its issuer's key: both CAs get stand-ins
+    const before = cas.forCredentials({ cert: server(), ca: [plainCa, rsaCa] });
+    expect(before).not.toContain(plainCa);
+    expect(before).not.toContain(rsaCa);
+    // an ECDSA-signed server certificate without a key identifier: the RSA CA's stand-in (P-256) could have signed it
     const bare = leaf('bare-server', 'plain', false);
-    expect(cas.forCredentials({ cert: bare, ca: [plainCa] })).toEqual([plainCa]);
-    expect(cas.forCredentials({ cert: bare, ca: [plainCa] })).toEqual([plainCa]);
+    const given = cas.forCredentials({ cert: bare, ca: [plainCa, rsaCa] });
+    expect(given[0]).toBe(before[0]);
+    expect(given[1]).toBe(rsaCa);
+    cas.forCredentials({ cert: bare, ca: [plainCa, rsaCa] });
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatch(/no authority key identifier/);
+    expect(warnings[0]).toMatch(/client CA certificate #2: OpenSSL could take its stand-in for the issuer of the server certificate/);
     // with its chain in the file, OpenSSL sends that chain and never looks in the store
-    expect(cas.forCredentials({ cert: bare + plainCa, ca: [plainCa] })).not.toEqual([plainCa]);
+    expect(cas.forCredentials({ cert: bare + plainCa, ca: [rsaCa] })).not.toEqual([rsaCa]);
     expect(createOpenSslClientCas(false, () => {}).forCredentials({ cert: server(), ca: [plainCa, oddCa] })).toEqual([plainCa, oddCa]);
   });
 });

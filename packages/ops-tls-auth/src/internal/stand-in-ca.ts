@@ -126,22 +126,53 @@ function pem(der: Uint8Array): string {
   return `-----BEGIN CERTIFICATE-----\n${lines.join('\n')}\n-----END CERTIFICATE-----\n`;
 }
 
+const ED25519 = sequence(oid('1.3.101.112'));
+
+type KeyKind = 'ec' | 'ed25519' | 'rsa' | 'other';
+
+/** The kind of key a stand-in for this CA gets: one its real certificates cannot be signed with. */
+function standInKeyKind(real: X509Certificate): KeyKind {
+  return real.publicKey.asymmetricKeyType === 'ec' ? 'ed25519' : 'ec';
+}
+
+/** The kind of key that made a DER certificate's signature, from its signature algorithm. */
+export function signatureKeyKind(certificate: Uint8Array): KeyKind {
+  const outer = readTlv(certificate, 0, certificate.length);
+  const tbs = readTlv(certificate, outer.start, outer.end);
+  const algorithm = readTlv(certificate, tbs.end, outer.end);
+  const id = readTlv(certificate, algorithm.start, algorithm.end);
+  const dotted = Buffer.from(certificate.subarray(id.at, id.end));
+  if (dotted.equals(oid('1.3.101.112'))) return 'ed25519';
+  const prefix = (arc: string): boolean => {
+    const base = oid(arc).subarray(2);
+    return dotted.subarray(2, 2 + base.length).equals(base) && dotted.length > 2 + base.length;
+  };
+  if (prefix('1.2.840.10045.4')) return 'ec';
+  if (prefix('1.2.840.113549.1.1')) return 'rsa';
+  return 'other';
+}
+
 /**
  * A self-signed stand-in for one CA certificate (PEM in, PEM out): the same subject and issuer
- * name bytes, a fresh P-256 key (kept nowhere), CA basic constraints, keyCertSign, and a random
- * subject key identifier. Throws when the certificate cannot be read.
+ * name bytes, a fresh key (kept nowhere), CA basic constraints, keyCertSign, and a random
+ * subject key identifier. Its key is of another type than the real CA's (Ed25519 for an EC CA,
+ * P-256 otherwise): OpenSSL also passes over an issuer whose key type cannot have made a
+ * certificate's signature, which covers certificates without an authority key identifier.
+ * Throws when the certificate cannot be read.
  */
 export function standInFor(caPem: string): string {
   const real = new X509Certificate(caPem);
   const subject = rawSubjectOf(real.raw);
-  const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const edwards = standInKeyKind(real) === 'ed25519';
+  const { publicKey, privateKey } = edwards ? generateKeyPairSync('ed25519') : generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const algorithm = edwards ? ED25519 : ECDSA_WITH_SHA256;
   const spki = publicKey.export({ type: 'spki', format: 'der' });
   // Random, so that no authority key identifier a client certificate carries can name it.
   const keyId = randomBytes(20);
   const extensions = tlv(0xa3, sequence(BASIC_CONSTRAINTS_CA, KEY_USAGE_CERT_SIGN, extension('2.5.29.14', false, octetString(keyId))));
-  const tbs = sequence(tlv(VERSION_TAG, tlv(0x02, Buffer.from([2]))), positiveInteger(randomBytes(16)), ECDSA_WITH_SHA256, subject, VALIDITY, subject, spki, extensions);
-  const signature = sign('sha256', tbs, privateKey);
-  return pem(sequence(tbs, ECDSA_WITH_SHA256, bitString(signature)));
+  const tbs = sequence(tlv(VERSION_TAG, tlv(0x02, Buffer.from([2]))), positiveInteger(randomBytes(16)), algorithm, subject, VALIDITY, subject, spki, extensions);
+  const signature = sign(edwards ? null : 'sha256', tbs, privateKey);
+  return pem(sequence(tbs, algorithm, bitString(signature)));
 }
 
 const AUTHORITY_KEY_ID = oid('2.5.29.35');
@@ -181,14 +212,20 @@ export interface OpenSslClientCas {
 
 /**
  * OpenSSL also builds the server's own chain from the `ca` store when the certificate file
- * holds the server certificate alone. A stand-in must never be picked there (it would be sent
- * to clients): that is certain only when the server certificate names its issuer's key, which
- * no stand-in's key identifier matches. Otherwise the real CAs are used, as without stand-ins.
+ * holds the server certificate alone, and a stand-in must never be picked there (it would be
+ * sent to clients). It cannot be when the server certificate names its issuer's key (no
+ * stand-in's key identifier matches) or was signed with another kind of key than the
+ * stand-in's; otherwise that CA is handed to OpenSSL as it is.
  */
-function serverChainIsSafe(certPem: string): boolean {
-  const blocks = certPem.match(/-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g) ?? [];
-  if (blocks.length !== 1) return blocks.length > 1; // a file with its chain: OpenSSL sends that chain, never the store's
-  return namesIssuerKey(new X509Certificate(blocks[0]!).raw);
+function standInIsSafeFor(serverCertPem: string): (caPem: string) => boolean {
+  const blocks = serverCertPem.match(/-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g) ?? [];
+  // a file with its chain: OpenSSL sends that chain, never the store's
+  if (blocks.length > 1) return () => true;
+  if (blocks.length === 0) return () => false;
+  const leaf = new X509Certificate(blocks[0]!).raw;
+  if (namesIssuerKey(leaf)) return () => true;
+  const signedWith = signatureKeyKind(leaf);
+  return (caPem) => signedWith !== 'other' && signedWith !== standInKeyKind(new X509Certificate(caPem));
 }
 
 /** `enabled` false hands OpenSSL the real CAs (the measurement's "before"); `warn` hears each CA kept real, once. */
@@ -203,27 +240,28 @@ export function createOpenSslClientCas(enabled: boolean, warn: (message: string)
   return {
     forCredentials({ cert, ca }) {
       if (!enabled || ca.length === 0) return [...ca];
-      let safe: boolean;
+      let safeFor: (caPem: string) => boolean;
       try {
-        safe = serverChainIsSafe(cert);
+        safeFor = standInIsSafeFor(cert);
       } catch {
-        safe = false;
-      }
-      if (!safe) {
-        warnOnce(
-          `server:${cert}`,
-          'the server certificate has no authority key identifier and no chain in its file; OpenSSL is given the real client CA certificates (slower handshakes, same verdicts)',
-        );
-        return [...ca];
+        safeFor = () => false;
       }
       const next = new Map<string, string>();
       const out = ca.map((caPem, index) => {
-        const known = next.get(caPem) ?? made.get(caPem);
-        if (known !== undefined) {
-          next.set(caPem, known);
-          return known;
-        }
         try {
+          // checked for every server certificate, before a stand-in made earlier is reused
+          if (!safeFor(caPem)) {
+            warnOnce(
+              `server:${cert}:${caPem}`,
+              `client CA certificate #${index + 1}: OpenSSL could take its stand-in for the issuer of the server certificate (no authority key identifier, no chain in its file), so it is given the real certificate (slower handshakes, same verdicts)`,
+            );
+            return caPem;
+          }
+          const known = next.get(caPem) ?? made.get(caPem);
+          if (known !== undefined) {
+            next.set(caPem, known);
+            return known;
+          }
           const standIn = standInFor(caPem);
           next.set(caPem, standIn);
           return standIn;
