@@ -8,10 +8,10 @@ import { generateKeyPairSync, randomBytes, sign, X509Certificate } from 'node:cr
  * chain against it (chain search, signatures) although its verdict decides nothing here: the
  * verdict is Go's, taken by the chain judge on the list the client sent. A stand-in carries the
  * real CA's subject name, byte for byte (so the CertificateRequest names exactly the same CAs as
- * Fabric's), with a key of its own made in this process and never written anywhere, and a
- * subject key identifier no client certificate's authority key identifier matches: OpenSSL
- * finds no issuer at once and stops, instead of verifying signatures on a chain it will never
- * be asked about.
+ * Fabric's), with a key of its own made in this process and never written anywhere, of another
+ * kind than the CA's, and a subject key identifier no client certificate's authority key
+ * identifier matches: OpenSSL finds no issuer at once and stops, instead of verifying
+ * signatures on a chain it will never be asked about.
  */
 
 interface Tlv {
