@@ -152,15 +152,18 @@ function once(port, ca, client) {
   });
 }
 
+/** Opens `count` connections; a failed one is counted by its error code (printed beside the figure), never thrown. */
 async function load(port, ca, client, count) {
   let next = 0;
+  const failures = {};
   const lane = async () => {
     while (next < count) {
       next += 1;
-      await once(port, ca, client);
+      await once(port, ca, client).catch((error) => (failures[error.code ?? error.message] = (failures[error.code ?? error.message] ?? 0) + 1));
     }
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, lane));
+  return failures;
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'ops-tls-newconn-'));
@@ -184,10 +187,11 @@ try {
           const clientOptions = mode === 'raw-plain' ? {} : client;
           await load(port, pki.ca, clientOptions, 200); // warm-up (and, for ours, the verifier thread and verdict cache)
           const before = cpuSeconds(child.pid);
-          await load(port, pki.ca, clientOptions, CONNECTIONS);
+          const failures = await load(port, pki.ca, clientOptions, CONNECTIONS);
           const micros = ((cpuSeconds(child.pid) - before) / CONNECTIONS) * 1e6;
           const key = `${mode} (${mode === 'raw-plain' ? 'no client cert' : chainName === 'long' ? 'leaf + 6 intermediates' : 'leaf'})`;
-          results.set(key, [...(results.get(key) ?? []), Math.round(micros)]);
+          const failed = Object.entries(failures).map(([code, n]) => `${n}× ${code}`);
+          results.set(key, [...(results.get(key) ?? []), `${Math.round(micros)}${failed.length > 0 ? ` (failed: ${failed.join(', ')})` : ''}`]);
         } finally {
           child.kill();
         }
