@@ -34,6 +34,8 @@ const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const HANDSHAKES = Math.max(1, Number(process.env.BENCH_HANDSHAKES ?? 40));
 const FLEET = Math.max(HANDSHAKES + 3, Number(process.env.BENCH_FLEET ?? 100));
 const CONNECT_CONCURRENCY = 16;
+/** The peer bin with FABRIC_OPS_TLS_CA_STAND_INS=off: OpenSSL gets the real client CAs (ops-tls-auth's stand-ins off). */
+const REAL_CAS = 'peer, real CAs';
 const DECOY_COUNTS = [60, 110];
 const here = (f) => fileURLToPath(new URL(f, import.meta.url));
 
@@ -122,6 +124,8 @@ try {
   const twinOptions = JSON.stringify({ ...files, responsesFile, clientAuthRequired: false });
   const targets = [
     { name: 'peer', server: peer },
+    // the same bin with the real client CAs handed to OpenSSL: the stand-ins' before/after in one run
+    { name: REAL_CAS, server: track(await startPeer(writePeerConfig(join(dir, 'peer-real-cas'), { tls: files }), { env: { FABRIC_OPS_TLS_CA_STAND_INS: 'off' } })) },
     { name: 'raw node mTLS', server: track(await startListening('raw-target.mjs', process.execPath, [here('./lib/raw-target.mjs'), twinOptions])) },
     ...(fabric.binary ? [{ name: 'Fabric', server: track(await startFabric(fabric.binary, fabricTlsEnv(files, false))) }] : []),
     ...(go.binary ? [{ name: 'Go hello', server: track(await startListening('go-hello', go.binary, [twinOptions])) }] : []),
@@ -152,12 +156,12 @@ try {
   }
   for (const t of targets) await stop(t.server);
 
-  const names = ['peer', 'raw node mTLS', 'Fabric', 'Go hello'];
+  const names = ['peer', REAL_CAS, 'raw node mTLS', 'Fabric', 'Go hello'];
   console.log(
     `\nNew mutual-TLS connection per request (GET /version, ${CONNECT_CONCURRENCY} concurrent loops), server CPU µs/request, medians of ${ROUNDS} × ${SECONDS} s alternating; load average ${loadavg()[0].toFixed(2)}`,
   );
-  console.log(`| client certificates | ${names.join(' | ')} | peer/Fabric (goal ≤ 1.5×) | peer/raw (goal ≤ 1.00×) | connections completed (failed) |`);
-  console.log(`|---|${names.map(() => '---:').join('|')}|---|---|---|`);
+  console.log(`| client certificates | ${names.join(' | ')} | peer/Fabric (goal ≤ 1.5×) | peer/raw (goal ≤ 1.00×) | stand-ins on/off | connections completed (failed) |`);
+  console.log(`|---|${names.map(() => '---:').join('|')}|---|---|---|---|`);
   for (const variant of variants) {
     const c = cpu[variant.name];
     const us = (name) => (c[name] ? fmt(c[name].us) : name === 'Fabric' ? fabric.missing : 'not run');
@@ -166,7 +170,8 @@ try {
     const counts = Object.entries(c)
       .map(([name, v]) => `${name} ${v.completed} (${v.failed})`)
       .join(', ');
-    console.log(`| ${variant.name} | ${names.map(us).join(' | ')} | ${c.Fabric ? ratioVerdict(toFabric, 1.5) : fabric.missing} | ${ratioVerdict(toRaw, 1)} | ${counts} |`);
+    const onOff = `${fmt(c.peer.us / c[REAL_CAS].us, 2)}×`;
+    console.log(`| ${variant.name} | ${names.map(us).join(' | ')} | ${c.Fabric ? ratioVerdict(toFabric, 1.5) : fabric.missing} | ${ratioVerdict(toRaw, 1)} | ${onOff} | ${counts} |`);
   }
   console.log(`(the fleet is cache-free only while a server sees at most ${FLEET} connections per verdict-cache lifetime; the counts above say how many it saw)`);
 
@@ -180,6 +185,9 @@ try {
     const p = track(await startPeer(writePeerConfig(join(dir, `peer-${latency.length}`), { tls })));
     row.peer = await handshakeLatency(p.port, contexts);
     await stop(p);
+    const real = track(await startPeer(writePeerConfig(join(dir, `peer-real-${latency.length}`), { tls }), { env: { FABRIC_OPS_TLS_CA_STAND_INS: 'off' } }));
+    row.real = await handshakeLatency(real.port, contexts);
+    await stop(real);
     if (fabric.binary) {
       const f = track(await startFabric(fabric.binary, fabricTlsEnv(tls, false)));
       row.fabric = await handshakeLatency(f.port, contexts);
@@ -200,12 +208,14 @@ try {
   console.log(
     `\nHandshake latency, TCP dial to the first response byte of GET /version on a new connection, ${HANDSHAKES} in a row, each with its own certificate; load average ${loadavg()[0].toFixed(2)}`,
   );
-  console.log('| client-CA file | peer p50 / p90, admitted | Fabric p50 / p90, admitted | peer/Fabric p50 (goal ≤ 1.5×) | peer/Fabric p90 |');
-  console.log('|---|---|---|---|---|');
+  console.log(`| client-CA file | peer p50 / p90, admitted | ${REAL_CAS} p50 / p90, admitted | Fabric p50 / p90, admitted | peer/Fabric p50 (goal ≤ 1.5×) | peer/Fabric p90 |`);
+  console.log('|---|---|---|---|---|---|');
   for (const row of latency) {
     const p50 = row.fabric ? row.peer.p50 / row.fabric.p50 : Number.NaN;
     const p90 = row.fabric ? row.peer.p90 / row.fabric.p90 : Number.NaN;
-    console.log(`| ${row.label} | ${cell(row.peer)} | ${cell(row.fabric)} | ${row.fabric ? ratioVerdict(p50, 1.5) : fabric.missing} | ${row.fabric ? fmt(p90, 2) + '×' : fabric.missing} |`);
+    console.log(
+      `| ${row.label} | ${cell(row.peer)} | ${cell(row.real)} | ${cell(row.fabric)} | ${row.fabric ? ratioVerdict(p50, 1.5) : fabric.missing} | ${row.fabric ? fmt(p90, 2) + '×' : fabric.missing} |`,
+    );
   }
 } finally {
   await cleanup();

@@ -8,6 +8,7 @@ import { formatRemoteAddress } from '@fabric-ops/ops-http/go';
 import { createHandshakeLog } from './handshake-log.ts';
 import { markVerifiedClient } from './identity.ts';
 import { secureContextOptions, tlsServerOptions } from './options.ts';
+import { createOpenSslClientCas } from './stand-in-ca.ts';
 import { clientCertificateMessageProblem } from '@fabric-ops/go-x509';
 import { captureChainsEarly, createAdmittedChains, nativePeerChain, type CapturedChain } from './peer-chain.ts';
 import { nativeChainIsFaithful } from './self-probe.ts';
@@ -29,6 +30,13 @@ export interface TlsServerOptions {
   readonly logger?: WarnLogger | undefined;
   /** At most this many handshake-error lines a second; the rest are counted. Default 10. */
   readonly maxHandshakeErrorsLoggedPerSecond?: number | undefined;
+  /**
+   * Hand OpenSSL a stand-in for each client CA (same name, a key of its own) instead of the CA
+   * itself: the certificate request names the same CAs, the verdict stays Go's, and OpenSSL stops
+   * checking chains whose result is never used. Default true, unless the environment variable
+   * `FABRIC_OPS_TLS_CA_STAND_INS` is `off`.
+   */
+  readonly clientCaStandIns?: boolean | undefined;
 }
 
 export interface TlsServer {
@@ -102,8 +110,13 @@ export interface TlsServerInternals {
 }
 
 export function createTlsServerWith(options: TlsServerOptions, onRequest: RequestListener<typeof IncomingMessage, typeof ServerResponse> | undefined, internals: TlsServerInternals): TlsServer {
+  const openSslCas = createOpenSslClientCas(options.clientCaStandIns ?? process.env['FABRIC_OPS_TLS_CA_STAND_INS'] !== 'off', (message) =>
+    options.logger?.warn({ reason: 'client CA stand-in' }, message),
+  );
+  // OpenSSL gets the stand-ins; the judge gets the real CA files.
+  const forOpenSsl = (credentials: TlsCredentials): TlsCredentials => ({ ...credentials, ca: openSslCas.forCredentials(credentials) });
   const state: ServerState = {
-    server: createServer({ ...options.serverOptions, ...tlsServerOptions(options.credentials, options.handshakeTimeoutMs ?? 10_000) }, onRequest),
+    server: createServer({ ...options.serverOptions, ...tlsServerOptions(forOpenSsl(options.credentials), options.handshakeTimeoutMs ?? 10_000) }, onRequest),
     handshakeTimeoutMs: options.handshakeTimeoutMs ?? 10_000,
     logFailure: createHandshakeLog(options.logger, options.maxHandshakeErrorsLoggedPerSecond ?? 10),
     pending: new Map(),
@@ -144,7 +157,7 @@ export function createTlsServerWith(options: TlsServerOptions, onRequest: Reques
   return {
     server,
     setCredentials(credentials) {
-      server.setSecureContext(secureContextOptions(credentials));
+      server.setSecureContext(secureContextOptions(forOpenSsl(credentials)));
       caFileNames = credentials.clientCaFileNames;
       judge.setTrust(credentials.clientCaFiles ?? credentials.ca);
     },

@@ -1,0 +1,277 @@
+import { generateKeyPairSync, randomBytes, sign, X509Certificate } from 'node:crypto';
+
+/*
+ * Stand-in client CA certificates for OpenSSL.
+ *
+ * Node names the acceptable client CAs in the TLS CertificateRequest only through the `ca`
+ * option, and `ca` also fills OpenSSL's trust store, so OpenSSL builds and checks every client
+ * chain against it (chain search, signatures) although its verdict decides nothing here: the
+ * verdict is Go's, taken by the chain judge on the list the client sent. A stand-in carries the
+ * real CA's subject name, byte for byte (so the CertificateRequest names exactly the same CAs as
+ * Fabric's), with a key of its own made in this process and never written anywhere, of another
+ * kind than the CA's, and a subject key identifier no client certificate's authority key
+ * identifier matches: OpenSSL finds no issuer at once and stops, instead of verifying
+ * signatures on a chain it will never be asked about.
+ */
+
+interface Tlv {
+  readonly tag: number;
+  /** Offset of the tag. */
+  readonly at: number;
+  /** Offset of the content. */
+  readonly start: number;
+  /** Offset after the content. */
+  readonly end: number;
+}
+
+/** One DER element at `at`; throws on anything malformed or running past `limit`. */
+function readTlv(der: Uint8Array, at: number, limit: number): Tlv {
+  if (at + 2 > limit) throw new Error('truncated DER element');
+  const tag = der[at]!;
+  if ((tag & 0x1f) === 0x1f) throw new Error('multi-byte DER tag');
+  let length = der[at + 1]!;
+  let start = at + 2;
+  if (length & 0x80) {
+    const octets = length & 0x7f;
+    if (octets === 0 || octets > 4 || start + octets > limit) throw new Error('bad DER length');
+    length = 0;
+    for (let i = 0; i < octets; i++) length = length * 256 + der[start + i]!;
+    start += octets;
+  }
+  const end = start + length;
+  if (end > limit) throw new Error('DER element runs past its container');
+  return { tag, at, start, end };
+}
+
+const SEQUENCE = 0x30;
+const VERSION_TAG = 0xa0;
+
+/** The subject name of a DER certificate, exactly as encoded in it (tag and length included). */
+export function rawSubjectOf(certificate: Uint8Array): Uint8Array {
+  const outer = readTlv(certificate, 0, certificate.length);
+  if (outer.tag !== SEQUENCE) throw new Error('not a certificate');
+  const tbs = readTlv(certificate, outer.start, outer.end);
+  if (tbs.tag !== SEQUENCE) throw new Error('not a certificate');
+  let at = tbs.start;
+  const next = (): Tlv => {
+    const element = readTlv(certificate, at, tbs.end);
+    at = element.end;
+    return element;
+  };
+  let element = next();
+  if (element.tag === VERSION_TAG) element = next(); // the serial number
+  next(); // signature algorithm
+  next(); // issuer
+  next(); // validity
+  const subject = next();
+  if (subject.tag !== SEQUENCE) throw new Error('subject is not a name');
+  return certificate.subarray(subject.at, subject.end);
+}
+
+function derLength(length: number): Buffer {
+  if (length < 0x80) return Buffer.from([length]);
+  const octets: number[] = [];
+  for (let rest = length; rest > 0; rest = Math.floor(rest / 256)) octets.unshift(rest % 256);
+  return Buffer.from([0x80 | octets.length, ...octets]);
+}
+
+function tlv(tag: number, ...content: Uint8Array[]): Buffer {
+  const body = Buffer.concat(content);
+  return Buffer.concat([Buffer.from([tag]), derLength(body.length), body]);
+}
+
+const sequence = (...content: Uint8Array[]): Buffer => tlv(SEQUENCE, ...content);
+
+/** An OBJECT IDENTIFIER from its dotted form. */
+function oid(dotted: string): Buffer {
+  const [first, second, ...rest] = dotted.split('.').map(Number);
+  const bytes = [first! * 40 + second!];
+  for (const arc of rest) {
+    const groups = [arc & 0x7f];
+    for (let value = Math.floor(arc / 128); value > 0; value = Math.floor(value / 128)) groups.unshift((value & 0x7f) | 0x80);
+    bytes.push(...groups);
+  }
+  return tlv(0x06, Buffer.from(bytes));
+}
+
+/** A positive INTEGER from its big-endian magnitude. */
+function positiveInteger(magnitude: Uint8Array): Buffer {
+  let from = 0;
+  while (from < magnitude.length - 1 && magnitude[from] === 0) from++;
+  const trimmed = magnitude.subarray(from);
+  return tlv(0x02, trimmed[0]! & 0x80 ? Buffer.concat([Buffer.from([0]), trimmed]) : trimmed);
+}
+
+const bitString = (bytes: Uint8Array): Buffer => tlv(0x03, Buffer.from([0]), bytes);
+const octetString = (bytes: Uint8Array): Buffer => tlv(0x04, bytes);
+const TRUE = tlv(0x01, Buffer.from([0xff]));
+/** GeneralizedTime, as RFC 5280 requires from 2050 on; both bounds use it for simplicity. */
+const generalizedTime = (text: string): Buffer => tlv(0x18, Buffer.from(text, 'latin1'));
+
+function extension(id: string, critical: boolean, value: Uint8Array): Buffer {
+  return sequence(oid(id), ...(critical ? [TRUE] : []), octetString(value));
+}
+
+const ECDSA_WITH_SHA256 = sequence(oid('1.2.840.10045.4.3.2'));
+/** basicConstraints CA:TRUE, critical. */
+const BASIC_CONSTRAINTS_CA = extension('2.5.29.19', true, sequence(TRUE));
+/** keyUsage keyCertSign (bit 5), critical. */
+const KEY_USAGE_CERT_SIGN = extension('2.5.29.15', true, tlv(0x03, Buffer.from([0x02, 0x04])));
+/** 1970-01-01 to 9999-12-31: the stand-in is never judged on its dates (or on anything). */
+const VALIDITY = sequence(generalizedTime('19700101000000Z'), generalizedTime('99991231235959Z'));
+
+function pem(der: Uint8Array): string {
+  const base64 = Buffer.from(der).toString('base64');
+  const lines = base64.match(/.{1,64}/g) ?? [];
+  return `-----BEGIN CERTIFICATE-----\n${lines.join('\n')}\n-----END CERTIFICATE-----\n`;
+}
+
+const ED25519 = sequence(oid('1.3.101.112'));
+
+type KeyKind = 'ec' | 'ed25519' | 'rsa' | 'other';
+
+/** The kind of key a stand-in for this CA gets: one its real certificates cannot be signed with. */
+function standInKeyKind(real: X509Certificate): KeyKind {
+  return real.publicKey.asymmetricKeyType === 'ec' ? 'ed25519' : 'ec';
+}
+
+/** The kind of key that made a DER certificate's signature, from its signature algorithm. */
+export function signatureKeyKind(certificate: Uint8Array): KeyKind {
+  const outer = readTlv(certificate, 0, certificate.length);
+  const tbs = readTlv(certificate, outer.start, outer.end);
+  const algorithm = readTlv(certificate, tbs.end, outer.end);
+  const id = readTlv(certificate, algorithm.start, algorithm.end);
+  const dotted = Buffer.from(certificate.subarray(id.at, id.end));
+  if (dotted.equals(oid('1.3.101.112'))) return 'ed25519';
+  const prefix = (arc: string): boolean => {
+    const base = oid(arc).subarray(2);
+    return dotted.subarray(2, 2 + base.length).equals(base) && dotted.length > 2 + base.length;
+  };
+  if (prefix('1.2.840.10045.4')) return 'ec';
+  if (prefix('1.2.840.113549.1.1')) return 'rsa';
+  return 'other';
+}
+
+/**
+ * A self-signed stand-in for one CA certificate (PEM in, PEM out): the same subject and issuer
+ * name bytes, a fresh key (kept nowhere), CA basic constraints, keyCertSign, and a random
+ * subject key identifier. Its key is of another type than the real CA's (Ed25519 for an EC CA,
+ * P-256 otherwise): OpenSSL also passes over an issuer whose key type cannot have made a
+ * certificate's signature, which covers certificates without an authority key identifier.
+ * Throws when the certificate cannot be read.
+ */
+export function standInFor(caPem: string): string {
+  const real = new X509Certificate(caPem);
+  const subject = rawSubjectOf(real.raw);
+  const edwards = standInKeyKind(real) === 'ed25519';
+  const { publicKey, privateKey } = edwards ? generateKeyPairSync('ed25519') : generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const algorithm = edwards ? ED25519 : ECDSA_WITH_SHA256;
+  const spki = publicKey.export({ type: 'spki', format: 'der' });
+  // Random, so that no authority key identifier a client certificate carries can name it.
+  const keyId = randomBytes(20);
+  const extensions = tlv(0xa3, sequence(BASIC_CONSTRAINTS_CA, KEY_USAGE_CERT_SIGN, extension('2.5.29.14', false, octetString(keyId))));
+  const tbs = sequence(tlv(VERSION_TAG, tlv(0x02, Buffer.from([2]))), positiveInteger(randomBytes(16)), algorithm, subject, VALIDITY, subject, spki, extensions);
+  const signature = sign(edwards ? null : 'sha256', tbs, privateKey);
+  return pem(sequence(tbs, algorithm, bitString(signature)));
+}
+
+const AUTHORITY_KEY_ID = oid('2.5.29.35');
+const EXTENSIONS_TAG = 0xa3;
+const KEY_IDENTIFIER_TAG = 0x80;
+
+/** Whether a DER certificate's authority key identifier names its issuer's key (OpenSSL then passes over an issuer with another key). */
+export function namesIssuerKey(certificate: Uint8Array): boolean {
+  const outer = readTlv(certificate, 0, certificate.length);
+  const tbs = readTlv(certificate, outer.start, outer.end);
+  for (let at = tbs.start; at < tbs.end;) {
+    const element = readTlv(certificate, at, tbs.end);
+    at = element.end;
+    if (element.tag !== EXTENSIONS_TAG) continue;
+    const list = readTlv(certificate, element.start, element.end);
+    for (let e = list.start; e < list.end;) {
+      const ext = readTlv(certificate, e, list.end);
+      e = ext.end;
+      const id = readTlv(certificate, ext.start, ext.end);
+      if (Buffer.compare(certificate.subarray(id.at, id.end), AUTHORITY_KEY_ID) !== 0) continue;
+      let value = readTlv(certificate, id.end, ext.end);
+      if (value.tag === 0x01) value = readTlv(certificate, value.end, ext.end); // critical flag
+      const akid = readTlv(certificate, value.start, value.end);
+      return akid.end > akid.start && readTlv(certificate, akid.start, akid.end).tag === KEY_IDENTIFIER_TAG;
+    }
+  }
+  return false;
+}
+
+export interface OpenSslClientCas {
+  /**
+   * The `ca` list to hand OpenSSL for these credentials: stand-ins where they are safe, made
+   * once per trust set (a reload that keeps the CA files keeps them), the real CAs otherwise.
+   */
+  forCredentials(credentials: { readonly cert: string; readonly ca: readonly string[] }): string[];
+}
+
+/**
+ * OpenSSL also builds the server's own chain from the `ca` store when the certificate file
+ * holds the server certificate alone, and a stand-in must never be picked there (it would be
+ * sent to clients). It cannot be when the server certificate names its issuer's key (no
+ * stand-in's key identifier matches) or was signed with another kind of key than the
+ * stand-in's; otherwise that CA is handed to OpenSSL as it is.
+ */
+function standInIsSafeFor(serverCertPem: string): (caPem: string) => boolean {
+  const blocks = serverCertPem.match(/-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g) ?? [];
+  // a file with its chain: OpenSSL sends that chain, never the store's
+  if (blocks.length > 1) return () => true;
+  if (blocks.length === 0) return () => false;
+  const leaf = new X509Certificate(blocks[0]!).raw;
+  if (namesIssuerKey(leaf)) return () => true;
+  const signedWith = signatureKeyKind(leaf);
+  return (caPem) => signedWith !== 'other' && signedWith !== standInKeyKind(new X509Certificate(caPem));
+}
+
+/** `enabled` false hands OpenSSL the real CAs (the measurement's "before"); `warn` hears each CA kept real, once. */
+export function createOpenSslClientCas(enabled: boolean, warn: (message: string) => void): OpenSslClientCas {
+  let made = new Map<string, string>();
+  const warned = new Set<string>();
+  const warnOnce = (key: string, message: string): void => {
+    if (warned.has(key)) return;
+    warned.add(key);
+    warn(message);
+  };
+  return {
+    forCredentials({ cert, ca }) {
+      if (!enabled || ca.length === 0) return [...ca];
+      let safeFor: (caPem: string) => boolean;
+      try {
+        safeFor = standInIsSafeFor(cert);
+      } catch {
+        safeFor = () => false;
+      }
+      const next = new Map<string, string>();
+      const out = ca.map((caPem, index) => {
+        try {
+          // checked for every server certificate, before a stand-in made earlier is reused
+          if (!safeFor(caPem)) {
+            warnOnce(
+              `server:${cert}:${caPem}`,
+              `client CA certificate #${index + 1}: OpenSSL could take its stand-in for the issuer of the server certificate (no authority key identifier, no chain in its file), so it is given the real certificate (slower handshakes, same verdicts)`,
+            );
+            return caPem;
+          }
+          const known = next.get(caPem) ?? made.get(caPem);
+          if (known !== undefined) {
+            next.set(caPem, known);
+            return known;
+          }
+          const standIn = standInFor(caPem);
+          next.set(caPem, standIn);
+          return standIn;
+        } catch (error) {
+          warnOnce(`ca:${caPem}`, `client CA certificate #${index + 1}: no stand-in could be made (${(error as Error).message}); OpenSSL is given the real certificate`);
+          return caPem;
+        }
+      });
+      made = next;
+      return out;
+    },
+  };
+}
