@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const bin = join(root, 'apps/peer/dist/bin.js');
+const bin = join(root, 'apps/peer/dist/bin.cjs');
 // yaml as ops-config resolves it
 const { parseDocument } = createRequire(join(root, 'packages/ops-config/package.json'))('yaml');
 const baselineMax = Number(process.env.BENCH_BASELINE_MAX_KEYS ?? 32_000);

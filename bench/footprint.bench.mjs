@@ -36,7 +36,7 @@ import { buildGoHello } from './lib/go-hello.mjs';
 import { createBenchPki } from './lib/pki.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const PEER_BIN = join(here, '..', 'apps', 'peer', 'dist', 'bin.js');
+const PEER_BIN = join(here, '..', 'apps', 'peer', 'dist', 'bin.cjs');
 const REQUESTS = Number(process.env.FOOTPRINT_REQUESTS ?? 100_000);
 const SETTLE_MS = Number(process.env.FOOTPRINT_SETTLE_MS ?? 2_000);
 const CONNECTIONS = 8;

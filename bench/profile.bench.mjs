@@ -222,7 +222,7 @@ try {
   );
 
   const loadBefore = loadavg()[0];
-  const ours = await start('ours', [here('../apps/peer/dist/bin.js')], {
+  const ours = await start('ours', [here('../apps/peer/dist/bin.cjs')], {
     FABRIC_CFG_PATH: dir,
     FABRIC_LOGGING_SPEC: 'peer.operations=info:warn',
     ...(OURS_ARGS.length > 0 ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} ${OURS_ARGS.join(' ')}`.trim() } : {}),

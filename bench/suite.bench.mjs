@@ -54,7 +54,7 @@ const here = (f) => fileURLToPath(new URL(f, import.meta.url));
 const fabric = fabricReference();
 // The peer's cells Fabric's server has a route for (it has no /livez or /readyz).
 const FABRIC_PATHS = new Set(['/version', '/logspec', '/healthz', '/metrics']);
-const peerBin = here('../apps/peer/dist/bin.js');
+const peerBin = here('../apps/peer/dist/bin.cjs');
 
 const dir = mkdtempSync(join(tmpdir(), 'fabric-ops-bench-suite-'));
 const children = [];

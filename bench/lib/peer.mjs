@@ -1,4 +1,4 @@
-// The built peer bin (apps/peer/dist/bin.js) as a bench target: a core.yaml in its own folder
+// The built peer bin (apps/peer/dist/bin.cjs) as a bench target: a core.yaml in its own folder
 // (TLS with the given client-CA files, prometheus, the docker checker only when a runtime endpoint
 // is given) and the process, resolved once it logs "listening on <address>".
 import { spawn } from 'node:child_process';
@@ -6,7 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const PEER_BIN = fileURLToPath(new URL('../../apps/peer/dist/bin.js', import.meta.url));
+export const PEER_BIN = fileURLToPath(new URL('../../apps/peer/dist/bin.cjs', import.meta.url));
 const START_TIMEOUT_MS = 60_000;
 
 /** Writes `<dir>/core.yaml` for the peer; `tls` holds certFile, keyFile and caFiles (or caFile), or is null. */

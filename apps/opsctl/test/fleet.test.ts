@@ -23,8 +23,8 @@ import {
 import { nodeLauncher, startSilentListener } from './fleet-kit.ts';
 
 const OPSCTL = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
-const PEER = fileURLToPath(new URL('../../peer/dist/bin.js', import.meta.url));
-const ORDERER = fileURLToPath(new URL('../../orderer/dist/bin.js', import.meta.url));
+const PEER = fileURLToPath(new URL('../../peer/dist/bin.cjs', import.meta.url));
+const ORDERER = fileURLToPath(new URL('../../orderer/dist/bin.cjs', import.meta.url));
 const PEER_COMMIT = 'aaa1111';
 const ORDERER_COMMIT = 'bbb2222';
 const JOB = 'fabric-operations';

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestPki, peerLauncher, runAppToExit, type PeerSetup, type PeerTlsFiles, type RunningApp, type TestPki } from '@fabric-ops/test-kit';
 
 const OPSCTL = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
-const PEER = fileURLToPath(new URL('../../peer/dist/bin.js', import.meta.url));
+const PEER = fileURLToPath(new URL('../../peer/dist/bin.cjs', import.meta.url));
 const PEER_VERSION = (await import('../../peer/package.json', { with: { type: 'json' } })).default.version;
 
 const peers = peerLauncher(PEER);

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { send, useAppHarness, useTestPki } from '@fabric-ops/test-kit';
 import { describe, expect, it } from 'vitest';
 
-const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../dist/bin.cjs', import.meta.url));
 
 const { configDir, start, run } = useAppHarness(BIN, 'orderer.yaml');
 const testPki = useTestPki();

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { configDir, send, spawnApp, type RunningApp } from '@fabric-ops/test-kit';
 import { afterEach, describe, expect, it } from 'vitest';
 
-const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../dist/bin.cjs', import.meta.url));
 const apps: RunningApp[] = [];
 afterEach(() => {
   for (const app of apps.splice(0)) app.kill();

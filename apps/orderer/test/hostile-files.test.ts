@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 // Issue 23, findings 8 and 10, against the real orderer bin: a FIFO as a TLS file, and the
 // logging environment, give --check-config and a start the same verdict and the same line.
 
-const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../dist/bin.cjs', import.meta.url));
 const { configDir, emptyDir, run } = useAppHarness(BIN, 'orderer.yaml');
 const testPki = useTestPki();
 

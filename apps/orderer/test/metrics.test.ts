@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { configDir, freeTcpPort, send, spawnApp, type RunningApp } from '@fabric-ops/test-kit';
 import { afterEach, describe, expect, it } from 'vitest';
 
-const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../dist/bin.cjs', import.meta.url));
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 const apps: RunningApp[] = [];

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { describeTlsContract } from '@fabric-ops/test-kit';
 
 describeTlsContract('orderer', {
-  bin: fileURLToPath(new URL('../dist/bin.js', import.meta.url)),
+  bin: fileURLToPath(new URL('../dist/bin.cjs', import.meta.url)),
   configFileName: 'orderer.yaml',
   config: (address, tls) =>
     [

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { describeAppContract, useAppHarness, useTestPki } from '@fabric-ops/test-kit';
 import { describe, expect, it } from 'vitest';
 
-const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../dist/bin.cjs', import.meta.url));
 
 describeAppContract('peer', {
   bin: BIN,

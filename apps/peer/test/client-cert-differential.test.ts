@@ -63,7 +63,7 @@ const PER_CLASS = 2;
 const VERSIONS = ['TLSv1.3', 'TLSv1.2'] as const;
 type Version = (typeof VERSIONS)[number];
 
-const peers = peerLauncher(fileURLToPath(new URL('../dist/bin.js', import.meta.url)));
+const peers = peerLauncher(fileURLToPath(new URL('../dist/bin.cjs', import.meta.url)));
 const temp: string[] = [];
 let pki: TestPki;
 let corpus: LoadedCorpus;

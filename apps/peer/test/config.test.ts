@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { send, useAppHarness, useTestPki } from '@fabric-ops/test-kit';
 import { describe, expect, it } from 'vitest';
 
-const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../dist/bin.cjs', import.meta.url));
 
 const { configDir, emptyDir, start, run } = useAppHarness(BIN, 'core.yaml');
 const testPki = useTestPki();

@@ -24,7 +24,7 @@ beforeAll(async () => {
 });
 afterAll(() => pki.cleanup());
 
-const { configDir, emptyDir, start } = useAppHarness(fileURLToPath(new URL('../dist/bin.js', import.meta.url)), 'core.yaml');
+const { configDir, emptyDir, start } = useAppHarness(fileURLToPath(new URL('../dist/bin.cjs', import.meta.url)), 'core.yaml');
 
 function tlsConfig(): string {
   const tls = pki.serverTls;

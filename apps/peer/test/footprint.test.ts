@@ -3,8 +3,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent } from 'node:http';
-import { send, useAppHarness } from '@fabric-ops/test-kit';
-import { describe, expect, it } from 'vitest';
+import { createTestPki, send, useAppHarness, type RunningApp, type TestPki } from '@fabric-ops/test-kit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // Loaded with --import (and --expose-gc) ahead of the bin: watches the configuration step's
 // modules as require() loads them, and on SIGUSR2 collects garbage, then reports which were
@@ -56,13 +56,77 @@ process.on('SIGUSR2', () => {
 });
 `;
 
+// Loaded with --import ahead of the bin: records every file node loads as an ES module (a hook on
+// node's module loader, on its own thread), reported on SIGUSR2. The bin is CommonJS, so none
+// of ours should be there: an ES copy of a package would sit beside its CommonJS one.
+const ESM_RECORDER = `import { register } from 'node:module';
+const hooks = \`let port;
+export function initialize(data) { port = data.port; }
+export async function load(url, context, next) {
+  const result = await next(url, context);
+  if (result.format === 'module' && url.startsWith('file:')) port.postMessage(url);
+  return result;
+}\`;
+const { port1, port2 } = new MessageChannel();
+const esm = [];
+port1.on('message', (url) => esm.push(url));
+port1.unref();
+register('data:text/javascript,' + encodeURIComponent(hooks), { data: { port: port2 }, transferList: [port2] });
+process.on('SIGUSR2', () => process.stderr.write('esm ' + JSON.stringify(esm) + '\\n'));
+`;
+
 interface StartupModules {
   readonly loaded: string[];
   readonly collected: string[];
   readonly cached: string[];
 }
 
-const { configDir, emptyDir, start } = useAppHarness(fileURLToPath(new URL('../dist/bin.js', import.meta.url)), 'core.yaml');
+const { configDir, emptyDir, start } = useAppHarness(fileURLToPath(new URL('../dist/bin.cjs', import.meta.url)), 'core.yaml');
+
+let pki: TestPki;
+beforeAll(async () => {
+  pki = await createTestPki();
+});
+afterAll(() => pki.cleanup());
+
+/** core.yaml with TLS on (client certificates verified when given) and Prometheus. */
+function tlsConfig(): string {
+  const tls = pki.serverTls;
+  return [
+    'vm:',
+    '  endpoint: ""',
+    'operations:',
+    '  listenAddress: 127.0.0.1:0',
+    '  tls:',
+    '    enabled: true',
+    `    cert:\n      file: ${JSON.stringify(tls.certFile)}`,
+    `    key:\n      file: ${JSON.stringify(tls.keyFile)}`,
+    '    clientAuthRequired: false',
+    `    clientRootCAs:\n      files: ${JSON.stringify(tls.clientRootCAs)}`,
+    'metrics:',
+    '  provider: prometheus',
+    '',
+  ].join('\n');
+}
+
+/** Sends SIGUSR2 and resolves the JSON of the first stderr line after it that starts with `prefix`. */
+async function reported<T>(app: RunningApp, prefix: string): Promise<T> {
+  const before = app.stderr.length;
+  app.child.kill('SIGUSR2');
+  for (let attempt = 0; attempt < 200; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const line = app.stderr.slice(before).find((text) => text.startsWith(prefix));
+    if (line !== undefined) return JSON.parse(line.slice(prefix.length)) as T;
+  }
+  throw new Error(`the bin did not report "${prefix.trim()}"`);
+}
+
+/** The builtins a CommonJS node:https hello loads once listening (what any such server pays). */
+function httpsHelloBuiltins(): string[] {
+  const source = "const s = require('node:https').createServer({}, () => {}); s.listen(0, '127.0.0.1', () => { console.log(JSON.stringify(process.moduleLoadList)); s.close(); });";
+  const list = JSON.parse(execFileSync(process.execPath, ['-e', source], { encoding: 'utf8' })) as string[];
+  return list.filter((entry) => entry.startsWith('NativeModule ')).map((entry) => entry.slice('NativeModule '.length));
+}
 
 describe('peer bin footprint', () => {
   it('releases the configuration step (ops-config, yaml) once listening, so a full collection frees it, and loads no zod', async () => {
@@ -119,7 +183,7 @@ describe('peer bin footprint', () => {
     const lazy = ['zlib', 'tls', 'https', '_tls_wrap'].filter((name) => !hello.includes(`NativeModule ${name}`));
     expect(lazy).toContain('https');
     expect(idle.builtins.filter((name) => lazy.includes(name))).toEqual([]);
-    // ops-tls-auth (and its go-x509) are ES modules: not in require's cache, so the builtins they import stand for them.
+    // The bin loads every package through require (CommonJS): ops-tls-auth and its go-x509 would be in require's cache.
     expect(idle.files.filter((file) => /ops-tls-auth|go-x509/.test(file))).toEqual([]);
 
     // A gzip scrape loads node:zlib then, and is answered compressed.
@@ -156,4 +220,39 @@ describe('peer bin footprint', () => {
     app.child.kill('SIGTERM');
     expect((await app.exited).code).toBe(0);
   }, 120_000);
+
+  it('with TLS on and Prometheus, idle, loads no node:worker_threads, node:dns/promises or node:dgram beyond an https hello; the first client certificate loads worker_threads', async () => {
+    const recorder = join(emptyDir(), 'loaded.mjs');
+    writeFileSync(recorder, LOAD_RECORDER);
+    const app = await start({ FABRIC_CFG_PATH: configDir(tlsConfig()), NODE_OPTIONS: `--import ${recorder}` });
+    // No client certificate yet (so no /metrics, which wants one): the verifier threads have not started.
+    for (const path of ['/version', '/healthz']) expect((await send(app.address, path, { tls: { ca: pki.ca.cert } })).status).toBe(200);
+    const idle = await reported<{ builtins: string[]; files: string[] }>(app, 'loaded ');
+    // The recorder works: TLS is on, so node:tls is listed, and ops-tls-auth came through require.
+    expect(idle.builtins).toContain('tls');
+    expect(idle.files.some((file) => /ops-tls-auth[\\/]dist[\\/]index\.cjs$/.test(file))).toBe(true);
+    const hello = httpsHelloBuiltins();
+    const lazy = ['worker_threads', 'dns/promises', 'dgram'].filter((name) => !hello.includes(name));
+    expect(lazy).toContain('worker_threads');
+    expect(lazy).toContain('dns/promises');
+    expect(idle.builtins.filter((name) => lazy.includes(name))).toEqual([]);
+
+    // A client certificate starts a verifier thread: worker_threads is loaded then.
+    const client = { ca: pki.ca.cert, cert: pki.clients.good.cert, key: pki.clients.good.key };
+    expect((await send(app.address, '/logspec', { tls: client })).status).toBe(200);
+    expect((await reported<{ builtins: string[] }>(app, 'loaded ')).builtins).toContain('worker_threads');
+    app.child.kill('SIGTERM');
+    expect((await app.exited).code).toBe(0);
+  }, 60_000);
+
+  it('with TLS on, loads none of its files as an ES module (the bin and every package through require, ops-tls-auth too)', async () => {
+    const recorder = join(emptyDir(), 'esm.mjs');
+    writeFileSync(recorder, ESM_RECORDER);
+    const app = await start({ FABRIC_CFG_PATH: configDir(tlsConfig()), NODE_OPTIONS: `--import ${recorder}` });
+    expect((await send(app.address, '/version', { tls: { ca: pki.ca.cert } })).status).toBe(200);
+    const esm = await reported<string[]>(app, 'esm ');
+    expect(esm.filter((url) => !url.endsWith('/esm.mjs'))).toEqual([]);
+    app.child.kill('SIGTERM');
+    expect((await app.exited).code).toBe(0);
+  }, 60_000);
 });

@@ -14,7 +14,7 @@ import {
 } from '@fabric-ops/test-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
-const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../dist/bin.cjs', import.meta.url));
 const TIME = '\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d(\\.\\d{1,9})?(Z|[+-]\\d\\d:\\d\\d)';
 const OK_BODY = new RegExp(`^\\{"status":"OK","time":"${TIME}"\\}$`);
 

@@ -3,7 +3,7 @@ import { heapLimitsContract } from '@fabric-ops/test-kit';
 
 heapLimitsContract(
   'peer',
-  fileURLToPath(new URL('../dist/bin.js', import.meta.url)),
+  fileURLToPath(new URL('../dist/bin.cjs', import.meta.url)),
   'core.yaml',
   'vm:\n  endpoint: ""\noperations:\n  listenAddress: 127.0.0.1:0\nmetrics:\n  provider: prometheus\n',
 );

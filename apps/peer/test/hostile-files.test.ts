@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 // (a FIFO, /dev/zero, a symlink loop, a /proc file, a huge config), and the same verdict from
 // --check-config as from a start.
 
-const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../dist/bin.cjs', import.meta.url));
 const { configDir, emptyDir, start, run } = useAppHarness(BIN, 'core.yaml');
 const testPki = useTestPki();
 

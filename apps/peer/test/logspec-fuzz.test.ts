@@ -7,7 +7,7 @@ import { configDir, send, spawnApp, type RunningApp } from '@fabric-ops/test-kit
 // 10,000 generated bodies against PUT /logspec on the real peer: only 204 or 400, never a
 // 5xx, and the active spec is always the last accepted one.
 
-const bin = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+const bin = fileURLToPath(new URL('../dist/bin.cjs', import.meta.url));
 let app: RunningApp;
 
 beforeAll(async () => {

@@ -9,7 +9,7 @@ import { configDir, freeTcpPort, send, spawnApp } from '@fabric-ops/test-kit';
 // about 64 KiB of log lines filled the pipe. Every PUT /logspec writes an audit line, so a
 // client can fill it quickly.
 
-const bin = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+const bin = fileURLToPath(new URL('../dist/bin.cjs', import.meta.url));
 let child: ChildProcess | undefined;
 afterEach(() => {
   child?.kill('SIGKILL');

@@ -34,7 +34,7 @@ function getBytes(address: string, headers: Record<string, string> = {}): Promis
   });
 }
 
-const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../dist/bin.cjs', import.meta.url));
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 const STATSD_VERSION = VERSION.replace(/[.|:\s]/g, '_');
 

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { freeTcpPort, send, startPrometheus, useAppHarness, type PrometheusServer } from '@fabric-ops/test-kit';
 import { afterEach, describe, expect, it } from 'vitest';
 
-const { configDir, emptyDir, start, run } = useAppHarness(fileURLToPath(new URL('../dist/bin.js', import.meta.url)), 'core.yaml');
+const { configDir, emptyDir, start, run } = useAppHarness(fileURLToPath(new URL('../dist/bin.cjs', import.meta.url)), 'core.yaml');
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {

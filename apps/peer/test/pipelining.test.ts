@@ -7,7 +7,7 @@ import { configDir, spawnApp, type RunningApp } from '@fabric-ops/test-kit';
 // One connection, raw bytes, against the real peer bin: requests pipelined on a connection see
 // each other's effects in order, and request lines Go refuses are refused with Go's answers.
 
-const bin = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+const bin = fileURLToPath(new URL('../dist/bin.cjs', import.meta.url));
 let app: RunningApp;
 let port: number;
 

@@ -6,7 +6,7 @@ import { configDir, send, spawnApp, startPodmanService, type PodmanService, type
 // The container runtime goes away and comes back while the peer is under load: /healthz
 // follows it, and nothing else the peer serves is disturbed.
 
-const bin = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+const bin = fileURLToPath(new URL('../dist/bin.cjs', import.meta.url));
 let podman: PodmanService;
 let app: RunningApp;
 

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { configDir, send, spawnApp, type RunningApp } from '@fabric-ops/test-kit';
 
-const bin = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+const bin = fileURLToPath(new URL('../dist/bin.cjs', import.meta.url));
 const running: RunningApp[] = [];
 afterEach(() => {
   for (const app of running.splice(0)) app.kill();

@@ -7,7 +7,7 @@ import { configDir, send, spawnApp, type RunningApp } from '@fabric-ops/test-kit
 // Faults from the client side against the real peer bin: trickled headers and bodies,
 // idle-connection floods, oversized and malformed requests.
 
-const bin = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+const bin = fileURLToPath(new URL('../dist/bin.cjs', import.meta.url));
 let app: RunningApp;
 let port: number;
 

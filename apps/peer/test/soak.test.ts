@@ -9,7 +9,7 @@ import { configDir, send, spawnApp, type RunningApp } from '@fabric-ops/test-kit
 // About a minute of mixed load on every endpoint, with PUT /logspec from several clients,
 // against the real peer bin. Bounded in time; loopback only.
 
-const bin = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+const bin = fileURLToPath(new URL('../dist/bin.cjs', import.meta.url));
 const WARMUP_MS = 10_000;
 const SOAK_MS = Number(process.env['FABRIC_OPS_SOAK_MS'] ?? 45_000);
 let app: RunningApp;

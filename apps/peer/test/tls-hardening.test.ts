@@ -8,7 +8,7 @@ import { createTestPki, peerLauncher, send, type PemPair, type RunningApp, type 
 // Issue 13 (items 1, 2, 8) and issue 15 against the real peer bin with TLS on: what an attacker
 // or a misdirected client does to the TLS port, and client certificates Fabric (Go) admits.
 
-const peers = peerLauncher(fileURLToPath(new URL('../dist/bin.js', import.meta.url)));
+const peers = peerLauncher(fileURLToPath(new URL('../dist/bin.cjs', import.meta.url)));
 let pki: TestPki;
 let fromIntermediate: PemPair;
 let anyEku: PemPair;

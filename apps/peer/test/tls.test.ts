@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { describeTlsContract } from '@fabric-ops/test-kit';
 
 describeTlsContract('peer', {
-  bin: fileURLToPath(new URL('../dist/bin.js', import.meta.url)),
+  bin: fileURLToPath(new URL('../dist/bin.cjs', import.meta.url)),
   configFileName: 'core.yaml',
   config: (address, tls) =>
     [

@@ -1,5 +1,7 @@
-import { createSocket, type Socket as UdpSocket } from 'node:dgram';
-import { lookup } from 'node:dns/promises';
+import type * as Dgram from 'node:dgram';
+import type { Socket as UdpSocket } from 'node:dgram';
+import type * as DnsPromises from 'node:dns/promises';
+import { createRequire } from 'node:module';
 import { isIP, connect, type Socket } from 'node:net';
 import { formatHostPort } from '@fabric-ops/ops-http/go';
 import { backoffDelayMs, packLines } from './statsd-aggregate.ts';
@@ -16,6 +18,12 @@ const MAX_LINE_LENGTH = 16 * 1024;
 const DNS_TTL_MS = 60_000;
 /** At most one "lines dropped" warning per this interval. */
 const DROP_WARNING_INTERVAL_MS = 60_000;
+
+// node:dgram and node:dns/promises are loaded when a StatsD transport first needs them, not when
+// ops-metrics is imported: a Prometheus process never holds their code and bindings.
+const requireBuiltin = createRequire(import.meta.url);
+const dgram = (): typeof Dgram => requireBuiltin('node:dgram') as typeof Dgram;
+const dns = (): typeof DnsPromises => requireBuiltin('node:dns/promises') as typeof DnsPromises;
 
 export interface StatsdTransportOptions {
   readonly network: 'udp' | 'tcp';
@@ -243,7 +251,7 @@ export class StatsdTransport {
   }
 
   private udpSocket(family: 4 | 6): UdpSocket {
-    const socket = createSocket(family === 6 ? 'udp6' : 'udp4');
+    const socket = dgram().createSocket(family === 6 ? 'udp6' : 'udp4');
     socket.on('error', (error) => this.warn(`statsd: udp ${this.target()}: ${describe(error)}`));
     socket.unref();
     return socket;
@@ -258,22 +266,24 @@ export class StatsdTransport {
       return;
     }
     this.resolving = true;
-    lookup(this.options.host).then(
-      ({ address, family: resolvedFamily }) => {
-        this.resolving = false;
-        const next = resolvedFamily === 6 ? 6 : 4;
-        if (this.udp !== undefined && this.udpAddress?.family !== next) {
-          this.udp.close();
-          this.udp = undefined;
-        }
-        this.udpAddress = { address, family: next, resolvedAt: Date.now() };
-        this.deliver();
-      },
-      (error: unknown) => {
-        this.resolving = false;
-        this.warn(`statsd: cannot resolve udp ${this.target()}: ${describe(error)}; keeping up to ${this.maxPending} lines`);
-      },
-    );
+    dns()
+      .lookup(this.options.host)
+      .then(
+        ({ address, family: resolvedFamily }) => {
+          this.resolving = false;
+          const next = resolvedFamily === 6 ? 6 : 4;
+          if (this.udp !== undefined && this.udpAddress?.family !== next) {
+            this.udp.close();
+            this.udp = undefined;
+          }
+          this.udpAddress = { address, family: next, resolvedAt: Date.now() };
+          this.deliver();
+        },
+        (error: unknown) => {
+          this.resolving = false;
+          this.warn(`statsd: cannot resolve udp ${this.target()}: ${describe(error)}; keeping up to ${this.maxPending} lines`);
+        },
+      );
   }
 
   private connectTcp(): void {

@@ -1,7 +1,15 @@
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type * as WorkerThreads from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+
+// node:worker_threads is loaded when the first verifier thread starts (the first client
+// certificate), not when ops-tls-auth is imported: a server no client presents a certificate to
+// never holds it.
+const requireBuiltin = createRequire(import.meta.url);
+const workerThreads = (): typeof WorkerThreads => requireBuiltin('node:worker_threads') as typeof WorkerThreads;
 
 export type ToWorker =
   | { readonly kind: 'trust'; readonly generation: number; readonly pemTexts: readonly string[] }
@@ -76,6 +84,7 @@ function refusedFlags(error: unknown): readonly string[] | undefined {
  * and the thread starts with the rest; where that fails too, with none.
  */
 export function startVerifierThread(file: string, execArgv: readonly string[] | undefined = workerExecArgv()): Worker {
+  const { Worker } = workerThreads();
   if (execArgv === undefined) return new Worker(file);
   try {
     return new Worker(file, { execArgv: [...execArgv] });
