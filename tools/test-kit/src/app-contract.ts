@@ -8,7 +8,7 @@ import { send } from './http-client.ts';
 import { runAppToExit, spawnApp, type RunningApp } from './spawn-app.ts';
 
 export interface AppContract {
-  /** Absolute path of the built bin (`dist/bin.js`). */
+  /** Absolute path of the built bin (`dist/bin.cjs` for the peer and orderer). */
   readonly bin: string;
   /** `core.yaml` or `orderer.yaml`. */
   readonly configFileName: string;

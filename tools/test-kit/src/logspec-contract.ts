@@ -5,7 +5,7 @@ import { DECODE_CASES, ERROR_CASES, SPEC_CASES } from './logspec-gold.ts';
 import { runAppToExit, spawnApp, type RunningApp } from './spawn-app.ts';
 
 export interface LogspecContract {
-  /** Absolute path of the built bin (`dist/bin.js`). */
+  /** Absolute path of the built bin (`dist/bin.cjs` for the peer and orderer). */
   readonly bin: string;
   /** `core.yaml` or `orderer.yaml`. */
   readonly configFileName: string;

@@ -73,7 +73,7 @@ export interface PeerLauncher {
   stopAll(): void;
 }
 
-/** Starts peers from `peerBin` (its `dist/bin.js`) for one test file; call stopAll in afterAll. */
+/** Starts peers from `peerBin` (its `dist/bin.cjs`) for one test file; call stopAll in afterAll. */
 export function peerLauncher(peerBin: string): PeerLauncher {
   const running: RunningApp[] = [];
   const dirs: string[] = [];
