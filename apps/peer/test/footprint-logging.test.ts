@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createTestPki, send, useAppHarness, type TestPki } from '@fabric-ops/test-kit';
+import { createTestPki, peerCoreYaml, send, useAppHarness, type TestPki } from '@fabric-ops/test-kit';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -26,23 +26,9 @@ afterAll(() => pki.cleanup());
 
 const { configDir, emptyDir, start } = useAppHarness(fileURLToPath(new URL('../dist/bin.cjs', import.meta.url)), 'core.yaml');
 
+/** core.yaml with TLS on (client certificates verified when given) and Prometheus. */
 function tlsConfig(): string {
-  const tls = pki.serverTls;
-  return [
-    'vm:',
-    '  endpoint: ""',
-    'operations:',
-    '  listenAddress: 127.0.0.1:0',
-    '  tls:',
-    '    enabled: true',
-    `    cert:\n      file: ${JSON.stringify(tls.certFile)}`,
-    `    key:\n      file: ${JSON.stringify(tls.keyFile)}`,
-    '    clientAuthRequired: false',
-    `    clientRootCAs:\n      files: ${JSON.stringify(tls.clientRootCAs)}`,
-    'metrics:',
-    '  provider: prometheus',
-    '',
-  ].join('\n');
+  return peerCoreYaml({ tls: { ...pki.serverTls, clientAuthRequired: false } });
 }
 
 const PINO_LEVEL_NAMES: Record<number, 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal'> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent } from 'node:http';
-import { createTestPki, send, useAppHarness, type RunningApp, type TestPki } from '@fabric-ops/test-kit';
+import { createTestPki, peerCoreYaml, send, useAppHarness, type RunningApp, type TestPki } from '@fabric-ops/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // Loaded with --import (and --expose-gc) ahead of the bin: watches the configuration step's
@@ -91,22 +91,7 @@ afterAll(() => pki.cleanup());
 
 /** core.yaml with TLS on (client certificates verified when given) and Prometheus. */
 function tlsConfig(): string {
-  const tls = pki.serverTls;
-  return [
-    'vm:',
-    '  endpoint: ""',
-    'operations:',
-    '  listenAddress: 127.0.0.1:0',
-    '  tls:',
-    '    enabled: true',
-    `    cert:\n      file: ${JSON.stringify(tls.certFile)}`,
-    `    key:\n      file: ${JSON.stringify(tls.keyFile)}`,
-    '    clientAuthRequired: false',
-    `    clientRootCAs:\n      files: ${JSON.stringify(tls.clientRootCAs)}`,
-    'metrics:',
-    '  provider: prometheus',
-    '',
-  ].join('\n');
+  return peerCoreYaml({ tls: { ...pki.serverTls, clientAuthRequired: false } });
 }
 
 /** Sends SIGUSR2 and resolves the JSON of the first stderr line after it that starts with `prefix`. */

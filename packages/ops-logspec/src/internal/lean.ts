@@ -8,6 +8,7 @@ import { bindingsText, entryText, formatMessage } from './pino-line.ts';
 import { isValidLoggerName, type ParsedSpec } from './spec.ts';
 import { formatTextLine } from './text-format.ts';
 import { parseFormat } from './registry.ts';
+import { registryMembers } from './registry-members.ts';
 
 /** Anything lines can be written to: a Node writable stream (bounded, never waited for) or any `write(line)`. */
 export interface LineDestination {
@@ -164,16 +165,5 @@ export function createLeanLogging(options: LeanLoggingOptions = {}): LeanLogging
     return logger as unknown as LeanLogger;
   };
 
-  return {
-    getLogger,
-    activateSpec: (spec) => levels.activateSpec(spec),
-    spec: () => levels.spec(),
-    levelOf: (name) => levels.levelOf(name),
-    setObserver: (observer) => levels.setObserver(observer),
-    droppedLines: () => sink?.dropped() ?? 0,
-    flush: (timeoutMs = 2_000) => sink?.whenFlushed(timeoutMs) ?? Promise.resolve(),
-    format,
-    levels,
-    auditLogger: getLogger,
-  };
+  return registryMembers(getLogger, levels, format, sink);
 }

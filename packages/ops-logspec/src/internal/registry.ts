@@ -7,6 +7,7 @@ import { loadPeer } from './peer.ts';
 import { isValidLoggerName, type ParsedSpec } from './spec.ts';
 import { textDestination } from './text-format.ts';
 import type { LogFormat, LoggingRegistry } from './logger-types.ts';
+import { registryMembers } from './registry-members.ts';
 
 export type { LoggingObserver } from './levels-registry.ts';
 
@@ -60,6 +61,7 @@ function pinoLineOptions(given: PinoLineOptions | undefined): PinoLineOptions {
   return given;
 }
 
+/** pino's registry: every `LoggingRegistry` member, its loggers pino's. */
 export interface Logging extends LoggingRegistry<Logger> {
   /**
    * The logger named `name` (dot-hierarchical, Fabric's naming rule): a pino logger whose
@@ -67,29 +69,6 @@ export interface Logging extends LoggingRegistry<Logger> {
    * `level`. The same name gives the same logger.
    */
   getLogger(name: string): Logger;
-  /**
-   * Replaces the active spec (text, or what parseSpec returned); every logger follows at
-   * once. Throws a LogspecError (changing nothing) when invalid.
-   */
-  activateSpec(spec: string | ParsedSpec): void;
-  /** The active spec, normalised (`b=warn:a=error` → `a=error:b=warn:info`). */
-  spec(): string;
-  /** The level logger `name` has under the active spec. */
-  levelOf(name: string): Level;
-  /** Sets (or, with undefined, removes) the metrics observer. */
-  setObserver(observer: LoggingObserver | undefined): void;
-  /** Lines dropped so far because the destination's reader fell behind. */
-  droppedLines(): number;
-  /**
-   * Waits until the lines queued for a slow reader are handed to the OS, or `timeoutMs`
-   * (default 2 s) has passed; for a graceful stop, so the last lines are not lost.
-   */
-  flush(timeoutMs?: number): Promise<void>;
-  readonly format: LogFormat;
-  /** The spec decisions these loggers follow; hand it to another adapter to drive its loggers too. */
-  readonly levels: LogLevels;
-  /** The logger `logspecHandler` records changes on (`getLogger(name)`). */
-  auditLogger(name: string): Logger;
 }
 
 type PinoLabel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
@@ -262,16 +241,5 @@ export function createLogging(options: LoggingOptions = {}): Logging {
     return logger;
   };
 
-  return {
-    getLogger,
-    activateSpec: (spec) => levels.activateSpec(spec),
-    spec: () => levels.spec(),
-    levelOf: (name) => levels.levelOf(name),
-    setObserver: (observer) => levels.setObserver(observer),
-    droppedLines: () => sink?.dropped() ?? 0,
-    flush: (timeoutMs = 2_000) => sink?.whenFlushed(timeoutMs) ?? Promise.resolve(),
-    format,
-    levels,
-    auditLogger: getLogger,
-  };
+  return registryMembers(getLogger, levels, format, sink);
 }
