@@ -143,15 +143,23 @@ export function createTlsServerWith(options: TlsServerOptions, onRequest: Reques
   interceptConnections(state);
   logTlsClientErrors(state);
   const readCaptured = captureChainsEarly(server);
-  void nativeChainIsFaithful().then((faithful) => {
-    if (!faithful) {
-      options.logger?.warn(
-        { reason: 'client certificate list incomplete' },
-        'this Node.js does not hand the server every certificate a client sends; clients whose chain needs certificates beyond the leaf may be refused',
-      );
-    }
-  });
-  gateSecureConnections(state, judge, readCaptured, options.clientAuthRequired ?? false);
+  // Whether this Node hands the server every certificate a client sends is asked once, at the
+  // first client certificate, when the answer starts to matter: the probe makes six keys and runs
+  // four handshakes, which an idle server (or one whose clients send none) should not pay for.
+  let chainReadingProbed = false;
+  const probeChainReading = (): void => {
+    if (chainReadingProbed) return;
+    chainReadingProbed = true;
+    void nativeChainIsFaithful().then((faithful) => {
+      if (!faithful) {
+        options.logger?.warn(
+          { reason: 'client certificate list incomplete' },
+          'this Node.js does not hand the server every certificate a client sends; clients whose chain needs certificates beyond the leaf may be refused',
+        );
+      }
+    });
+  };
+  gateSecureConnections(state, judge, readCaptured, options.clientAuthRequired ?? false, probeChainReading);
   server.on('close', () => void judge.close());
 
   return {
@@ -260,7 +268,13 @@ function logTlsClientErrors(state: ServerState): void {
  * verdict. A refused connection, or one still waiting for its verdict, is never seen by them
  * and never has a byte of a request read from it.
  */
-function gateSecureConnections(state: ServerState, judge: ChainJudge, readCaptured: (socket: TLSSocket) => CapturedChain | undefined, clientAuthRequired: boolean): void {
+function gateSecureConnections(
+  state: ServerState,
+  judge: ChainJudge,
+  readCaptured: (socket: TLSSocket) => CapturedChain | undefined,
+  clientAuthRequired: boolean,
+  onClientCertificate: () => void,
+): void {
   const { server, pending, logFailure } = state;
   const admittedChains = createAdmittedChains();
   type Emit = (this: HttpsServer, event: string | symbol, ...args: unknown[]) => boolean;
@@ -287,6 +301,7 @@ function gateSecureConnections(state: ServerState, judge: ChainJudge, readCaptur
     };
     socket.on('error', endOnError);
     const presented = presentedList(socket, readCaptured, admittedChains);
+    if (presented !== undefined) onClientCertificate();
     if (typeof presented === 'string') {
       refuse(socket, key, presented);
       return;

@@ -1,0 +1,57 @@
+import { request } from 'node:https';
+import { createTestPki, type PemPair, type TestPki } from '@fabric-ops/test-kit';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { loadTlsCredentials } from './credentials.ts';
+import { useTestServers, type StartedServer } from './test-server.ts';
+
+// The probe of how this Node reads client chains (self-probe.ts) makes keys and runs handshakes;
+// here it only counts its calls and answers "not faithful", so the warning shows when it ran.
+const probe = vi.hoisted(() => ({ calls: 0 }));
+vi.mock('./self-probe.ts', () => ({
+  nativeChainIsFaithful: () => {
+    probe.calls++;
+    return Promise.resolve(false);
+  },
+}));
+
+let pki: TestPki;
+beforeAll(async () => {
+  pki = await createTestPki();
+}, 60_000);
+afterAll(() => pki?.cleanup());
+
+const startServer = useTestServers();
+
+function get(target: StartedServer, client?: PemPair): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: target.host, port: target.port, path: '/', ca: pki.ca.cert, agent: false, ...(client === undefined ? {} : { cert: client.cert, key: client.key }) },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve(body));
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+const WARNING = /does not hand the server every certificate a client sends/;
+
+describe('createTlsServer: the chain-reading probe', () => {
+  it('runs at the first client certificate, once, not at start or for clients without one', async () => {
+    const credentials = loadTlsCredentials({ certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientRootCAs: [pki.ca.certFile] });
+    const started = await startServer({ credentials });
+    expect(probe.calls).toBe(0);
+
+    expect(await get(started)).toBe('anonymous');
+    expect(probe.calls).toBe(0);
+    expect(started.lines.some((line) => WARNING.test(line.message))).toBe(false);
+
+    expect(await get(started, pki.clients.good)).not.toBe('anonymous');
+    expect(await get(started, pki.clients.good)).not.toBe('anonymous');
+    expect(probe.calls).toBe(1);
+    await vi.waitFor(() => expect(started.lines.filter((line) => WARNING.test(line.message))).toHaveLength(1));
+  });
+});
