@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decodePem, goBase64Decode } from './pem.ts';
+import fc from 'fast-check';
+import { decodePem, goBase64Decode, goBase64DecodeByRule } from './pem.ts';
 
 function blocks(text: string): { type: string; hasHeaders: boolean; hex: string }[] {
   const out: { type: string; hasHeaders: boolean; hex: string }[] = [];
@@ -54,7 +55,42 @@ describe("base64.StdEncoding.Decode's rules", () => {
     ['AQ-_', undefined],
     ['', ''],
   ] as const)('%j', (input, hex) => {
-    const out = goBase64Decode(input);
-    expect(out === undefined ? undefined : Buffer.from(out).toString('hex')).toBe(hex);
+    for (const decode of [goBase64Decode, goBase64DecodeByRule]) {
+      const out = decode(input);
+      expect(out === undefined ? undefined : Buffer.from(out).toString('hex')).toBe(hex);
+    }
+  });
+
+  const hexOf = (out: Uint8Array | undefined): string | undefined => (out === undefined ? undefined : Buffer.from(out).toString('hex'));
+  const withBreaks = (text: string, breaks: readonly [number, string][]): string => {
+    let out = text;
+    for (const [at, brk] of breaks) {
+      const i = at % (out.length + 1);
+      out = out.slice(0, i) + brk + out.slice(i);
+    }
+    return out;
+  };
+  const breaks = fc.array(fc.tuple(fc.nat(), fc.constantFrom('\n', '\r\n', '\r')), { maxLength: 6 });
+
+  it('decodes canonical text (any bytes, line breaks anywhere) as the rule-by-rule decoder does', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 300 }), breaks, (bytes, at) => {
+        const text = withBreaks(Buffer.from(bytes).toString('base64'), at);
+        expect(hexOf(goBase64Decode(text))).toBe(Buffer.from(bytes).toString('hex'));
+        expect(hexOf(goBase64Decode(text))).toBe(hexOf(goBase64DecodeByRule(text)));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('agrees with the rule-by-rule decoder on any text over the alphabet, padding, breaks and strangers', () => {
+    const char = fc.constantFrom(...'AQRZaz09+/===\n\r-_ .é'.split(''));
+    fc.assert(
+      fc.property(fc.array(char, { maxLength: 24 }), (chars) => {
+        const text = chars.join('');
+        expect(hexOf(goBase64Decode(text))).toBe(hexOf(goBase64DecodeByRule(text)));
+      }),
+      { numRuns: 5000 },
+    );
   });
 });
