@@ -2,13 +2,13 @@ import { hostname } from 'node:os';
 import { LogspecError } from '../errors.ts';
 import { boundedSink, DEFAULT_MAX_BUFFERED, isWritableLike, type BoundedSink } from './destination.ts';
 import { createLogLevels, type LogLevels, type LoggingObserver } from './levels-registry.ts';
-import type { Level } from './levels.ts';
 import type { LogFormat, LoggerLevelName, LoggingRegistry, LogMethod, LogspecLogger } from './logger-types.ts';
 import { bindingsText, entryText, formatMessage } from './pino-line.ts';
 import { isValidLoggerName, type ParsedSpec } from './spec.ts';
 import { formatTextLine } from './text-format.ts';
 import { parseFormat } from './registry.ts';
 import { registryMembers } from './registry-members.ts';
+import { FABRIC_LEVEL_OF, LEVEL_VALUE_OF, LOGGER_LEVEL_NAMES, LOGGER_LEVEL_OF } from './pino-levels.ts';
 
 /** Anything lines can be written to: a Node writable stream (bounded, never waited for) or any `write(line)`. */
 export interface LineDestination {
@@ -42,21 +42,6 @@ export interface LeanLogger extends LogspecLogger {
 
 /** The lean engine's registry: every `Logging` member, with loggers that need no logger library. */
 export type LeanLogging = LoggingRegistry<LeanLogger>;
-
-const LABELS: readonly LoggerLevelName[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'];
-const VALUE_OF: Readonly<Record<LoggerLevelName, number>> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 };
-/** pino has no dpanic/panic: those thresholds behave as fatal, as in `createLogging`. */
-const LABEL_OF: Readonly<Record<Level, LoggerLevelName>> = {
-  payload: 'trace',
-  debug: 'debug',
-  info: 'info',
-  warn: 'warn',
-  error: 'error',
-  dpanic: 'fatal',
-  panic: 'fatal',
-  fatal: 'fatal',
-};
-const FABRIC_NAME_OF: Readonly<Record<LoggerLevelName, Level>> = { trace: 'payload', debug: 'debug', info: 'info', warn: 'warn', error: 'error', fatal: 'fatal' };
 
 /** What a logger object holds; the level methods and `threshold` of a named logger are its own, a child reads them through its prototype. */
 interface LoggerState {
@@ -108,9 +93,9 @@ export function createLeanLogging(options: LeanLoggingOptions = {}): LeanLogging
 
   const writing = {} as Record<LoggerLevelName, LogMethod>;
   const counting = {} as Record<LoggerLevelName, LogMethod>;
-  for (const label of LABELS) {
-    const value = VALUE_OF[label];
-    const fabricName = FABRIC_NAME_OF[label];
+  for (const label of LOGGER_LEVEL_NAMES) {
+    const value = LEVEL_VALUE_OF[label];
+    const fabricName = FABRIC_LEVEL_OF[label];
     writing[label] = function writeEntry(this: LoggerState, ...args: unknown[]): void {
       const observer = levels.observer();
       if (observer !== undefined) {
@@ -125,11 +110,11 @@ export function createLeanLogging(options: LeanLoggingOptions = {}): LeanLogging
 
   const loggerPrototype = {
     isLevelEnabled(this: LoggerState, label: LoggerLevelName): boolean {
-      const value = VALUE_OF[label];
+      const value = LEVEL_VALUE_OF[label];
       return value !== undefined && value >= this.threshold;
     },
     get level(): LoggerLevelName {
-      return LABELS.find((label) => VALUE_OF[label] === (this as unknown as LoggerState).threshold) ?? 'info';
+      return LOGGER_LEVEL_NAMES.find((label) => LEVEL_VALUE_OF[label] === (this as unknown as LoggerState).threshold) ?? 'info';
     },
     child(this: LeanLogger & LoggerState, bindings: Record<string, unknown>): LeanLogger {
       if (bindings === null || typeof bindings !== 'object') throw new LogspecError('INVALID_OPTIONS', 'child: bindings must be an object');
@@ -141,10 +126,10 @@ export function createLeanLogging(options: LeanLoggingOptions = {}): LeanLogging
   };
 
   const setLevel = (logger: Record<string, unknown>, label: LoggerLevelName, countFrom: number | undefined): void => {
-    const threshold = VALUE_OF[label];
+    const threshold = LEVEL_VALUE_OF[label];
     logger['threshold'] = threshold;
-    for (const method of LABELS) {
-      const value = VALUE_OF[method];
+    for (const method of LOGGER_LEVEL_NAMES) {
+      const value = LEVEL_VALUE_OF[method];
       logger[method] = value >= threshold ? writing[method] : countFrom !== undefined && value >= countFrom ? counting[method] : noop;
     }
   };
@@ -159,7 +144,7 @@ export function createLeanLogging(options: LeanLoggingOptions = {}): LeanLogging
     logger['bindings'] = `,"name":${JSON.stringify(name)}`;
     levels.follow(name, (level) => {
       const observed = levels.observer() !== undefined;
-      setLevel(logger, LABEL_OF[level], observed ? VALUE_OF[LABEL_OF[levels.lowestLevel()]] : undefined);
+      setLevel(logger, LOGGER_LEVEL_OF[level], observed ? LEVEL_VALUE_OF[LOGGER_LEVEL_OF[levels.lowestLevel()]] : undefined);
     });
     loggers.set(name, logger as unknown as LeanLogger);
     return logger as unknown as LeanLogger;

@@ -6,8 +6,9 @@ import type { Level } from './levels.ts';
 import { loadPeer } from './peer.ts';
 import { isValidLoggerName, type ParsedSpec } from './spec.ts';
 import { textDestination } from './text-format.ts';
-import type { LogFormat, LoggingRegistry } from './logger-types.ts';
+import type { LogFormat, LoggerLevelName, LoggingRegistry } from './logger-types.ts';
 import { registryMembers } from './registry-members.ts';
+import { FABRIC_LEVEL_OF, LEVEL_VALUE_OF, LOGGER_LEVEL_NAMES, LOGGER_LEVEL_OF } from './pino-levels.ts';
 
 export type { LoggingObserver } from './levels-registry.ts';
 
@@ -71,30 +72,7 @@ export interface Logging extends LoggingRegistry<Logger> {
   getLogger(name: string): Logger;
 }
 
-type PinoLabel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
-
-const PINO_LABELS: readonly PinoLabel[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'];
-
-/** pino has no levels between error and fatal: dpanic and panic thresholds behave as fatal. */
-const PINO_LABEL_OF: Readonly<Record<Level, PinoLabel>> = {
-  payload: 'trace',
-  debug: 'debug',
-  info: 'info',
-  warn: 'warn',
-  error: 'error',
-  dpanic: 'fatal',
-  panic: 'fatal',
-  fatal: 'fatal',
-};
-
-const FABRIC_LEVEL_OF: Readonly<Record<PinoLabel, Level>> = {
-  trace: 'payload',
-  debug: 'debug',
-  info: 'info',
-  warn: 'warn',
-  error: 'error',
-  fatal: 'fatal',
-};
+type PinoLabel = LoggerLevelName;
 
 const FABRIC_NAME_OF_VALUE: Readonly<Record<number, Level>> = { 10: 'payload', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
 
@@ -107,8 +85,6 @@ interface Entry {
   /** The lowest pino level value counted as checked when they were set (0: no observer). */
   appliedCountFrom: number;
 }
-
-const PINO_VALUE: Readonly<Record<PinoLabel, number>> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 };
 
 export function parseFormat(value: string): LogFormat {
   if (value === 'json' || value === 'text') return value;
@@ -159,13 +135,13 @@ export function createLogging(options: LoggingOptions = {}): Logging {
 
   // pino's own level methods are generic (they work on `this`), so one set serves every
   // logger: the root's, taken at the lowest level, and pino's no-op.
-  const writing = Object.fromEntries(PINO_LABELS.map((label) => [label, root[label]])) as Record<PinoLabel, unknown>;
+  const writing = Object.fromEntries(LOGGER_LEVEL_NAMES.map((label) => [label, root[label]])) as Record<PinoLabel, unknown>;
   const probe = root.child({});
   probe.level = 'fatal';
   const silent = probe.trace as unknown;
   // Below-threshold methods when an observer is set: count the check, write nothing.
   const counting = Object.fromEntries(
-    PINO_LABELS.map((label) => {
+    LOGGER_LEVEL_NAMES.map((label) => {
       const fabricName = FABRIC_LEVEL_OF[label];
       return [label, () => levels.observer()?.checked(fabricName)];
     }),
@@ -181,18 +157,18 @@ export function createLogging(options: LoggingOptions = {}): Logging {
    * checked, as Fabric counts them.
    */
   const setMethods = (logger: Logger, label: PinoLabel, countFrom: number | undefined): void => {
-    const threshold = PINO_VALUE[label];
+    const threshold = LEVEL_VALUE_OF[label];
     const target = logger as unknown as Record<string | symbol, unknown>;
     target[levelValSym] = threshold;
-    for (const method of PINO_LABELS) {
-      const value = PINO_VALUE[method];
+    for (const method of LOGGER_LEVEL_NAMES) {
+      const value = LEVEL_VALUE_OF[method];
       target[method] = value >= threshold ? writing[method] : countFrom !== undefined && value >= countFrom ? counting[method] : silent;
     }
   };
 
   const apply = (entry: Entry, countFrom: number): void => {
-    const label = PINO_LABEL_OF[entry.level];
-    const value = PINO_VALUE[label];
+    const label = LOGGER_LEVEL_OF[entry.level];
+    const value = LEVEL_VALUE_OF[label];
     // Someone may have set `.level` by hand: the spec wins again at the next activation.
     if (value === entry.appliedValue && countFrom === entry.appliedCountFrom && (entry.logger as unknown as Record<symbol, unknown>)[levelValSym] === value) {
       return;
@@ -202,7 +178,7 @@ export function createLogging(options: LoggingOptions = {}): Logging {
     entry.appliedCountFrom = countFrom;
   };
 
-  const countFromNow = (): number => (levels.observer() === undefined ? 0 : PINO_VALUE[PINO_LABEL_OF[levels.lowestLevel()]]);
+  const countFromNow = (): number => (levels.observer() === undefined ? 0 : LEVEL_VALUE_OF[LOGGER_LEVEL_OF[levels.lowestLevel()]]);
 
   const getLogger = (name: string): Logger => {
     const known = entries.get(name);
@@ -218,20 +194,20 @@ export function createLogging(options: LoggingOptions = {}): Logging {
       const child = pinoChild.call(this, bindings, childOptions);
       if (childOptions?.level === undefined && Object.prototype.hasOwnProperty.call(child, levelValSym)) {
         delete (child as unknown as Record<symbol, unknown>)[levelValSym];
-        for (const label of PINO_LABELS) delete (child as unknown as Record<string, unknown>)[label];
+        for (const label of LOGGER_LEVEL_NAMES) delete (child as unknown as Record<string, unknown>)[label];
       }
       const untouched = (logger as unknown as Record<symbol, unknown>)[levelValSym] === entry.appliedValue;
       if (this === logger && !servesAsPrototype && untouched) {
         // The logger has just become a prototype, which V8 re-shapes on the next write to
         // it. Take that one-time cost here rather than in the next activation.
         servesAsPrototype = true;
-        setMethods(logger, PINO_LABEL_OF[entry.level], entry.appliedCountFrom === 0 ? undefined : entry.appliedCountFrom);
+        setMethods(logger, LOGGER_LEVEL_OF[entry.level], entry.appliedCountFrom === 0 ? undefined : entry.appliedCountFrom);
       }
       return child;
     } as Logger['child'];
     // Write every method twice so V8 sees mutable fields from the start; the first
     // activation is then as cheap as the later ones.
-    setMethods(logger, 'fatal', PINO_VALUE.trace);
+    setMethods(logger, 'fatal', LEVEL_VALUE_OF.trace);
     // Told of every activation and observer change; applies only what differs.
     levels.follow(name, (level) => {
       entry.level = level;
