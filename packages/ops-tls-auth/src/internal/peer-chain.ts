@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import type { Server as TlsNetServer, TLSSocket } from 'node:tls';
 
 import { MAX_HANDSHAKE_MESSAGE_BYTES } from '@fabric-ops/go-x509';
+import { sha256Base64 } from './verdict-cache.ts';
 
 /** Walk guard: a Certificate message within Go's limit cannot hold more certificates than this. */
 const MAX_LISTED = Math.ceil(MAX_HANDSHAKE_MESSAGE_BYTES / 5);
@@ -60,7 +60,7 @@ export function captureChainsEarly(server: TlsNetServer): (socket: TLSSocket) =>
  */
 export function createAdmittedChains(maxEntries = 4096): { remember(list: readonly Uint8Array[]): void; forLeaf(leaf: Uint8Array): readonly Uint8Array[] | undefined } {
   const byLeaf = new Map<string, readonly Uint8Array[]>();
-  const keyOf = (leaf: Uint8Array): string => createHash('sha256').update(leaf).digest('base64');
+  const keyOf = sha256Base64;
   return {
     remember(list) {
       const key = keyOf(list[0]!);

@@ -328,6 +328,26 @@ describe('createTlsServer: verifier threads', () => {
   });
 });
 
+describe('createTlsServer: a reconnecting client', () => {
+  it('is admitted from the known verdict without a new check; a new trust set checks it again', async () => {
+    let checks = 0;
+    const target = await startServer({
+      credentials: loadTlsCredentials({ certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientRootCAs: [pki.ca.certFile] }),
+      internals: {
+        observeJudge: (observed) => {
+          const judge = observed.judge.bind(observed);
+          observed.judge = (...args) => ((checks += 1), judge(...args));
+        },
+      },
+    });
+    for (let i = 0; i < 3; i++) expect(await get(target, pki.clients.good)).toBe('CN=operator,O=Org1');
+    expect(checks).toBe(1);
+    target.tls.setCredentials(loadTlsCredentials({ certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientRootCAs: [pki.ca.certFile] }));
+    expect(await get(target, pki.clients.good)).toBe('CN=operator,O=Org1');
+    expect(checks).toBe(2);
+  });
+});
+
 describe('createTlsServer: expensive chains', () => {
   it('serves a legitimate client while 8 connections keep presenting a leaf + 10 self-issued CAs sharing one RSA key', async () => {
     // 4,096 bits here (the benchmark uses 16,384): the point is the outcome, not the cost. Each

@@ -14,6 +14,10 @@ import { captureChainsEarly, createAdmittedChains, nativePeerChain, type Capture
 import { nativeChainIsFaithful } from './self-probe.ts';
 import { trustProblem } from './trust-check.ts';
 import { createChainJudge, type ChainJudge } from './verdicts.ts';
+import type { Verdict } from './verdict-cache.ts';
+
+/** Why a check was stopped when its connection closed (one object, made once). */
+const CONNECTION_CLOSED = new Error('tls: connection closed');
 
 export interface TlsServerOptions {
   readonly credentials: TlsCredentials;
@@ -311,22 +315,38 @@ function gateSecureConnections(
       else admit(socket, key, endOnError);
       return;
     }
-    // The check is dropped, or stopped, when the connection closes (the handshake deadline closes it too).
+    const decided = (verdict: Verdict): void => {
+      if (!verdict.accept) {
+        refuse(socket, key, verdict.reason);
+        return;
+      }
+      admittedChains.remember(presented);
+      markVerifiedClient(socket);
+      admit(socket, key, endOnError);
+    };
+    // A client reconnecting with a list already judged is answered now, as Go would answer it.
+    const known = judge.knownVerdict(presented);
+    if (known !== undefined) {
+      decided(known);
+      return;
+    }
+    // The check is dropped, or stopped, when the connection closes (the handshake deadline closes
+    // it too). The listener goes once the verdict is in, and the abort carries a reason made once:
+    // abort() without one builds a DOMException with a stack trace, per connection.
     const closed = new AbortController();
-    socket.once('close', () => closed.abort());
+    const onClose = (): void => closed.abort(CONNECTION_CLOSED);
+    socket.once('close', onClose);
     const deadline = entry?.deadline ?? Date.now() + state.handshakeTimeoutMs;
     judge.judge(presented, { source: socket.remoteAddress ?? '', deadline, signal: closed.signal }).then(
       (verdict) => {
+        socket.off('close', onClose);
         if (socket.destroyed || (entry !== undefined && pending.get(key) !== entry)) return;
-        if (!verdict.accept) {
-          refuse(socket, key, verdict.reason);
-          return;
-        }
-        admittedChains.remember(presented);
-        markVerifiedClient(socket);
-        admit(socket, key, endOnError);
+        decided(verdict);
       },
-      () => refuse(socket, key, 'tls: client certificate check failed'),
+      () => {
+        socket.off('close', onClose);
+        refuse(socket, key, 'tls: client certificate check failed');
+      },
     );
   };
   const gatedEmit: Emit = function (event, ...args) {

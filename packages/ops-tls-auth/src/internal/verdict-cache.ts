@@ -1,17 +1,30 @@
 import { createHash } from 'node:crypto';
+import * as nodeCrypto from 'node:crypto';
 
 export type Verdict = { readonly accept: true } | { readonly accept: false; readonly reason: string };
 
+type OneShotHash = (algorithm: string, data: Uint8Array, outputEncoding: 'base64') => string;
+// crypto.hash (Node 20.12+, 21.7+) hashes without a Hash object: a third of the cost per
+// connection of createHash().update().digest() for a few KB. Node 20.11 takes the old route.
+const oneShotHash = (nodeCrypto as { hash?: OneShotHash }).hash;
+
+/** SHA-256 of `data`, base64. */
+export function sha256Base64(data: Uint8Array): string {
+  return oneShotHash === undefined ? createHash('sha256').update(data).digest('base64') : oneShotHash('sha256', data, 'base64');
+}
+
 /** The cache key of a list: its certificates with their lengths, so two lists never share one. */
 export function chainKey(presented: readonly Uint8Array[]): string {
-  const hash = createHash('sha256');
-  const length = Buffer.alloc(4);
+  let total = 0;
+  for (const der of presented) total += 4 + der.length;
+  const framed = Buffer.allocUnsafe(total);
+  let at = 0;
   for (const der of presented) {
-    length.writeUInt32BE(der.length);
-    hash.update(length);
-    hash.update(der);
+    framed.writeUInt32BE(der.length, at);
+    framed.set(der, at + 4);
+    at += 4 + der.length;
   }
-  return hash.digest('base64');
+  return sha256Base64(framed);
 }
 
 export interface VerdictCache {

@@ -74,6 +74,20 @@ describe('createChainJudge: cache and trust', () => {
     expect(await judge.judge(small(2))).toEqual({ accept: false, reason: 'check 2 with ca-1' });
   });
 
+  it('knownVerdict answers a list already judged, at once, and nothing else: not before, not after new trust, not once closed', async () => {
+    const judge = make();
+    expect(judge.knownVerdict(small(1))).toBeUndefined();
+    const verdict = await judge.judge(small(1));
+    expect(judge.knownVerdict(small(1))).toEqual(verdict);
+    expect(judge.knownVerdict(small(2))).toBeUndefined();
+    judge.setTrust(['ca-2']);
+    expect(judge.knownVerdict(small(1))).toBeUndefined();
+    await judge.judge(small(1));
+    expect(judge.knownVerdict(small(1))).toMatchObject({ reason: 'check 2 with ca-2' });
+    await judge.close();
+    expect(judge.knownVerdict(small(1))).toBeUndefined();
+  });
+
   it('checks again once the TTL has passed', async () => {
     const judge = make({ cacheTtlMs: 0 });
     expect(await judge.judge(small(1))).toMatchObject({ reason: 'check 1 with ca-1' });

@@ -50,6 +50,11 @@ export interface JudgeRequest {
 export interface ChainJudge {
   /** Go's verdict on the list the client sent (leaf first), computed on a worker thread under the trust in force when it is given. */
   judge(presented: readonly Uint8Array[], request?: JudgeRequest): Promise<Verdict>;
+  /**
+   * The verdict already known for this list (cached under the trust in force), or undefined: a
+   * reconnecting client is answered at once, with no promise, controller or listener.
+   */
+  knownVerdict(presented: readonly Uint8Array[]): Verdict | undefined;
   /** New CA texts: every verdict given from now on is taken under them; cached verdicts are dropped. */
   setTrust(pemTexts: readonly string[]): void;
   /** Chains queued or being checked. */
@@ -380,6 +385,9 @@ export function createChainJudge(pemTexts: readonly string[], options: ChainJudg
       enqueue(state, job);
       pump(state);
       return verdict;
+    },
+    knownVerdict(presented) {
+      return state.closed ? undefined : state.cache.get(chainKey(presented));
     },
     setTrust(texts) {
       state.trust = [...texts];
