@@ -24,14 +24,11 @@ const startServer = useTestServers();
 
 function get(target: StartedServer, client?: PemPair): Promise<string> {
   return new Promise((resolve, reject) => {
-    const req = request(
-      { host: target.host, port: target.port, path: '/', ca: pki.ca.cert, agent: false, ...(client === undefined ? {} : { cert: client.cert, key: client.key }) },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
-        res.on('end', () => resolve(body));
-      },
-    );
+    const req = request({ host: target.host, port: target.port, path: '/', ca: pki.ca.cert, agent: false, ...(client === undefined ? {} : { cert: client.cert, key: client.key }) }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve(body));
+    });
     req.on('error', reject);
     req.end();
   });
