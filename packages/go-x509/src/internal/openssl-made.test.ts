@@ -1,7 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { createTestPki, type PemPair, type TestCa, type TestPki } from '@fabric-ops/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClientTrustPool, verifyClientChain } from '../index.ts';
+import { createClientTrustPool, verifyClientChain, verifyClientChainUntil } from '../index.ts';
 
 // Go's crypto/x509 verdicts (VerifyOptions{Roots: ClientCAs, Intermediates: what the client
 // sent, KeyUsages: [clientAuth]}) for certificates OpenSSL builds for this run (test-kit), through
@@ -106,5 +106,45 @@ describe('verifyClientChain on OpenSSL-made certificates (Go crypto/x509 rules)'
     expect(verifyClientChain([der(pki.clients.notYetValid.cert)], pool, new Date(Date.now() + 48 * 3_600_000))).toEqual({ accept: true });
     // The anchor's own dates count too: the root was issued an hour ago.
     expect(verifyClientChain([der(pki.clients.expired.cert)], pool, new Date(Date.now() - 48 * 3_600_000))).toMatchObject({ accept: false });
+  });
+
+  it('says when a verdict may change: the next validity boundary of a certificate sent or held', () => {
+    const pool = createClientTrustPool([pki.ca.cert]);
+    // Node's own parser gives the expected instants (whole seconds, as the DER holds them).
+    const validity = (pem: string): { from: number; to: number } => {
+      const parsed = new X509Certificate(pem);
+      return { from: Date.parse(parsed.validFrom), to: Date.parse(parsed.validTo) };
+    };
+    /** The first boundary after `at` among these certificates and the pool's CA. */
+    const nextOf = (pems: readonly string[], at: number): number | undefined => {
+      const ahead = [...pems, pki.ca.cert].flatMap((pem) => [validity(pem).from, validity(pem).to + 1]).filter((b) => b > at);
+      return ahead.length === 0 ? undefined : Math.min(...ahead);
+    };
+    const notYet = validity(pki.clients.notYetValid.cert);
+    const before = new Date(notYet.from - 1);
+    const waiting = verifyClientChainUntil([der(pki.clients.notYetValid.cert)], pool, before);
+    expect(waiting.verdict).toEqual(verifyClientChain([der(pki.clients.notYetValid.cert)], pool, before));
+    expect(waiting.verdict.accept).toBe(false);
+    expect(waiting.changesAt).toBe(notYet.from);
+    // From its notBefore it is valid, until the millisecond after its notAfter (Go: now.After(NotAfter)).
+    const during = verifyClientChainUntil([der(pki.clients.notYetValid.cert)], pool, new Date(notYet.from));
+    expect(during).toEqual({ verdict: { accept: true }, changesAt: nextOf([pki.clients.notYetValid.cert], notYet.from) });
+    expect(verifyClientChain([der(pki.clients.notYetValid.cert)], pool, new Date(notYet.to))).toEqual({ accept: true });
+    expect(verifyClientChain([der(pki.clients.notYetValid.cert)], pool, new Date(notYet.to + 1))).toMatchObject({ accept: false });
+    // Every certificate sent counts, an intermediate too, and every certificate of the pool.
+    const leaf = shapes.fromIntermediate!;
+    const sent = [leaf.cert, pki.intermediateCa.cert];
+    const now = Date.now();
+    expect(verifyClientChainUntil(sent.map(der), pool, new Date(now)).changesAt).toBe(nextOf(sent, now));
+    const last = Math.max(...[...sent, pki.ca.cert].map((pem) => validity(pem).to + 1));
+    expect(verifyClientChainUntil(sent.map(der), pool, new Date(last)).changesAt).toBeUndefined();
+    // Past the leaf's last boundary, the pool's CA still has one ahead.
+    expect(verifyClientChainUntil([der(pki.clients.notYetValid.cert)], pool, new Date(validity(pki.clients.notYetValid.cert).to + 1)).changesAt).toBe(
+      nextOf([pki.clients.notYetValid.cert], validity(pki.clients.notYetValid.cert).to + 1),
+    );
+    // A list with a certificate Go cannot parse is refused whatever the time: what was parsed still counts.
+    const broken = verifyClientChainUntil([der(leaf.cert), Buffer.from([0x30, 0x03, 0x02, 0x01, 0x01])], pool, new Date(now));
+    expect(broken.verdict).toMatchObject({ accept: false, reason: expect.stringContaining('tls: failed to parse client certificate') });
+    expect(broken.changesAt).toBe(nextOf([leaf.cert], now));
   });
 });

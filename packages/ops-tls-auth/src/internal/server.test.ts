@@ -348,6 +348,34 @@ describe('createTlsServer: a reconnecting client', () => {
   });
 });
 
+describe('createTlsServer: a client certificate that expires', () => {
+  it('is admitted from the known verdict until the millisecond after its notAfter, and refused from then, as Go refuses it', async () => {
+    // notAfter a few seconds ahead (whole seconds, as the certificate holds it).
+    const expiring = await pki.ca.issue('s-expiring', { subject: { O: 'Org1', CN: 'expiring' }, extendedKeyUsage: ['clientAuth'], notAfter: new Date(Date.now() + 6_000) });
+    const notAfter = Date.parse(new X509Certificate(expiring.cert).validTo);
+    let checks = 0;
+    const target = await startServer({
+      credentials: loadTlsCredentials({ certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientRootCAs: [pki.ca.certFile] }),
+      internals: {
+        observeJudge: (observed) => {
+          const judge = observed.judge.bind(observed);
+          observed.judge = (...args) => ((checks += 1), judge(...args));
+        },
+      },
+    });
+    expect(Date.now()).toBeLessThan(notAfter);
+    expect(await get(target, expiring)).toBe('CN=expiring,O=Org1');
+    expect(await get(target, expiring)).toBe('CN=expiring,O=Org1');
+    expect(checks).toBe(1); // the second from the known verdict
+    // Go refuses it from notAfter + 1 ns; a verdict remembered to the end of that second would still admit it.
+    await new Promise((resolve) => setTimeout(resolve, notAfter + 150 - Date.now()));
+    await expect(get(target, expiring)).rejects.toThrow();
+    expect(checks).toBe(2);
+    await expect.poll(() => target.lines.length).toBe(1);
+    expect(target.lines[0]!.message).toMatch(/tls: failed to verify client certificate: x509: certificate has expired or is not yet valid/);
+  }, 30_000);
+});
+
 describe('createTlsServer: expensive chains', () => {
   it('serves a legitimate client while 8 connections keep presenting a leaf + 10 self-issued CAs sharing one RSA key', async () => {
     // 4,096 bits here (the benchmark uses 16,384): the point is the outcome, not the cost. Each

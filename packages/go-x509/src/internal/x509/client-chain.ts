@@ -1,7 +1,20 @@
 import { appendCertsFromPem, CertPool, type SkippedBlock } from './pool.ts';
-import { verifyPresented, type ClientChainVerdict } from './verify.ts';
+import type { Certificate } from './certificate.ts';
+import { nextValidityChange, verifyPresented, type ClientChainVerdict } from './verify.ts';
 
 export type { ClientChainVerdict };
+
+/** A verdict and the first moment it may stop holding. */
+export interface TimedClientChainVerdict {
+  readonly verdict: ClientChainVerdict;
+  /**
+   * The first instant (ms since the epoch) after `now` at which a certificate the client sent,
+   * or one the pool holds, begins or ends its validity period, as Go's parser reads the dates;
+   * undefined when there is none ahead. Until then the same list gets the same verdict from the
+   * same pool.
+   */
+  readonly changesAt: number | undefined;
+}
 
 /** The client CA files as Go's CertPool holds them: every certificate Go can parse is an anchor. */
 export interface ClientTrustPool {
@@ -38,4 +51,19 @@ export function verifyClientChain(presented: readonly Uint8Array[], pool: Client
   const certPool = pools.get(pool);
   if (certPool === undefined) throw new TypeError('verifyClientChain: the pool was not made by createClientTrustPool');
   return verifyPresented(presented, certPool, now.getTime());
+}
+
+/**
+ * `verifyClientChain`, and when its verdict may change: for a caller that remembers verdicts
+ * (a cache keyed by the list the client sent). The certificates are parsed once, for both.
+ */
+export function verifyClientChainUntil(presented: readonly Uint8Array[], pool: ClientTrustPool, now: Date = new Date()): TimedClientChainVerdict {
+  const certPool = pools.get(pool);
+  if (certPool === undefined) throw new TypeError('verifyClientChainUntil: the pool was not made by createClientTrustPool');
+  const nowMs = now.getTime();
+  const parsed: Certificate[] = [];
+  const verdict = verifyPresented(presented, certPool, nowMs, parsed);
+  const sent = nextValidityChange(parsed, nowMs);
+  const held = nextValidityChange(certPool.certificates(), nowMs);
+  return { verdict, changesAt: sent === undefined || (held !== undefined && held < sent) ? held : sent };
 }

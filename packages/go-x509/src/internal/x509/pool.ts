@@ -30,6 +30,11 @@ export class CertPool {
     else list.push(cert);
   }
 
+  /** Every certificate held, in the order added. */
+  certificates(): readonly Certificate[] {
+    return this.order;
+  }
+
   /** CertPool.Subjects: the raw subject of every certificate held, in the order added. */
   subjects(): Uint8Array[] {
     return this.order.map((c) => c.rawSubject);

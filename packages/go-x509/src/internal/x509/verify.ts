@@ -197,11 +197,11 @@ export type ClientChainVerdict = { readonly accept: true } | { readonly accept: 
 /**
  * crypto/tls processCertsFromClient with ClientAuth = RequireAndVerifyClientCert: every sent
  * certificate must parse and carry no RSA key over 8,192 bits (checked as each is parsed, before
- * any signature), the leaf must verify, and its key must be RSA, ECDSA or Ed25519.
+ * any signature), the leaf must verify, and its key must be RSA, ECDSA or Ed25519. `certs`
+ * receives every certificate parsed on the way (all of them, unless one fails to parse).
  */
-export function verifyPresented(presented: readonly Uint8Array[], roots: CertPool, nowMs: number): ClientChainVerdict {
+export function verifyPresented(presented: readonly Uint8Array[], roots: CertPool, nowMs: number, certs: Certificate[] = []): ClientChainVerdict {
   if (presented.length === 0) return { accept: false, reason: "tls: client didn't provide a certificate" };
-  const certs: Certificate[] = [];
   for (const der of presented) {
     const cert = parseCertificate(der);
     if (typeof cert === 'string') return { accept: false, reason: `tls: failed to parse client certificate: ${cert}` };
@@ -220,4 +220,21 @@ export function verifyPresented(presented: readonly Uint8Array[], roots: CertPoo
     return { accept: false, reason: `tls: client certificate contains an unsupported public key of type ${goKeyType(leaf.publicKey)}` };
   }
   return { accept: true };
+}
+
+/**
+ * The first instant (ms since the epoch) after `nowMs` at which one of `certs` becomes valid
+ * (its notBefore) or stops being valid (one millisecond after its notAfter): isValid's two
+ * comparisons, so a verdict on these certificates cannot change before it. Undefined when every
+ * boundary has passed.
+ */
+export function nextValidityChange(certs: readonly Certificate[], nowMs: number): number | undefined {
+  let next: number | undefined;
+  for (const cert of certs) {
+    const begins = cert.notBefore.ms;
+    const ends = cert.notAfter.ms + 1;
+    if (begins > nowMs && (next === undefined || begins < next)) next = begins;
+    if (ends > nowMs && (next === undefined || ends < next)) next = ends;
+  }
+  return next;
 }
