@@ -1,6 +1,42 @@
 import { execFileSync } from 'node:child_process';
 import type { Options } from 'tsup';
 
+type TsupPlugin = NonNullable<Options['plugins']>[number];
+
+/**
+ * Node builtins whose ES module facade costs far more than the builtin: an `import` of one makes
+ * Node read every export, lazy ones included, and `http`'s lazy `WebSocket` loads undici (with
+ * crypto, tls, http2, zlib, worker_threads, web streams: 71–92 more internal modules on Node
+ * 22–26); `fs` and `util` load 30–34 each (`fs.promises`...). `require` reads none of them.
+ * Measured with `process.moduleLoadList`: require first, then import, in a fresh process.
+ */
+const BUILTINS_BY_REQUIRE = new Set(['http', 'fs', 'util']);
+
+/** The ES module build takes these builtins with `require` (a `createRequire` made once per file): same bindings, no facade. */
+export function esmBuiltinsByRequire(): TsupPlugin {
+  const importStatement = /^import (?:(\{[^}]*\})|\* as ([\w$]+)|([\w$]+)) from ['"](?:node:)?([\w/]+)['"];$/gm;
+  return {
+    name: 'esm-builtins-by-require',
+    renderChunk(code) {
+      if (this.format !== 'esm') return undefined;
+      let rewritten = false;
+      const out = code.replace(importStatement, (statement, named: string | undefined, namespace: string | undefined, defaultName: string | undefined, specifier: string) => {
+        if (!BUILTINS_BY_REQUIRE.has(specifier)) return statement;
+        rewritten = true;
+        // `{ a, b as c }` becomes `{ a, b: c }`; one line for one line, so the source map still holds.
+        const target = named !== undefined ? named.replace(/\b([\w$]+) as ([\w$]+)\b/g, '$1: $2') : (namespace ?? defaultName);
+        return `const ${target} = __fabricOpsRequire('node:${specifier}');`;
+      });
+      if (!rewritten) return undefined;
+      // Put at the start of the first line, after a bin's shebang line: no new line, so the
+      // source map's lines stay where they were.
+      const at = out.startsWith('#!') ? out.indexOf('\n') + 1 : 0;
+      const require = "import { createRequire as __fabricOpsCreateRequire } from 'node:module'; const __fabricOpsRequire = __fabricOpsCreateRequire(import.meta.url); ";
+      return { code: out.slice(0, at) + require + out.slice(at) };
+    },
+  };
+}
+
 function commitSha(): string {
   try {
     return execFileSync('git', ['rev-parse', '--short=7', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
@@ -25,5 +61,6 @@ export function packageBuild(entry: Record<string, string> = { index: 'src/index
     shims: true,
     define: { __FABRIC_OPS_COMMIT_SHA__: JSON.stringify(process.env['FABRIC_OPS_BUILD_COMMIT'] ?? commitSha()) },
     ...extra,
+    plugins: [esmBuiltinsByRequire(), ...(extra.plugins ?? [])],
   };
 }

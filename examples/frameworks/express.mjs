@@ -1,7 +1,6 @@
 // @ts-check
 // The operations handlers under /ops in an Express 4 or 5 app, behind express.json().
 // Run: node examples/frameworks/express.mjs
-import { createServer } from 'node:http';
 import express from 'express';
 import { createOperations, nodeListener, serveUntilSignalled } from './operations.mjs';
 
@@ -40,5 +39,9 @@ if (process.argv[1] === import.meta.filename) {
     ops.ordersServed.with('outcome', 'ok').add(1);
     res.json({ orders: [] });
   });
+  // node:http only when run on its own: an ES module import of it builds Node's facade of the
+  // module, whose lazy WebSocket export loads undici (+70-90 internal modules, several MiB on
+  // Node 22-26), a cost an app that only imports mountOperations should not pay.
+  const { createServer } = await import('node:http');
   await serveUntilSignalled('express', ops, nodeListener(createServer(app)));
 }

@@ -69,7 +69,7 @@ beforeAll(async () => {
   // The scratch project's own npm settings: no workspace .npmrc reaches it from /tmp.
   await writeFile(join(scratch, '.npmrc'), 'audit=false\nfund=false\nupdate-notifier=false\n');
   await exec('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '--prefer-offline', ...tgz], scratch, 200_000);
-  for (const file of ['check-modules.mjs', 'exercise.cjs', 'run-esm.mjs', 'run-cjs.cjs', 'tsconfig.json']) {
+  for (const file of ['check-modules.mjs', 'builtins-loaded.mjs', 'exercise.cjs', 'run-esm.mjs', 'run-cjs.cjs', 'tsconfig.json']) {
     await copyFile(join(repoRoot, 'tools', 'consumer-test', 'fixtures', file), join(scratch, file));
   }
   // One consumer source, type-checked as an ES module and as CommonJS.
@@ -109,6 +109,25 @@ describe('the packed packages, installed with npm outside the workspace', () => 
       expect(entry.cjsFile, entry.name).toMatch(/\/dist\/index\.cjs$/);
       expect(entry.esm, entry.name).toEqual(entry.cjs);
       for (const name of KEY_EXPORTS[entry.name] ?? []) expect(entry.esm, entry.name).toContain(name);
+    }
+  });
+
+  it('cost as little to import as to require: no builtin module facade that loads undici, http2, zlib, worker_threads or streams', async () => {
+    // An ES module import of node:http, node:fs or node:util builds Node's facade of that module,
+    // which reads every export, lazy ones included: http's WebSocket loads undici and, with it,
+    // crypto, tls, http2, zlib, worker_threads and web streams (Node 22-26). The ES module builds
+    // take those builtins with require (tsup.shared.ts, esmBuiltinsByRequire).
+    // (On Node 20, where http has no WebSocket, the fs facade alone loaded Node's streams.)
+    const heavy = ['NativeModule internal/deps/undici/undici', 'NativeModule http2', 'NativeModule zlib', 'NativeModule worker_threads', 'NativeModule assert', 'NativeModule stream/promises'];
+    const loaded = async (name: string, how: 'esm' | 'cjs'): Promise<string[]> => JSON.parse(await exec(process.execPath, ['builtins-loaded.mjs', name, how], scratch, 60_000)) as string[];
+    for (const pkg of packages) {
+      const [esm, cjs] = await Promise.all([loaded(pkg.name, 'esm'), loaded(pkg.name, 'cjs')]);
+      expect(esm.length, pkg.name).toBeGreaterThan(0); // it did load something: the list is real
+      const required = new Set(cjs);
+      expect(
+        heavy.filter((entry) => esm.includes(entry) && !required.has(entry)),
+        `${pkg.name}: loaded by import only`,
+      ).toEqual([]);
     }
   });
 
