@@ -328,23 +328,29 @@ describe('createTlsServer: verifier threads', () => {
   });
 });
 
+/** A server trusting the test CA whose chain judge counts the checks it is asked to make. */
+async function startCountingChecks(): Promise<{ target: Started; checks: () => number }> {
+  let checks = 0;
+  const target = await startServer({
+    credentials: loadTlsCredentials({ certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientRootCAs: [pki.ca.certFile] }),
+    internals: {
+      observeJudge: (observed) => {
+        const judge = observed.judge.bind(observed);
+        observed.judge = (...args) => ((checks += 1), judge(...args));
+      },
+    },
+  });
+  return { target, checks: () => checks };
+}
+
 describe('createTlsServer: a reconnecting client', () => {
   it('is admitted from the known verdict without a new check; a new trust set checks it again', async () => {
-    let checks = 0;
-    const target = await startServer({
-      credentials: loadTlsCredentials({ certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientRootCAs: [pki.ca.certFile] }),
-      internals: {
-        observeJudge: (observed) => {
-          const judge = observed.judge.bind(observed);
-          observed.judge = (...args) => ((checks += 1), judge(...args));
-        },
-      },
-    });
+    const { target, checks } = await startCountingChecks();
     for (let i = 0; i < 3; i++) expect(await get(target, pki.clients.good)).toBe('CN=operator,O=Org1');
-    expect(checks).toBe(1);
+    expect(checks()).toBe(1);
     target.tls.setCredentials(loadTlsCredentials({ certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientRootCAs: [pki.ca.certFile] }));
     expect(await get(target, pki.clients.good)).toBe('CN=operator,O=Org1');
-    expect(checks).toBe(2);
+    expect(checks()).toBe(2);
   });
 });
 
@@ -353,24 +359,15 @@ describe('createTlsServer: a client certificate that expires', () => {
     // notAfter a few seconds ahead (whole seconds, as the certificate holds it).
     const expiring = await pki.ca.issue('s-expiring', { subject: { O: 'Org1', CN: 'expiring' }, extendedKeyUsage: ['clientAuth'], notAfter: new Date(Date.now() + 6_000) });
     const notAfter = Date.parse(new X509Certificate(expiring.cert).validTo);
-    let checks = 0;
-    const target = await startServer({
-      credentials: loadTlsCredentials({ certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientRootCAs: [pki.ca.certFile] }),
-      internals: {
-        observeJudge: (observed) => {
-          const judge = observed.judge.bind(observed);
-          observed.judge = (...args) => ((checks += 1), judge(...args));
-        },
-      },
-    });
+    const { target, checks } = await startCountingChecks();
     expect(Date.now()).toBeLessThan(notAfter);
     expect(await get(target, expiring)).toBe('CN=expiring,O=Org1');
     expect(await get(target, expiring)).toBe('CN=expiring,O=Org1');
-    expect(checks).toBe(1); // the second from the known verdict
+    expect(checks()).toBe(1); // the second from the known verdict
     // Go refuses it from notAfter + 1 ns; a verdict remembered to the end of that second would still admit it.
     await new Promise((resolve) => setTimeout(resolve, notAfter + 150 - Date.now()));
     await expect(get(target, expiring)).rejects.toThrow();
-    expect(checks).toBe(2);
+    expect(checks()).toBe(2);
     await expect.poll(() => target.lines.length).toBe(1);
     expect(target.lines[0]!.message).toMatch(/tls: failed to verify client certificate: x509: certificate has expired or is not yet valid/);
   }, 30_000);
