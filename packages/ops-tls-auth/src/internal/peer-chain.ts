@@ -29,18 +29,31 @@ export function nativePeerChain(socket: TLSSocket): Uint8Array[] | undefined {
 /** What a connection's client sent, read as soon as its handshake finished. */
 export type CapturedChain = { readonly list: Uint8Array[] | undefined } | { readonly malformed: true };
 
+/** Reads each connection's certificate list before Node's own server code can shorten it. */
+export interface ChainCapture {
+  /** The list read for this connection, if it was captured. */
+  read(socket: TLSSocket): CapturedChain | undefined;
+  /**
+   * Hooks (true) or unhooks the server's `keylog` event. A hooked handshake calls into
+   * JavaScript five times (TLS 1.3), about 3 % of a new connection's CPU, so the hook is on only
+   * while OpenSSL could verify a client chain successfully: with every client CA a stand-in, it
+   * cannot, and Node then leaves the list as the client sent it.
+   */
+  setActive(active: boolean): void;
+}
+
 /**
  * Reads each connection's certificate list at the first moment it exists, before Node's own
  * server code runs: on some Node lines (24.x) the server reads the peer certificate itself when
  * OpenSSL's verification succeeded, and that read drops every certificate after the leaf
  * (nodejs/node#65579). The only public hook that hands over the server-side TLSSocket before
  * its 'secure' event is 'keylog' (emitted while the handshake's secrets are derived); the
- * line itself is ignored.
+ * line itself is ignored. Starts unhooked.
  */
-export function captureChainsEarly(server: TlsNetServer): (socket: TLSSocket) => CapturedChain | undefined {
+export function createChainCapture(server: TlsNetServer): ChainCapture {
   const captured = new WeakMap<TLSSocket, CapturedChain>();
   const hooked = new WeakSet<TLSSocket>();
-  server.on('keylog', (_line: Buffer, socket: TLSSocket) => {
+  const onKeylog = (_line: Buffer, socket: TLSSocket): void => {
     if (hooked.has(socket)) return;
     hooked.add(socket);
     socket.prependOnceListener('secure', () => {
@@ -50,8 +63,24 @@ export function captureChainsEarly(server: TlsNetServer): (socket: TLSSocket) =>
         captured.set(socket, { malformed: true });
       }
     });
-  });
-  return (socket) => captured.get(socket);
+  };
+  let active = false;
+  return {
+    read: (socket) => captured.get(socket),
+    setActive(next) {
+      if (next === active) return;
+      active = next;
+      if (active) server.on('keylog', onKeylog);
+      else server.off('keylog', onKeylog);
+    },
+  };
+}
+
+/** The capture, always hooked (the self-probe's, and tests'). */
+export function captureChainsEarly(server: TlsNetServer): (socket: TLSSocket) => CapturedChain | undefined {
+  const capture = createChainCapture(server);
+  capture.setActive(true);
+  return capture.read;
 }
 
 /**

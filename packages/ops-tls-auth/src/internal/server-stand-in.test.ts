@@ -107,6 +107,34 @@ describe('stand-in client CAs', () => {
     expect(await get(server, oddClient)).toBe('200 CN=odd-operator,O=Org2');
   });
 
+  it("leave the server's keylog event unhooked while every client CA is a stand-in, and the list the client sent is still read whole", async () => {
+    const leaf = await pki.intermediateCa.issue('keylog-chained', { subject: { O: 'Org1', CN: 'chained-operator' }, extendedKeyUsage: ['clientAuth'] });
+    const chained = { ...leaf, cert: leaf.cert + pki.intermediateCa.cert };
+    const withStandIns = await start({ credentials: credentials() });
+    const withRealCas = await start({ credentials: credentials(), clientCaStandIns: false });
+    // Each hooked handshake calls into JavaScript five times; only a real CA in OpenSSL's store needs it (nodejs/node#65579).
+    expect(withStandIns.tls.server.listenerCount('keylog')).toBe(0);
+    expect(withRealCas.tls.server.listenerCount('keylog')).toBe(1);
+    // Go admits this client only with the intermediate it sent: the whole list reached the verdict.
+    for (const server of [withStandIns, withRealCas]) {
+      expect(await get(server, chained)).toBe('200 CN=chained-operator,O=Org1');
+      expect(await get(server, leaf)).toMatch(/^refused/);
+    }
+  });
+
+  it('hook the keylog event when a reload hands OpenSSL a real CA, and unhook it one handshake deadline after the stand-ins are back', async () => {
+    const server = await start({ credentials: credentials(bareServer), handshakeTimeoutMs: 300 });
+    expect(server.tls.server.listenerCount('keylog')).toBe(0);
+    // the RSA twin's stand-in could pass for the bare server certificate's issuer: it is handed over real
+    server.tls.setCredentials(loadTlsCredentials({ ...bareServer, clientRootCAs: [rsaTwinCa.certFile] }));
+    expect(server.tls.server.listenerCount('keylog')).toBe(1);
+    server.tls.setCredentials(credentials(bareServer));
+    // a handshake begun under the real CA may still finish within its deadline: the hook stays until then
+    expect(server.tls.server.listenerCount('keylog')).toBe(1);
+    await expect.poll(() => server.tls.server.listenerCount('keylog'), { timeout: 2_000 }).toBe(0);
+    expect(await get(server, oddClient)).toBe('200 CN=odd-operator,O=Org2');
+  });
+
   it('never reach the wire as the server chain, for a lone server certificate without an authority key identifier', async () => {
     const bareCert = new X509Certificate(await readPem(bareServer.certFile)).fingerprint256;
     const server = await start({ credentials: credentials(bareServer) });

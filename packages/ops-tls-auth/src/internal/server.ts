@@ -10,7 +10,7 @@ import { markVerifiedClient } from './identity.ts';
 import { secureContextOptions, tlsServerOptions } from './options.ts';
 import { createOpenSslClientCas } from './stand-in-ca.ts';
 import { clientCertificateMessageProblem } from '@fabric-ops/go-x509';
-import { captureChainsEarly, createAdmittedChains, nativePeerChain, type CapturedChain } from './peer-chain.ts';
+import { createAdmittedChains, createChainCapture, nativePeerChain, type CapturedChain } from './peer-chain.ts';
 import { nativeChainIsFaithful } from './self-probe.ts';
 import { trustProblem } from './trust-check.ts';
 import { createChainJudge, type ChainJudge } from './verdicts.ts';
@@ -118,7 +118,14 @@ export function createTlsServerWith(options: TlsServerOptions, onRequest: Reques
     options.logger?.warn({ reason: 'client CA stand-in' }, message),
   );
   // OpenSSL gets the stand-ins; the judge gets the real CA files.
-  const forOpenSsl = (credentials: TlsCredentials): TlsCredentials => ({ ...credentials, ca: openSslCas.forCredentials(credentials) });
+  let openSslCanVerify = true;
+  const forOpenSsl = (credentials: TlsCredentials): TlsCredentials => {
+    const ca = openSslCas.forCredentials(credentials);
+    // Only a real CA lets OpenSSL's verification succeed (the case where Node shortens the list
+    // the client sent); with no CA at all OpenSSL verifies against Node's bundled roots.
+    openSslCanVerify = ca.length === 0 || ca.some((pem, index) => pem === credentials.ca[index]);
+    return { ...credentials, ca };
+  };
   const state: ServerState = {
     server: createServer({ ...options.serverOptions, ...tlsServerOptions(forOpenSsl(options.credentials), options.handshakeTimeoutMs ?? 10_000) }, onRequest),
     handshakeTimeoutMs: options.handshakeTimeoutMs ?? 10_000,
@@ -146,7 +153,16 @@ export function createTlsServerWith(options: TlsServerOptions, onRequest: Reques
   internals.observeJudge?.(judge);
   interceptConnections(state);
   logTlsClientErrors(state);
-  const readCaptured = captureChainsEarly(server);
+  const chainCapture = createChainCapture(server);
+  chainCapture.setActive(openSslCanVerify);
+  let unhookTimer: NodeJS.Timeout | undefined;
+  const captureWhileNeeded = (): void => {
+    clearTimeout(unhookTimer);
+    unhookTimer = undefined;
+    if (openSslCanVerify) chainCapture.setActive(true);
+    // Handshakes begun under the old CAs keep the hook until their deadline has passed.
+    else unhookTimer = setTimeout(() => chainCapture.setActive(false), state.handshakeTimeoutMs).unref();
+  };
   // Whether this Node hands the server every certificate a client sends is asked once, at the
   // first client certificate, when the answer starts to matter: the probe makes six keys and runs
   // four handshakes, which an idle server (or one whose clients send none) should not pay for.
@@ -163,13 +179,17 @@ export function createTlsServerWith(options: TlsServerOptions, onRequest: Reques
       }
     });
   };
-  gateSecureConnections(state, judge, readCaptured, options.clientAuthRequired ?? false, probeChainReading);
-  server.on('close', () => void judge.close());
+  gateSecureConnections(state, judge, chainCapture.read, options.clientAuthRequired ?? false, probeChainReading);
+  server.on('close', () => {
+    clearTimeout(unhookTimer);
+    void judge.close();
+  });
 
   return {
     server,
     setCredentials(credentials) {
       server.setSecureContext(secureContextOptions(forOpenSsl(credentials)));
+      captureWhileNeeded();
       caFileNames = credentials.clientCaFileNames;
       judge.setTrust(credentials.clientCaFiles ?? credentials.ca);
     },
