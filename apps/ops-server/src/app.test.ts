@@ -19,6 +19,17 @@ vi.mock('node:fs', async (importOriginal) => {
   return { ...actual, openSync, default: { ...actual, openSync } };
 });
 
+// What each start handed ops-tls-auth's createTlsServer (the real one still serves).
+const tlsServerOptions = vi.hoisted(() => [] as { clientCaStandIns?: boolean | undefined }[]);
+vi.mock('@fabric-ops/ops-tls-auth', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('@fabric-ops/ops-tls-auth')>();
+  const createTlsServer: typeof actual.createTlsServer = (options, onRequest) => {
+    tlsServerOptions.push(options);
+    return actual.createTlsServer(options, onRequest);
+  };
+  return { ...actual, createTlsServer };
+});
+
 const dir = mkdtempSync(join(tmpdir(), 'ops-server-app-'));
 let pki: TestPki;
 beforeAll(async () => {
@@ -95,6 +106,21 @@ describe('the start-up checks --check-config shares with a start (issue 23, find
     expect(await startUp('check-config', { FABRIC_LOGGING_SPEC: 'peer=debug:warn', FABRIC_LOGGING_FORMAT: 'json' })).toMatchObject({ code: 0, err: '' });
     expect(await bothWays({ FABRIC_LOGGING_SPEC: 'bogus' })).toBe("FABRIC_LOGGING_SPEC: invalid logging specification 'bogus': bad segment 'bogus'\n");
     expect(await bothWays({ FABRIC_LOGGING_FORMAT: 'bogus' })).toBe("FABRIC_LOGGING_FORMAT: unknown log format 'bogus': expected 'json', 'text' or a Fabric format template\n");
+  });
+
+  it('FABRIC_OPS_TLS_CA_STAND_INS is "on" or "off", checked with the configuration, and reaches the TLS server', async () => {
+    expect(await bothWays({ FABRIC_OPS_TLS_CA_STAND_INS: 'no' })).toBe('FABRIC_OPS_TLS_CA_STAND_INS: expected "on" or "off", got "no"\n');
+    const loaded = loadedWith({ enabled: true, certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientRootCAs: [pki.ca.certFile] });
+    for (const [value, standIns] of [
+      [undefined, true],
+      ['', true],
+      ['on', true],
+      ['off', false],
+    ] as const) {
+      tlsServerOptions.length = 0;
+      expect(await startUp('run', value === undefined ? {} : { FABRIC_OPS_TLS_CA_STAND_INS: value }, loaded)).toMatchObject({ code: 0, err: '', started: true });
+      expect(tlsServerOptions.map((options) => options.clientCaStandIns)).toEqual([standIns]);
+    }
   });
 
   it('a 100 KB logging value gives a short line', async () => {

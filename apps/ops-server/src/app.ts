@@ -73,6 +73,18 @@ function loggingSettings(env: NodeJS.ProcessEnv): { readonly settings?: EnvLoggi
   }
 }
 
+/** Set to `off`, hands OpenSSL the real client CAs instead of stand-ins (same verdicts, slower handshakes): the benches' "before". */
+export const CLIENT_CA_STAND_INS_ENV = 'FABRIC_OPS_TLS_CA_STAND_INS';
+
+/** FABRIC_OPS_TLS_CA_STAND_INS, parsed once: unset, empty or `on` keeps the stand-ins, `off` drops them, anything else is a problem. */
+function clientCaStandIns(env: NodeJS.ProcessEnv): { readonly enabled?: boolean; readonly problems: readonly string[] } {
+  const text = env[CLIENT_CA_STAND_INS_ENV];
+  if (text === undefined || text === '' || text === 'on') return { enabled: true, problems: [] };
+  if (text === 'off') return { enabled: false, problems: [] };
+  const shown = text.length > MAX_SHOWN_VALUE ? `${text.slice(0, MAX_SHOWN_VALUE)}…` : text;
+  return { problems: [`${CLIENT_CA_STAND_INS_ENV}: expected "on" or "off", got ${JSON.stringify(shown)}`] };
+}
+
 /** As ops-tls-auth reads a TLS file: far above any PEM bundle, so a wrong path cannot fill memory. */
 const MAX_TLS_FILE_BYTES = 4 * 1024 * 1024;
 
@@ -179,7 +191,8 @@ export async function runOperationsApp<C extends AppConfig>(app: OperationsApp<C
   // Loaded only when TLS is on (see the imports).
   const tlsAuth: AppTlsAuth | undefined = config.operations.tls.enabled ? await import('@fabric-ops/ops-tls-auth') : undefined;
   const tls = tlsCredentials(loaded, tlsAuth);
-  const verdict = verdictOf(startup, [...logged.problems, ...tls.problems]);
+  const standIns = clientCaStandIns(env);
+  const verdict = verdictOf(startup, [...logged.problems, ...standIns.problems, ...tls.problems]);
   if (verdict.stderr !== '') stderr(verdict.stderr);
   if (verdict.stdout !== '') stdout(verdict.stdout);
   if (verdict.exitCode !== undefined) return verdict.exitCode;
@@ -200,6 +213,7 @@ export async function runOperationsApp<C extends AppConfig>(app: OperationsApp<C
         tls: config.operations.tls,
         tlsLabels: loaded.tlsLabels,
         ...(tls.credentials === undefined ? {} : { tlsCredentials: tls.credentials }),
+        ...(standIns.enabled === undefined ? {} : { tlsClientCaStandIns: standIns.enabled }),
         health: config.operations.health,
         version: { version: app.version, commitSha: resolveCommitSha(env) },
         logging,

@@ -60,6 +60,8 @@ export interface OperationsSystemOptions<L extends LoggingRegistry = Logging> {
   readonly tlsLabels?: TlsFileLabels;
   /** The credentials already loaded from `tls`'s files (the apps' start-up checks load them): start() then reads no file. Default: start() loads them. */
   readonly tlsCredentials?: TlsCredentials;
+  /** Hand OpenSSL stand-ins for the client CAs, so it checks no chain whose verdict is never used (ops-tls-auth's `clientCaStandIns`). Default true. */
+  readonly tlsClientCaStandIns?: boolean;
   /** Opt-in: per secure route, the client certificate subjects/SANs admitted (ops-tls-auth RouteAllowList). */
   readonly tlsAllowList?: RouteAllowList;
   /** Which metrics provider and its settings (ops-metrics' typed options): `prometheus` serves /metrics, `statsd` pushes; disabled when omitted. */
@@ -141,6 +143,7 @@ function systemTls(
       labels: options.tlsLabels,
       credentials: options.tlsCredentials,
       allowList: options.tlsAllowList,
+      clientCaStandIns: options.tlsClientCaStandIns,
       handshakeTimeoutMs: limits.requestTimeoutMs,
       logger,
       authLogger: options.logger ?? logging.getLogger('middleware'),

@@ -27,6 +27,8 @@ export interface OperationsTlsOptions {
   readonly allowList?: RouteAllowList | undefined;
   /** Deadline for a TLS handshake, from the TCP accept (Go uses its ReadTimeout). Default 10 s. */
   readonly handshakeTimeoutMs?: number | undefined;
+  /** Hand OpenSSL stand-ins for the client CAs (ops-tls-auth's `clientCaStandIns`). Default true. */
+  readonly clientCaStandIns?: boolean | undefined;
   /** Reload credentials when their files change on disk. Default true. */
   readonly watchFiles?: boolean | undefined;
   /** Reload credentials on SIGHUP. Default true. */
@@ -93,6 +95,7 @@ export function createOperationsTls(options: OperationsTlsOptions, tlsAuth: TlsA
           credentials,
           clientAuthRequired: options.settings.clientAuthRequired,
           handshakeTimeoutMs: options.handshakeTimeoutMs,
+          ...(options.clientCaStandIns === undefined ? {} : { clientCaStandIns: options.clientCaStandIns }),
           serverOptions,
           logger,
         },
