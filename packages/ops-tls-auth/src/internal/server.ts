@@ -120,7 +120,8 @@ export function createTlsServerWith(options: TlsServerOptions, onRequest: Reques
   const forOpenSsl = (credentials: TlsCredentials): TlsCredentials => {
     const ca = openSslCas.forCredentials(credentials);
     // Only a real CA lets OpenSSL's verification succeed (the case where Node shortens the list
-    // the client sent); with no CA at all OpenSSL verifies against Node's bundled roots.
+    // the client sent). With no client CA the hook stays too: it is cheap to keep where it cannot
+    // be proven unneeded (an empty list is rare, and what store OpenSSL then holds is Node's choice).
     openSslCanVerify = ca.length === 0 || ca.some((pem, index) => pem === credentials.ca[index]);
     return { ...credentials, ca };
   };
