@@ -77,12 +77,13 @@ function loggingSettings(env: NodeJS.ProcessEnv): { readonly settings?: EnvLoggi
 export const CLIENT_CA_STAND_INS_ENV = 'FABRIC_OPS_TLS_CA_STAND_INS';
 
 /** FABRIC_OPS_TLS_CA_STAND_INS, parsed once: unset, empty or `on` keeps the stand-ins, `off` drops them, anything else is a problem. */
-function clientCaStandIns(env: NodeJS.ProcessEnv): { readonly enabled?: boolean; readonly problems: readonly string[] } {
+function clientCaStandIns(env: NodeJS.ProcessEnv): { readonly enabled: boolean; readonly problems: readonly string[] } {
   const text = env[CLIENT_CA_STAND_INS_ENV];
   if (text === undefined || text === '' || text === 'on') return { enabled: true, problems: [] };
   if (text === 'off') return { enabled: false, problems: [] };
   const shown = text.length > MAX_SHOWN_VALUE ? `${text.slice(0, MAX_SHOWN_VALUE)}…` : text;
-  return { problems: [`${CLIENT_CA_STAND_INS_ENV}: expected "on" or "off", got ${JSON.stringify(shown)}`] };
+  // A problem stops the start before the value is used.
+  return { enabled: true, problems: [`${CLIENT_CA_STAND_INS_ENV}: expected "on" or "off", got ${JSON.stringify(shown)}`] };
 }
 
 /** As ops-tls-auth reads a TLS file: far above any PEM bundle, so a wrong path cannot fill memory. */
@@ -213,7 +214,7 @@ export async function runOperationsApp<C extends AppConfig>(app: OperationsApp<C
         tls: config.operations.tls,
         tlsLabels: loaded.tlsLabels,
         ...(tls.credentials === undefined ? {} : { tlsCredentials: tls.credentials }),
-        ...(standIns.enabled === undefined ? {} : { tlsClientCaStandIns: standIns.enabled }),
+        tlsClientCaStandIns: standIns.enabled,
         health: config.operations.health,
         version: { version: app.version, commitSha: resolveCommitSha(env) },
         logging,

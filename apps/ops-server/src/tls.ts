@@ -95,7 +95,7 @@ export function createOperationsTls(options: OperationsTlsOptions, tlsAuth: TlsA
           credentials,
           clientAuthRequired: options.settings.clientAuthRequired,
           handshakeTimeoutMs: options.handshakeTimeoutMs,
-          ...(options.clientCaStandIns === undefined ? {} : { clientCaStandIns: options.clientCaStandIns }),
+          clientCaStandIns: options.clientCaStandIns,
           serverOptions,
           logger,
         },
