@@ -86,6 +86,30 @@ interface Search {
   readonly intermediates: CertPool;
   readonly nowMs: number;
   sigChecks: number;
+  /** Signature checks done in this search: child, the parent's DER, and the result. */
+  readonly signatures: SignatureCheck[];
+}
+
+interface SignatureCheck {
+  readonly child: Certificate;
+  readonly parentRaw: Uint8Array;
+  readonly result: string | undefined;
+}
+
+/**
+ * checkSignatureFrom, done once per child and parent DER in one search. A client that sends its
+ * CA along with its certificate (what Node and curl clients do) has the leaf checked against the
+ * pool's root and again against the copy it sent, as Go does; the copy's DER is the root's, so
+ * every field the check reads is the same and the answer is reused instead of verified twice.
+ * Each lookup is bounded by the search's budget of 100 candidates.
+ */
+function signatureCheckedOnce(search: Search, child: Certificate, parent: Certificate): string | undefined {
+  for (const done of search.signatures) {
+    if (done.child === child && bytesEqual(done.parentRaw, parent.raw)) return done.result;
+  }
+  const result = checkSignatureFrom(child, parent);
+  search.signatures.push({ child, parentRaw: parent.raw, result });
+  return result;
 }
 
 function buildChains(c: Certificate, currentChain: readonly Certificate[], search: Search): { chains: Certificate[][]; err: string | undefined } {
@@ -107,7 +131,7 @@ function buildChains(c: Certificate, currentChain: readonly Certificate[], searc
       return;
     }
     if (candidate.publicKey === undefined || alreadyInChain(candidate, currentChain)) return;
-    const sigErr = checkSignatureFrom(c, candidate);
+    const sigErr = signatureCheckedOnce(search, c, candidate);
     if (sigErr !== undefined) {
       hint(sigErr, candidate);
       return;
@@ -159,7 +183,7 @@ export function verifyLeaf(leaf: Certificate, roots: CertPool, intermediates: Ce
   if (roots.contains(leaf)) {
     candidates = [[leaf]];
   } else {
-    const result = buildChains(leaf, [leaf], { roots, intermediates, nowMs, sigChecks: 0 });
+    const result = buildChains(leaf, [leaf], { roots, intermediates, nowMs, sigChecks: 0, signatures: [] });
     if (result.err !== undefined) return result.err;
     candidates = result.chains;
   }
