@@ -7,7 +7,8 @@
 //     one: what a fleet of clients costs). Medians of alternating rounds; the TLS version each
 //     negotiated is printed.
 //  2. handshake latency from TCP dial to verdict (the first response byte of one GET on a new
-//     connection, each with a certificate of its own) for the peer and Fabric, with a control
+//     connection, each with a certificate of its own) for the peer, raw node:https mTLS (Node's
+//     floor: OpenSSL verifying with the same file) and Fabric, with a control
 //     client-CA file and with files holding 60 and 110 same-name decoy CAs before the real one
 //     (the differential corpus's `decoys` class, lib/pki.mjs decoyCaFiles).
 // Goals (issue #28): new-connection CPU ≤ 1.5× Fabric's and never above raw node mTLS; handshake
@@ -188,6 +189,10 @@ try {
     const real = track(await startPeer(writePeerConfig(join(dir, `peer-real-${latency.length}`), { tls }), { env: { FABRIC_OPS_TLS_CA_STAND_INS: 'off' } }));
     row.real = await handshakeLatency(real.port, contexts);
     await stop(real);
+    // Node's floor: raw node:https with the same client-CA file (OpenSSL verifies, nothing else runs).
+    const raw = track(await startListening('raw-target.mjs', process.execPath, [here('./lib/raw-target.mjs'), JSON.stringify({ ...files, caFile, responsesFile, clientAuthRequired: false })]));
+    row.raw = await handshakeLatency(raw.port, contexts);
+    await stop(raw);
     if (fabric.binary) {
       const f = track(await startFabric(fabric.binary, fabricTlsEnv(tls, false)));
       row.fabric = await handshakeLatency(f.port, contexts);
@@ -208,13 +213,15 @@ try {
   console.log(
     `\nHandshake latency, TCP dial to the first response byte of GET /version on a new connection, ${HANDSHAKES} in a row, each with its own certificate; load average ${loadavg()[0].toFixed(2)}`,
   );
-  console.log(`| client-CA file | peer p50 / p90, admitted | ${REAL_CAS} p50 / p90, admitted | Fabric p50 / p90, admitted | peer/Fabric p50 (goal ≤ 1.5×) | peer/Fabric p90 |`);
-  console.log('|---|---|---|---|---|---|');
+  console.log(
+    `| client-CA file | peer p50 / p90, admitted | ${REAL_CAS} p50 / p90, admitted | raw node mTLS p50 / p90, admitted | Fabric p50 / p90, admitted | peer/Fabric p50 (goal ≤ 1.5×) | peer/Fabric p90 | raw node/Fabric p50 (Node's floor) | peer/raw p50 |`,
+  );
+  console.log('|---|---|---|---|---|---|---|---|---|');
   for (const row of latency) {
     const p50 = row.fabric ? row.peer.p50 / row.fabric.p50 : Number.NaN;
     const p90 = row.fabric ? row.peer.p90 / row.fabric.p90 : Number.NaN;
     console.log(
-      `| ${row.label} | ${cell(row.peer)} | ${cell(row.real)} | ${cell(row.fabric)} | ${row.fabric ? ratioVerdict(p50, 1.5) : fabric.missing} | ${row.fabric ? fmt(p90, 2) + '×' : fabric.missing} |`,
+      `| ${row.label} | ${cell(row.peer)} | ${cell(row.real)} | ${cell(row.raw)} | ${cell(row.fabric)} | ${row.fabric ? ratioVerdict(p50, 1.5) : fabric.missing} | ${row.fabric ? fmt(p90, 2) + '×' : fabric.missing} | ${row.fabric ? fmt(row.raw.p50 / row.fabric.p50, 2) + '×' : fabric.missing} | ${fmt(row.peer.p50 / row.raw.p50, 2)}× |`,
     );
   }
 } finally {

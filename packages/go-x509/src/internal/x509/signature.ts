@@ -154,12 +154,24 @@ function safeVerify(hash: string | null, data: Uint8Array, key: Parameters<typeo
   }
 }
 
-/** Certificate.CheckSignatureFrom: undefined when `parent` signed `child`, else Go's error text. */
-export function checkSignatureFrom(child: Certificate, parent: Certificate): string | undefined {
+/**
+ * What CheckSignatureFrom refuses before any arithmetic: a parent that may not sign certificates,
+ * or whose key algorithm is unknown. Undefined when the signature itself decides.
+ */
+export function parentCannotSign(parent: Certificate): string | undefined {
   if ((parent.version === 3 && !parent.basicConstraintsValid) || (parent.basicConstraintsValid && !parent.isCA)) {
     return ERR_CONSTRAINT;
   }
   if (parent.keyUsage !== 0 && (parent.keyUsage & KEY_USAGE_CERT_SIGN) === 0) return ERR_CONSTRAINT;
   if (parent.publicKeyAlgorithm === undefined) return ERR_UNSUPPORTED;
-  return checkSignature(child.signatureAlgorithm, child.rawTBS, child.signature, parent.publicKey);
+  return undefined;
+}
+
+/**
+ * Certificate.CheckSignatureFrom: undefined when `parent` signed `child`, else Go's error text.
+ * Past parentCannotSign, the answer depends on the child and the parent's SubjectPublicKeyInfo
+ * alone (its key and algorithm are both read from those bytes).
+ */
+export function checkSignatureFrom(child: Certificate, parent: Certificate): string | undefined {
+  return parentCannotSign(parent) ?? checkSignature(child.signatureAlgorithm, child.rawTBS, child.signature, parent.publicKey);
 }

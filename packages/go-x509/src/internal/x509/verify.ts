@@ -5,7 +5,7 @@ import { bytesEqual, formatRfc3339 } from './der.ts';
 import { policiesValid } from './policies.ts';
 import { CertPool } from './pool.ts';
 import { goQuote } from './quote.ts';
-import { checkSignatureFrom } from './signature.ts';
+import { checkSignatureFrom, parentCannotSign } from './signature.ts';
 
 // Certificate.Verify of Go 1.26 with the options crypto/tls gives it for a client certificate
 // (roots = ClientCAs, intermediates = every other certificate the client sent, KeyUsages =
@@ -86,29 +86,34 @@ interface Search {
   readonly intermediates: CertPool;
   readonly nowMs: number;
   sigChecks: number;
-  /** Signature checks done in this search: child, the parent's DER, and the result. */
+  /** Signatures checked in this search: child, the parent's SubjectPublicKeyInfo, and the result. */
   readonly signatures: SignatureCheck[];
 }
 
 interface SignatureCheck {
   readonly child: Certificate;
-  readonly parentRaw: Uint8Array;
+  readonly parentKey: Uint8Array;
   readonly result: string | undefined;
 }
 
 /**
- * checkSignatureFrom, done once per child and parent DER in one search. A client that sends its
- * CA along with its certificate (what Node and curl clients do) has the leaf checked against the
- * pool's root and again against the copy it sent, as Go does; the copy's DER is the root's, so
- * every field the check reads is the same and the answer is reused instead of verified twice.
- * Each lookup is bounded by the search's budget of 100 candidates.
+ * checkSignatureFrom, with the arithmetic done once per child and parent key in one search. Past
+ * the parent's own constraints (checked every time, they are cheap), the answer depends on the
+ * child and the parent's SubjectPublicKeyInfo bytes alone, so a parent whose key was already tried
+ * on this child is answered from the first try. Two cases are common: a client that sends its CA
+ * after its certificate (Node and curl clients do) offers Go's search the pool's root and an
+ * identical copy; and a pool of same-name CAs sharing a few keys (re-issued CAs, decoys) has each
+ * key verified once instead of once per CA. Each lookup is bounded by the budget of 100 candidates.
  */
 function signatureCheckedOnce(search: Search, child: Certificate, parent: Certificate): string | undefined {
+  const refused = parentCannotSign(parent);
+  if (refused !== undefined) return refused;
+  const parentKey = parent.rawSubjectPublicKeyInfo;
   for (const done of search.signatures) {
-    if (done.child === child && bytesEqual(done.parentRaw, parent.raw)) return done.result;
+    if (done.child === child && bytesEqual(done.parentKey, parentKey)) return done.result;
   }
   const result = checkSignatureFrom(child, parent);
-  search.signatures.push({ child, parentRaw: parent.raw, result });
+  search.signatures.push({ child, parentKey, result });
   return result;
 }
 
