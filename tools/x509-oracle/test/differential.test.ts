@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clientCertificateMessageProblem, createClientTrustPool, verifyClientChain, type ClientTrustPool } from '@fabric-ops/go-x509';
+import { clientCertificateMessageProblem, createClientTrustPool, verifyClientChain, verifyClientChainWithin, type ClientTrustPool } from '@fabric-ops/go-x509';
 import { buildOracle, countByClass, generateCorpus, readCorpus, runOracle, type GoVerdict, type LoadedCorpus } from '../src/index.ts';
 
 // Issues #21 and #32: every chain of a seeded corpus decided by our verifier and by Go 1.26's
@@ -224,5 +224,34 @@ describe('our client-chain verifier against Go itself', () => {
     );
     expect(admitsGoRefuses).toEqual([]);
     expect(unexplainedRefusals).toEqual([]);
+  });
+
+  it('the inline path (ops-tls-auth decides small, cheap chains on the event loop) gives Go the same verdicts, or none', () => {
+    // ops-tls-auth's limits for a verdict on the event loop; a chain past them goes to a worker.
+    const limits = { maxSignatureChecks: 3, maxRsaBits: 4096 };
+    const disagree: string[] = [];
+    let decided = 0;
+    const pools = new Map<string, ClientTrustPool | undefined>();
+    for (const [id, texts] of corpus.pools) {
+      try {
+        pools.set(id, createClientTrustPool(texts));
+      } catch {
+        pools.set(id, undefined);
+      }
+    }
+    for (const c of corpus.cases) {
+      const pool = pools.get(c.pool);
+      if (pool === undefined) continue;
+      if (clientCertificateMessageProblem(c.chain, 'TLSv1.3') !== undefined) continue;
+      const within = verifyClientChainWithin(c.chain, pool, limits, c.time);
+      if (within === undefined) continue;
+      decided++;
+      const full = verifyClientChain(c.chain, pool, c.time);
+      if (JSON.stringify(within.verdict) !== JSON.stringify(full)) disagree.push(`${c.id}: inline ${JSON.stringify(within.verdict)}, full ${JSON.stringify(full)}`);
+      else if (within.verdict.accept !== verdicts.get(c.id)!.admit && !(c.class in KNOWN_REFUSALS)) disagree.push(`${c.id}: inline ${within.verdict.accept}, Go ${verdicts.get(c.id)!.admit}`);
+    }
+    console.log(`inline path: ${decided} of ${corpus.cases.length} chains decided within ${JSON.stringify(limits)}`);
+    expect(disagree).toEqual([]);
+    expect(decided).toBeGreaterThan(corpus.cases.length / 2);
   });
 });

@@ -1,8 +1,8 @@
 import { appendCertsFromPem, CertPool, type SkippedBlock } from './pool.ts';
 import type { Certificate } from './certificate.ts';
-import { nextValidityChange, verifyPresented, type ClientChainVerdict } from './verify.ts';
+import { nextValidityChange, OverLimits, verifyPresented, type ClientChainVerdict, type SignatureLimits } from './verify.ts';
 
-export type { ClientChainVerdict };
+export type { ClientChainVerdict, SignatureLimits };
 
 /** A verdict and the first moment it may stop holding. */
 export interface TimedClientChainVerdict {
@@ -60,9 +60,30 @@ export function verifyClientChain(presented: readonly Uint8Array[], pool: Client
 export function verifyClientChainUntil(presented: readonly Uint8Array[], pool: ClientTrustPool, now: Date = new Date()): TimedClientChainVerdict {
   const certPool = pools.get(pool);
   if (certPool === undefined) throw new TypeError('verifyClientChainUntil: the pool was not made by createClientTrustPool');
-  const nowMs = now.getTime();
+  return timedVerdict(presented, certPool, now.getTime(), undefined);
+}
+
+/**
+ * `verifyClientChainUntil` for a caller that can decide elsewhere (a worker thread) and wants
+ * only the cheap verdicts here: undefined as soon as deciding would verify more signatures than
+ * `limits.maxSignatureChecks`, or one with an RSA key over `limits.maxRsaBits`. Any verdict it
+ * gives is the one `verifyClientChainUntil` gives. The certificates sent are parsed in any case,
+ * so the caller bounds their size.
+ */
+export function verifyClientChainWithin(presented: readonly Uint8Array[], pool: ClientTrustPool, limits: SignatureLimits, now: Date = new Date()): TimedClientChainVerdict | undefined {
+  const certPool = pools.get(pool);
+  if (certPool === undefined) throw new TypeError('verifyClientChainWithin: the pool was not made by createClientTrustPool');
+  try {
+    return timedVerdict(presented, certPool, now.getTime(), limits);
+  } catch (error) {
+    if (error instanceof OverLimits) return undefined;
+    throw error;
+  }
+}
+
+function timedVerdict(presented: readonly Uint8Array[], certPool: CertPool, nowMs: number, limits: SignatureLimits | undefined): TimedClientChainVerdict {
   const parsed: Certificate[] = [];
-  const verdict = verifyPresented(presented, certPool, nowMs, parsed);
+  const verdict = verifyPresented(presented, certPool, nowMs, parsed, limits);
   const sent = nextValidityChange(parsed, nowMs);
   const held = nextValidityChange(certPool.certificates(), nowMs);
   return { verdict, changesAt: sent === undefined || (held !== undefined && held < sent) ? held : sent };

@@ -81,10 +81,29 @@ function unknownAuthority(hintErr: string | undefined, hintCert: Certificate | u
   return s;
 }
 
+/** A bound on one verification's signature arithmetic, for a caller that would rather not start a dear one (verifyClientChainWithin). */
+export interface SignatureLimits {
+  /** Signatures verified at most (answers reused within the call do not count). */
+  readonly maxSignatureChecks: number;
+  /** No signature is verified with an RSA key larger than this. */
+  readonly maxRsaBits: number;
+}
+
+/** Thrown out of a search that would pass its SignatureLimits; the caller decides elsewhere. */
+export class OverLimits extends Error {
+  constructor() {
+    super('the verification would pass its signature limits');
+  }
+}
+const OVER_LIMITS = new OverLimits();
+
 interface Search {
   readonly roots: CertPool;
   readonly intermediates: CertPool;
   readonly nowMs: number;
+  readonly limits: SignatureLimits | undefined;
+  /** Signatures verified (not reused) so far. */
+  verified: number;
   sigChecks: number;
   /** Signatures checked in this search: child, the parent's SubjectPublicKeyInfo, and the result. */
   readonly signatures: SignatureCheck[];
@@ -111,6 +130,12 @@ function signatureCheckedOnce(search: Search, child: Certificate, parent: Certif
   const parentKey = parent.rawSubjectPublicKeyInfo;
   for (const done of search.signatures) {
     if (done.child === child && bytesEqual(done.parentKey, parentKey)) return done.result;
+  }
+  const limits = search.limits;
+  if (limits !== undefined) {
+    search.verified += 1;
+    if (search.verified > limits.maxSignatureChecks) throw OVER_LIMITS;
+    if (parent.publicKey?.kind === 'RSA' && parent.publicKey.bits > limits.maxRsaBits) throw OVER_LIMITS;
   }
   const result = checkSignatureFrom(child, parent);
   search.signatures.push({ child, parentKey, result });
@@ -181,14 +206,14 @@ function chainAllowsClientAuth(chain: readonly Certificate[]): boolean {
 }
 
 /** leaf.Verify(opts) for a TLS server's client certificate: undefined on success, else Go's error text. */
-export function verifyLeaf(leaf: Certificate, roots: CertPool, intermediates: CertPool, nowMs: number): string | undefined {
+export function verifyLeaf(leaf: Certificate, roots: CertPool, intermediates: CertPool, nowMs: number, limits?: SignatureLimits): string | undefined {
   const leafErr = isValid(leaf, CertType.Leaf, [], nowMs);
   if (leafErr !== undefined) return leafErr;
   let candidates: Certificate[][];
   if (roots.contains(leaf)) {
     candidates = [[leaf]];
   } else {
-    const result = buildChains(leaf, [leaf], { roots, intermediates, nowMs, sigChecks: 0, signatures: [] });
+    const result = buildChains(leaf, [leaf], { roots, intermediates, nowMs, limits, verified: 0, sigChecks: 0, signatures: [] });
     if (result.err !== undefined) return result.err;
     candidates = result.chains;
   }
@@ -229,7 +254,7 @@ export type ClientChainVerdict = { readonly accept: true } | { readonly accept: 
  * any signature), the leaf must verify, and its key must be RSA, ECDSA or Ed25519. `certs`
  * receives every certificate parsed on the way (all of them, unless one fails to parse).
  */
-export function verifyPresented(presented: readonly Uint8Array[], roots: CertPool, nowMs: number, certs: Certificate[] = []): ClientChainVerdict {
+export function verifyPresented(presented: readonly Uint8Array[], roots: CertPool, nowMs: number, certs: Certificate[] = [], limits?: SignatureLimits): ClientChainVerdict {
   if (presented.length === 0) return { accept: false, reason: "tls: client didn't provide a certificate" };
   for (const der of presented) {
     const cert = parseCertificate(der);
@@ -242,7 +267,7 @@ export function verifyPresented(presented: readonly Uint8Array[], roots: CertPoo
   const intermediates = new CertPool();
   for (const cert of certs.slice(1)) intermediates.add(cert);
   const leaf = certs[0]!;
-  const err = verifyLeaf(leaf, roots, intermediates, nowMs);
+  const err = verifyLeaf(leaf, roots, intermediates, nowMs, limits);
   if (err !== undefined) return { accept: false, reason: `tls: failed to verify client certificate: ${err}` };
   const kind = leaf.publicKey?.kind;
   if (kind !== 'RSA' && kind !== 'ECDSA' && kind !== 'Ed25519') {
