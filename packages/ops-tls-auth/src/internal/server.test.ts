@@ -289,7 +289,8 @@ describe('createTlsServer: trust changes and stopping', () => {
     const { tls, port } = await startServer({
       credentials: loadTlsCredentials({ certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientRootCAs: [pki.ca.certFile] }),
       logger: { warn: (_f, m) => lines.push(m ?? '') },
-      internals: { verifierWorkerFile: silentWorker },
+      // Inline checks off: every verdict must wait for the silent thread.
+      internals: { verifierWorkerFile: silentWorker, verifierInline: false },
     });
     const outcomes: Promise<string>[] = [];
     for (let i = 0; i < 4; i++) {
@@ -313,7 +314,7 @@ describe('createTlsServer: verifier threads', () => {
     let judge: ChainJudge | undefined;
     const target = await startServer({
       credentials: loadTlsCredentials({ certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientRootCAs: [pki.ca.certFile] }),
-      internals: { verifierIdleMs: 300, observeJudge: (observed) => (judge = observed) },
+      internals: { verifierIdleMs: 300, verifierInline: false, observeJudge: (observed) => (judge = observed) },
     });
     expect(await get(target)).toBe('anonymous');
     expect(judge?.threads).toBe(0);
@@ -328,12 +329,36 @@ describe('createTlsServer: verifier threads', () => {
   });
 });
 
+describe('createTlsServer: ordinary chains decided on the event loop', () => {
+  it('admits and refuses small chains with no verifier thread at all, and sends a chain past the inline size to one', async () => {
+    let judge: ChainJudge | undefined;
+    const target = await startServer({
+      credentials: loadTlsCredentials({ certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientRootCAs: [pki.ca.certFile] }),
+      internals: { observeJudge: (observed) => (judge = observed) },
+    });
+    expect(await get(target, pki.clients.good)).toBe('CN=operator,O=Org1');
+    // Leaf and intermediate: two signatures, still within the limits.
+    expect(await get(target, { ...fromIntermediate, cert: fromIntermediate.cert + pki.intermediateCa.cert })).toBe('CN=intermediate-client,O=Org1');
+    await expect(get(target, pki.clients.rogueCa)).rejects.toThrow();
+    await expect(get(target, pki.clients.expired)).rejects.toThrow();
+    expect(judge?.threads).toBe(0);
+    // Five certificates (the leaf, then its intermediate and CA twice over): past the small-chain
+    // size, so a thread decides it, and Go admits it (extra copies are harmless).
+    const fiveLong = { ...fromIntermediate, cert: fromIntermediate.cert + pki.intermediateCa.cert + pki.ca.cert + pki.intermediateCa.cert + pki.ca.cert };
+    expect(await get(target, fiveLong)).toBe('CN=intermediate-client,O=Org1');
+    expect(judge?.threads).toBe(1);
+    expect(target.lines.map((line) => line.message)).toEqual([expect.stringMatching(/unknown authority/), expect.stringMatching(/expired or is not yet valid/)]);
+  });
+});
+
 /** A server trusting the test CA whose chain judge counts the checks it is asked to make. */
 async function startCountingChecks(): Promise<{ target: Started; checks: () => number }> {
   let checks = 0;
   const target = await startServer({
     credentials: loadTlsCredentials({ certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientRootCAs: [pki.ca.certFile] }),
     internals: {
+      // Inline checks off: each check is a judge() call to count.
+      verifierInline: false,
       observeJudge: (observed) => {
         const judge = observed.judge.bind(observed);
         observed.judge = (...args) => ((checks += 1), judge(...args));

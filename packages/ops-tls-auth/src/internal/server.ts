@@ -110,6 +110,8 @@ export function createTlsServer(options: TlsServerOptions, onRequest?: RequestLi
 export interface TlsServerInternals {
   readonly verifierWorkerFile?: string;
   readonly verifierIdleMs?: number;
+  /** False: every chain goes to a verifier thread (tests of the threads themselves). */
+  readonly verifierInline?: false;
   readonly observeJudge?: (judge: ChainJudge) => void;
 }
 
@@ -138,6 +140,7 @@ export function createTlsServerWith(options: TlsServerOptions, onRequest: Reques
   const judge = createChainJudge(options.credentials.clientCaFiles ?? options.credentials.ca, {
     ...(internals.verifierWorkerFile === undefined ? {} : { workerFile: internals.verifierWorkerFile }),
     ...(internals.verifierIdleMs === undefined ? {} : { idleThreadMs: internals.verifierIdleMs }),
+    ...(internals.verifierInline === false ? { inline: false as const } : {}),
     // Verifier threads start at the first client certificate; a bad CA file is reported now.
     validateTrust: trustProblem,
     onTrustError: (message, fileIndex) => {
@@ -343,8 +346,9 @@ function gateSecureConnections(
       markVerifiedClient(socket);
       admit(socket, key, endOnError);
     };
-    // A client reconnecting with a list already judged is answered now, as Go would answer it.
-    const known = judge.knownVerdict(presented);
+    // A client reconnecting with a list already judged is answered now, as Go would answer it;
+    // so is an ordinary chain cheap enough to check here (verdicts.ts, InlineLimits).
+    const known = judge.verdictNow(presented);
     if (known !== undefined) {
       decided(known);
       return;

@@ -1,3 +1,4 @@
+import { createClientTrustPool, verifyClientChainWithin, type ClientTrustPool } from '@fabric-ops/go-x509';
 import { createJobQueue, type JobQueue, type QueuedJob } from './job-queue.ts';
 import type { TrustProblem } from './trust-check.ts';
 import { chainKey, createVerdictCache, type Verdict, type VerdictCache } from './verdict-cache.ts';
@@ -35,7 +36,31 @@ export interface ChainJudgeOptions {
   readonly validateTrust?: (pemTexts: readonly string[]) => TrustProblem | undefined;
   /** The worker script (tests). */
   readonly workerFile?: string;
+  /**
+   * Small chains decided on the calling thread when that is cheap (see InlineLimits); false sends
+   * every chain to a verifier thread. Default DEFAULT_INLINE_LIMITS.
+   */
+  readonly inline?: InlineLimits | false;
 }
+
+/**
+ * When a chain is decided on the event loop instead of a verifier thread. An ordinary client's
+ * chain (a leaf, perhaps its CA) costs one signature check, a few hundred microseconds: less than
+ * handing it to a thread and back. Only a chain of the small-chain size qualifies; its check is
+ * abandoned for a thread as soon as it would verify more than `maxSignatureChecks` signatures or
+ * one with an RSA key over `maxRsaBits`, so one inline check is bounded (a few milliseconds at
+ * the dearest); and at most `maxMsPerSecond` of each second is spent on them, so a flood of
+ * cheap chains takes no more of the event loop than that and the rest wait for a thread, fairly
+ * queued, as before. The default, a tenth of each second, is less than the TLS handshakes that
+ * bring those chains cost the same thread (about 2 ms each).
+ */
+export interface InlineLimits {
+  readonly maxSignatureChecks: number;
+  readonly maxRsaBits: number;
+  readonly maxMsPerSecond: number;
+}
+
+export const DEFAULT_INLINE_LIMITS: InlineLimits = Object.freeze({ maxSignatureChecks: 3, maxRsaBits: 4096, maxMsPerSecond: 100 });
 
 /** What the server knows about the connection a chain came from. */
 export interface JudgeRequest {
@@ -55,6 +80,11 @@ export interface ChainJudge {
    * reconnecting client is answered at once, with no promise, controller or listener.
    */
   knownVerdict(presented: readonly Uint8Array[]): Verdict | undefined;
+  /**
+   * knownVerdict, or else the verdict taken here and now when the chain is small and cheap to
+   * check (InlineLimits), then cached; undefined when `judge` must decide it on a thread.
+   */
+  verdictNow(presented: readonly Uint8Array[]): Verdict | undefined;
   /** New CA texts: every verdict given from now on is taken under them; cached verdicts are dropped. */
   setTrust(pemTexts: readonly string[]): void;
   /** Chains queued or being checked. */
@@ -101,6 +131,12 @@ interface JudgeState {
   threads: ThreadSlots<Job>;
   trust: readonly string[];
   generation: number;
+  readonly inline: InlineLimits | undefined;
+  /** This thread's pool for inline checks: built at the first one under each trust generation; undefined pool when it cannot be built. */
+  inlinePool: { readonly generation: number; readonly pool: ClientTrustPool | undefined } | undefined;
+  /** The inline time budget's current second (performance.now() ms) and what was spent in it. */
+  inlineWindowStart: number;
+  inlineSpentMs: number;
   reportedGeneration: number;
   nextSeq: number;
   closed: boolean;
@@ -297,6 +333,52 @@ function onLost(state: JudgeState, slot: Slot<Job>, reason: string): void {
   pump(state);
 }
 
+function expressSized(presented: readonly Uint8Array[]): boolean {
+  if (presented.length > EXPRESS_MAX_CERTIFICATES) return false;
+  let bytes = 0;
+  for (const der of presented) bytes += der.length;
+  return bytes <= EXPRESS_MAX_BYTES;
+}
+
+/** The verdict on a small chain taken on this thread, when its check stays within the inline limits and budget; cached like a thread's. */
+function inlineVerdict(state: JudgeState, key: string, presented: readonly Uint8Array[]): Verdict | undefined {
+  const limits = state.inline;
+  if (limits === undefined || state.inFlight.has(key) || !expressSized(presented)) return undefined;
+  const started = performance.now();
+  if (started - state.inlineWindowStart >= 1000) {
+    state.inlineWindowStart = started;
+    state.inlineSpentMs = 0;
+  }
+  if (state.inlineSpentMs >= limits.maxMsPerSecond) return undefined;
+  if (state.inlinePool?.generation !== state.generation) {
+    let pool: ClientTrustPool | undefined;
+    try {
+      pool = createClientTrustPool(state.trust);
+    } catch {
+      // A thread reports why (onTrustError) and refuses the chain.
+      pool = undefined;
+    }
+    state.inlinePool = { generation: state.generation, pool };
+  }
+  const pool = state.inlinePool.pool;
+  if (pool === undefined) return undefined;
+  let verdict: Verdict;
+  let recheckAt: number | undefined;
+  try {
+    const within = verifyClientChainWithin(presented, pool, limits, new Date());
+    if (within === undefined) return undefined;
+    verdict = within.verdict.accept ? { accept: true } : { accept: false, reason: within.verdict.reason };
+    recheckAt = within.changesAt;
+  } catch (error) {
+    // As a verifier thread reports an unexpected failure.
+    verdict = { accept: false, reason: `x509: ${(error as Error).message}` };
+  } finally {
+    state.inlineSpentMs += performance.now() - started;
+  }
+  state.cache.set(key, verdict, recheckAt);
+  return verdict;
+}
+
 function newJob(state: JudgeState, key: string, presented: readonly Uint8Array[], source: string): Job {
   let bytes = 0;
   for (const der of presented) bytes += der.length;
@@ -352,6 +434,10 @@ export function createChainJudge(pemTexts: readonly string[], options: ChainJudg
     threads: undefined as unknown as ThreadSlots<Job>,
     trust: [...pemTexts],
     generation: 0,
+    inline: options.inline === false ? undefined : (options.inline ?? DEFAULT_INLINE_LIMITS),
+    inlinePool: undefined,
+    inlineWindowStart: 0,
+    inlineSpentMs: 0,
     reportedGeneration: -1,
     nextSeq: 0,
     closed: false,
@@ -389,9 +475,15 @@ export function createChainJudge(pemTexts: readonly string[], options: ChainJudg
     knownVerdict(presented) {
       return state.closed ? undefined : state.cache.get(chainKey(presented));
     },
+    verdictNow(presented) {
+      if (state.closed) return undefined;
+      const key = chainKey(presented);
+      return state.cache.get(key) ?? inlineVerdict(state, key, presented);
+    },
     setTrust(texts) {
       state.trust = [...texts];
       state.generation += 1;
+      state.inlinePool = undefined;
       state.cache.clear();
       validate();
       // Messages to a thread arrive in order: every check it starts from now on uses the new pool.
