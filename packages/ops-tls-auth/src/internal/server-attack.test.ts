@@ -10,23 +10,32 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { constraintChain } from '../../../../bench/lib/constraint-chain.mjs';
 import { useTestServers, type StartedServer } from './test-server.ts';
 import { loadTlsCredentials } from './credentials.ts';
+import type { TlsServerInternals } from './server.ts';
+import type { ChainJudge } from './verdicts.ts';
 
 let pki: TestPki;
 let chain: ReturnType<typeof constraintChain>;
 let operators: PemPair[];
+let rogues: PemPair[];
 beforeAll(async () => {
   pki = await createTestPki();
   chain = constraintChain(pki.dir);
-  operators = await Promise.all(Array.from({ length: 12 }, (_, i) => pki.ca.issue(`attack-operator-${i}`, { subject: { O: 'Org1', CN: `operator-${i}` }, extendedKeyUsage: ['clientAuth'] })));
+  operators = await Promise.all(Array.from({ length: 16 }, (_, i) => pki.ca.issue(`attack-operator-${i}`, { subject: { O: 'Org1', CN: `operator-${i}` }, extendedKeyUsage: ['clientAuth'] })));
+  rogues = await Promise.all(Array.from({ length: 6 }, (_, i) => pki.rogueCa.issue(`attack-rogue-${i}`, { subject: { O: 'Org1', CN: `rogue-${i}` }, extendedKeyUsage: ['clientAuth'] })));
 }, 60_000);
 afterAll(() => pki?.cleanup());
 
 const startServer = useTestServers();
 
-async function start(handshakeTimeoutMs = 5_000): Promise<StartedServer & { refusals: () => number }> {
+async function start(handshakeTimeoutMs = 5_000, internals: TlsServerInternals = {}): Promise<StartedServer & { refusals: () => number }> {
   let refusals = 0;
   const credentials = loadTlsCredentials({ certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientRootCAs: [pki.ca.certFile] });
-  const started = await startServer({ credentials, handshakeTimeoutMs, logger: { warn: (_fields, message) => void (/failed to verify client certificate/.test(message ?? '') && (refusals += 1)) } });
+  const started = await startServer({
+    credentials,
+    handshakeTimeoutMs,
+    internals,
+    logger: { warn: (_fields, message) => void (/failed to verify client certificate/.test(message ?? '') && (refusals += 1)) },
+  });
   return { ...started, refusals: () => refusals };
 }
 
@@ -91,6 +100,33 @@ describe("createTlsServer under issue #27's attack", () => {
       for (const operator of operators.slice(4, 8)) expect(await get(target.port, operator)).toMatch(/^CN=operator-\d+,O=Org1$/);
     } finally {
       await attackers.stop();
+    }
+  }, 30_000);
+
+  it('admits new clients on the verifier threads while refused clients use up the inline time budget', async () => {
+    let judge: ChainJudge | undefined;
+    // A budget one check spends: from then on in each second every chain goes to a thread.
+    const target = await start(5_000, { verifierInline: { maxSignatureChecks: 3, maxRsaBits: 4096, maxMsPerSecond: 0.001 }, observeJudge: (observed) => (judge = observed) });
+    let stopped = false;
+    let refused = 0;
+    const loops = rogues.map(async (rogue) => {
+      while (!stopped) {
+        await get(target.port, rogue).then(
+          () => {
+            throw new Error('a rogue client was admitted');
+          },
+          () => void (refused += 1),
+        );
+      }
+    });
+    try {
+      await expect.poll(() => refused, { timeout: 15_000, interval: 20 }).toBeGreaterThanOrEqual(rogues.length * 2);
+      for (const operator of operators.slice(12, 16)) expect(await get(target.port, operator)).toMatch(/^CN=operator-\d+,O=Org1$/);
+      // The budget was spent, so some chain was decided on a thread.
+      expect(judge?.threads).toBeGreaterThanOrEqual(1);
+    } finally {
+      stopped = true;
+      await Promise.all(loops);
     }
   }, 30_000);
 

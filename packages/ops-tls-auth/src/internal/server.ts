@@ -13,7 +13,7 @@ import { clientCertificateMessageProblem } from '@fabric-ops/go-x509';
 import { createAdmittedChains, createChainCapture, nativePeerChain, type CapturedChain } from './peer-chain.ts';
 import { nativeChainIsFaithful } from './self-probe.ts';
 import { trustProblem } from './trust-check.ts';
-import { createChainJudge, type ChainJudge } from './verdicts.ts';
+import { createChainJudge, type ChainJudge, type InlineLimits } from './verdicts.ts';
 import type { Verdict } from './verdict-cache.ts';
 
 /** Why a check was stopped when its connection closed (one object, made once). */
@@ -110,8 +110,8 @@ export function createTlsServer(options: TlsServerOptions, onRequest?: RequestLi
 export interface TlsServerInternals {
   readonly verifierWorkerFile?: string;
   readonly verifierIdleMs?: number;
-  /** False: every chain goes to a verifier thread (tests of the threads themselves). */
-  readonly verifierInline?: false;
+  /** Limits for chains decided on the event loop; false: every chain goes to a verifier thread (tests of the threads themselves). */
+  readonly verifierInline?: InlineLimits | false;
   readonly observeJudge?: (judge: ChainJudge) => void;
 }
 
@@ -140,7 +140,7 @@ export function createTlsServerWith(options: TlsServerOptions, onRequest: Reques
   const judge = createChainJudge(options.credentials.clientCaFiles ?? options.credentials.ca, {
     ...(internals.verifierWorkerFile === undefined ? {} : { workerFile: internals.verifierWorkerFile }),
     ...(internals.verifierIdleMs === undefined ? {} : { idleThreadMs: internals.verifierIdleMs }),
-    ...(internals.verifierInline === false ? { inline: false as const } : {}),
+    ...(internals.verifierInline === undefined ? {} : { inline: internals.verifierInline }),
     // Verifier threads start at the first client certificate; a bad CA file is reported now.
     validateTrust: trustProblem,
     onTrustError: (message, fileIndex) => {
