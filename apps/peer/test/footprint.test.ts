@@ -207,7 +207,7 @@ describe('peer bin footprint', () => {
     expect((await app.exited).code).toBe(0);
   }, 120_000);
 
-  it('with TLS on and Prometheus, idle, loads no node:worker_threads, node:dns/promises or node:dgram beyond an https hello; the first client certificate loads worker_threads', async () => {
+  it('with TLS on and Prometheus, idle, loads no node:worker_threads, node:dns/promises or node:dgram beyond an https hello; an ordinary client certificate neither; the first chain that needs a verifier thread loads worker_threads', async () => {
     const recorder = join(emptyDir(), 'loaded.mjs');
     writeFileSync(recorder, LOAD_RECORDER);
     const app = await start({ FABRIC_CFG_PATH: configDir(tlsConfig()), NODE_OPTIONS: `--import ${recorder}` });
@@ -223,9 +223,14 @@ describe('peer bin footprint', () => {
     expect(lazy).toContain('dns/promises');
     expect(idle.builtins.filter((name) => lazy.includes(name))).toEqual([]);
 
-    // A client certificate starts a verifier thread: worker_threads is loaded then.
+    // An ordinary client's chain is decided on the event loop: still no worker_threads.
     const client = { ca: pki.ca.cert, cert: pki.clients.good.cert, key: pki.clients.good.key };
     expect((await send(app.address, '/logspec', { tls: client })).status).toBe(200);
+    expect((await reported<{ builtins: string[] }>(app, 'loaded ')).builtins.filter((name) => lazy.includes(name))).toEqual([]);
+    // A chain past the small-chain size (the leaf and its CA four times over: five certificates)
+    // starts a verifier thread: worker_threads is loaded then.
+    const longChain = { ...client, cert: pki.clients.good.cert + pki.ca.cert.repeat(4) };
+    expect((await send(app.address, '/logspec', { tls: longChain })).status).toBe(200);
     expect((await reported<{ builtins: string[] }>(app, 'loaded ')).builtins).toContain('worker_threads');
     app.child.kill('SIGTERM');
     expect((await app.exited).code).toBe(0);
