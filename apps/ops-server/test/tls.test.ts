@@ -1,4 +1,5 @@
 import { X509Certificate } from 'node:crypto';
+import { once } from 'node:events';
 import type { IncomingMessage } from 'node:http';
 import { connect, type TLSSocket } from 'node:tls';
 import { clientSubjectOf, isTlsAuthError, type TlsSettings } from '@fabric-ops/ops-tls-auth';
@@ -144,6 +145,9 @@ describe('operations system with TLS', () => {
       s.once('error', reject);
     });
     socket.on('error', () => {});
+    // Admitted and served first: the attempt comes on a connection the HTTP layer already has.
+    socket.write('GET /version HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect((await once(socket, 'data'))[0].toString()).toMatch(/^HTTP\/1\.1 200 /);
     const outcome = await new Promise<string>((resolve) => {
       setTimeout(() => resolve('no answer'), 3_000);
       socket.once('close', () => resolve('closed'));

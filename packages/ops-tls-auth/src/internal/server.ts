@@ -208,6 +208,14 @@ export function createTlsServerWith(options: TlsServerOptions, onRequest: Reques
   };
 }
 
+/**
+ * A renegotiation attempt on an admitted connection ends it at once, whatever the HTTP layer does
+ * with the error: Go servers never renegotiate, and the verified identity must not change.
+ */
+function endOnRenegotiation(this: TLSSocket, error: Error & { code?: string }): void {
+  if (error.code === 'ERR_TLS_RENEGOTIATION_DISABLED' || error.code === 'ERR_TLS_SESSION_ATTACK') this.destroy();
+}
+
 /** Ends the deadline. The key is unique among open connections (one local address, one remote address and port each). */
 function settle(state: ServerState, key: string, socket?: Socket): void {
   const entry = state.pending.get(key);
@@ -313,6 +321,9 @@ function gateSecureConnections(
   const admit = (socket: TLSSocket, key: string, endOnError: () => void): void => {
     settle(state, key);
     socket.off('error', endOnError);
+    // Added before the HTTP layer's own listener, so it runs first: that one answers an error
+    // with a graceful end, which can let a renegotiation finish before the connection closes.
+    socket.on('error', endOnRenegotiation);
     emit.call(server, 'secureConnection', socket);
   };
   const decide = (socket: TLSSocket): void => {
