@@ -333,17 +333,21 @@ function onLost(state: JudgeState, slot: Slot<Job>, reason: string): void {
   pump(state);
 }
 
-function expressSized(presented: readonly Uint8Array[]): boolean {
-  if (presented.length > EXPRESS_MAX_CERTIFICATES) return false;
+function chainBytes(presented: readonly Uint8Array[]): number {
   let bytes = 0;
   for (const der of presented) bytes += der.length;
-  return bytes <= EXPRESS_MAX_BYTES;
+  return bytes;
+}
+
+/** The small-chain size: the express verifier's, and the most a chain decided inline may be. */
+function expressSized(presented: readonly Uint8Array[], bytes: number): boolean {
+  return bytes <= EXPRESS_MAX_BYTES && presented.length <= EXPRESS_MAX_CERTIFICATES;
 }
 
 /** The verdict on a small chain taken on this thread, when its check stays within the inline limits and budget; cached like a thread's. */
 function inlineVerdict(state: JudgeState, key: string, presented: readonly Uint8Array[]): Verdict | undefined {
   const limits = state.inline;
-  if (limits === undefined || state.inFlight.has(key) || !expressSized(presented)) return undefined;
+  if (limits === undefined || state.inFlight.has(key) || !expressSized(presented, chainBytes(presented))) return undefined;
   const started = performance.now();
   if (started - state.inlineWindowStart >= 1000) {
     state.inlineWindowStart = started;
@@ -380,13 +384,12 @@ function inlineVerdict(state: JudgeState, key: string, presented: readonly Uint8
 }
 
 function newJob(state: JudgeState, key: string, presented: readonly Uint8Array[], source: string): Job {
-  let bytes = 0;
-  for (const der of presented) bytes += der.length;
+  const bytes = chainBytes(presented);
   return {
     seq: state.nextSeq++,
     bytes,
     source,
-    express: bytes <= EXPRESS_MAX_BYTES && presented.length <= EXPRESS_MAX_CERTIFICATES,
+    express: expressSized(presented, bytes),
     key,
     presented,
     waiters: new Set(),

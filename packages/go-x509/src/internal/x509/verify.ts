@@ -102,10 +102,8 @@ interface Search {
   readonly intermediates: CertPool;
   readonly nowMs: number;
   readonly limits: SignatureLimits | undefined;
-  /** Signatures verified (not reused) so far. */
-  verified: number;
   sigChecks: number;
-  /** Signatures checked in this search: child, the parent's SubjectPublicKeyInfo, and the result. */
+  /** Signatures verified in this search (one entry each): child, the parent's SubjectPublicKeyInfo, and the result. */
   readonly signatures: SignatureCheck[];
 }
 
@@ -133,8 +131,7 @@ function signatureCheckedOnce(search: Search, child: Certificate, parent: Certif
   }
   const limits = search.limits;
   if (limits !== undefined) {
-    search.verified += 1;
-    if (search.verified > limits.maxSignatureChecks) throw OVER_LIMITS;
+    if (search.signatures.length >= limits.maxSignatureChecks) throw OVER_LIMITS;
     if (parent.publicKey?.kind === 'RSA' && parent.publicKey.bits > limits.maxRsaBits) throw OVER_LIMITS;
   }
   const result = checkSignatureFrom(child, parent);
@@ -213,7 +210,7 @@ export function verifyLeaf(leaf: Certificate, roots: CertPool, intermediates: Ce
   if (roots.contains(leaf)) {
     candidates = [[leaf]];
   } else {
-    const result = buildChains(leaf, [leaf], { roots, intermediates, nowMs, limits, verified: 0, sigChecks: 0, signatures: [] });
+    const result = buildChains(leaf, [leaf], { roots, intermediates, nowMs, limits, sigChecks: 0, signatures: [] });
     if (result.err !== undefined) return result.err;
     candidates = result.chains;
   }
