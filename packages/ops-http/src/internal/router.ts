@@ -234,9 +234,22 @@ export function createRouter(options: RouterOptions = {}): Router {
     });
   };
 
+  const report = (error: unknown, req: IncomingMessage): void => {
+    try {
+      (options.onHandlerError ?? reportHandlerError)(error, req);
+    } catch {
+      // A logger that throws must not turn one failed request into a crashed process.
+    }
+  };
+
   const fail = (req: IncomingMessage, res: ServerResponse, error: unknown): void => {
     if (res.headersSent) {
-      res.destroy(error instanceof Error ? error : undefined);
+      // Too late for a status. The failure is logged (never sent); a response already ended is
+      // left as it is, and an unfinished one ends with its connection once what was written has
+      // gone out: the client sees a response cut short and a closed connection, as Go's server
+      // leaves one whose handler panicked, not a reset.
+      report(error, req);
+      if (!res.writableEnded) res.socket?.end();
       return;
     }
     if (isOpsHttpError(error)) {
@@ -248,11 +261,7 @@ export function createRouter(options: RouterOptions = {}): Router {
       res.end(body);
       return;
     }
-    try {
-      (options.onHandlerError ?? reportHandlerError)(error, req);
-    } catch {
-      // A logger that throws must not turn one failed request into a crashed process.
-    }
+    report(error, req);
     writeEmpty(res, 500);
   };
 
