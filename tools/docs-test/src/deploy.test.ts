@@ -2,15 +2,14 @@
 // real peer over mutual TLS, and the probe definitions run against a real peer.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
-import { request as httpsRequest } from 'node:https';
 import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments, stringify } from 'yaml';
-import { createTestPki, freeTcpPort, prometheusTool, runAppToExit, send, type RunningApp, type TestPki } from '@fabric-ops/test-kit';
-import { OPSCTL_BIN, peerLauncher, repoRoot } from './peer.ts';
+import { createTestPki, freeTcpPort, prometheusTool, send, type RunningApp, type TestPki } from '@fabric-ops/test-kit';
+import { peerLauncher, repoRoot } from './peer.ts';
 
 const run = promisify(execFile);
 const PROMETHEUS_DIR = join(repoRoot, 'deploy', 'prometheus');
@@ -165,20 +164,6 @@ describe('deploy/prometheus', () => {
   });
 });
 
-/** An HTTPS GET as the kubelet sends it: no client certificate, serving certificate not verified. */
-function kubeletStyleGet(address: string, path: string): Promise<number> {
-  const colon = address.lastIndexOf(':');
-  return new Promise((resolve, reject) => {
-    const req = httpsRequest({ host: address.slice(0, colon), port: Number(address.slice(colon + 1)), path, rejectUnauthorized: false, agent: false }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.setTimeout(10_000, () => req.destroy(new Error('probe timed out')));
-    req.on('error', reject);
-    req.end();
-  });
-}
-
 describe('deploy/kubernetes', () => {
   const documents = parseAllDocuments(readFileSync(join(repoRoot, 'deploy', 'kubernetes', 'peer-probes.yaml'), 'utf8')).map((doc) => doc.toJS() as Record<string, unknown>);
 
@@ -202,18 +187,6 @@ describe('deploy/kubernetes', () => {
     expect(container?.livenessProbe.httpGet?.path).toBe('/livez');
     expect(container?.startupProbe?.httpGet?.path).toBe('/livez');
     expect(container?.readinessProbe.httpGet?.path).toBe('/readyz');
-  });
-
-  it('its HTTPS probes answer 200 as the kubelet asks them: no client certificate, no verification', async () => {
-    const peer = await peers.start({
-      tls: { certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientAuthRequired: false, clientRootCAs: [pki.ca.certFile] },
-    });
-    const [container] = containersOf(documents[0]!);
-    for (const probe of [container!.startupProbe!, container!.livenessProbe, container!.readinessProbe]) {
-      expect(probe.httpGet?.scheme).toBe('HTTPS');
-      const status = await kubeletStyleGet(peer.address, probe.httpGet!.path);
-      expect(status, probe.httpGet!.path).toBe(200);
-    }
   });
 
   const envOf = (doc: Record<string, unknown>, name: string): string | undefined => {
@@ -262,23 +235,7 @@ describe('deploy/kubernetes', () => {
       hung.close();
     }
   }, 30_000);
-
-  it('its opsctl exec probes pass against a peer that requires client certificates', async () => {
-    const peer = await peers.start({
-      tls: { certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientAuthRequired: true, clientRootCAs: [pki.ca.certFile] },
-    });
-    const pod = documents[1]!;
-    const [container] = containersOf(pod);
-    const mounted: Record<string, string> = { '/etc/opsctl/ca.pem': pki.ca.certFile, '/etc/opsctl/cert.pem': pki.clients.good.certFile, '/etc/opsctl/key.pem': pki.clients.good.keyFile };
-    for (const probe of [container!.livenessProbe, container!.readinessProbe]) {
-      const [program, ...args] = probe.exec!.command;
-      expect(program).toBe('opsctl');
-      const localArgs = args.map((arg) => mounted[arg] ?? (arg === '127.0.0.1:9443' ? peer.address : arg));
-      const result = await runAppToExit(OPSCTL_BIN, { args: localArgs });
-      expect(result.stderr).toBe('');
-      expect(result.code).toBe(0);
-    }
-  });
+  // Each container's probes against a peer with its env and mounts: manifest-probes.test.ts.
 });
 
 describe('deploy/grafana', () => {
