@@ -5,7 +5,7 @@ import { createLogLevels, type LogLevels, type LoggingObserver } from './levels-
 import type { LogFormat, LoggerLevelName, LoggingRegistry, LogMethod, LogspecLogger } from './logger-types.ts';
 import { bindingsText, entryText, formatMessage } from './pino-line.ts';
 import { isValidLoggerName, type ParsedSpec } from './spec.ts';
-import { formatTextLine } from './text-format.ts';
+import { formatTextLine, wantsMetadata } from './text-format.ts';
 import { parseFormat } from './registry.ts';
 import { registryMembers } from './registry-members.ts';
 import { FABRIC_LEVEL_OF, LEVEL_VALUE_OF, LOGGER_LEVEL_NAMES, LOGGER_LEVEL_OF } from './pino-levels.ts';
@@ -73,7 +73,13 @@ export function createLeanLogging(options: LeanLoggingOptions = {}): LeanLogging
   const out: LineDestination = sink ?? given;
   // pino's base fields: pid and hostname in JSON lines, none in text lines (as createLogging sets `base: null`).
   const base = format === 'json' ? `,"pid":${process.pid},"hostname":${JSON.stringify(hostname())}` : '';
-  const emit = format === 'text' ? (line: string) => out.write(formatTextLine(line.slice(0, -1))) : (line: string) => out.write(line);
+  const render = format === 'text' ? (line: string) => formatTextLine(line.slice(0, -1)) : (line: string) => line;
+  // A destination that routes lines by level (`pino.multistream`) reads it beside the line, as pino hands it.
+  const routed = wantsMetadata(out) ? (out as unknown as Record<string, unknown>) : undefined;
+  const emit = (line: string, value: number): void => {
+    if (routed !== undefined) routed['lastLevel'] = value;
+    out.write(render(line));
+  };
 
   const write = (state: LoggerState, value: number, args: readonly unknown[]): void => {
     let fields: object | null = null;
@@ -88,7 +94,7 @@ export function createLeanLogging(options: LeanLoggingOptions = {}): LeanLogging
       }
     } else if (first === undefined) message = formatMessage(args[1], args.slice(2));
     else message = formatMessage(first, args.slice(1));
-    emit(`{"level":${value},"time":${Date.now()}${base}${state.bindings}${entryText(fields, message)}}\n`);
+    emit(`{"level":${value},"time":${Date.now()}${base}${state.bindings}${entryText(fields, message)}}\n`, value);
   };
 
   const writing = {} as Record<LoggerLevelName, LogMethod>;

@@ -75,10 +75,33 @@ export function formatTextLine(jsonLine: string): string {
   return `${line}\n`;
 }
 
-/** A pino destination that writes each JSON line to `out` as text. */
+/**
+ * pino's mark of a destination that reads the entry's level beside the line (`pino.multistream`
+ * routes each line by it): pino sets `lastLevel` and its siblings on such a destination before
+ * each write.
+ */
+export const PINO_METADATA: unique symbol = Symbol.for('pino.metadata') as never;
+
+/** The fields pino sets on a destination marked with PINO_METADATA before each write. */
+const METADATA_FIELDS = ['lastLevel', 'lastTime', 'lastMsg', 'lastObj', 'lastLogger'] as const;
+
+/** True for a destination that routes lines by the level pino hands it beside each one. */
+export function wantsMetadata(out: object): boolean {
+  return (out as { [PINO_METADATA]?: unknown })[PINO_METADATA] === true;
+}
+
+/**
+ * A pino destination that writes each JSON line to `out` as text. When `out` wants pino's
+ * metadata (a multistream), this wrapper asks pino for it too and hands it on with each line:
+ * without it a multistream sees no level and writes the line to none of its streams.
+ */
 export function textDestination(out: DestinationStream & { flushSync?: () => void }): DestinationStream & { flushSync(): void } {
+  const relay = wantsMetadata(out);
+  const target = out as unknown as Record<string, unknown>;
   return {
-    write(chunk: string) {
+    ...(relay ? { [PINO_METADATA]: true } : {}),
+    write(this: Record<string, unknown>, chunk: string) {
+      if (relay) for (const field of METADATA_FIELDS) target[field] = this[field];
       // pino writes exactly one newline-terminated line per call.
       out.write(formatTextLine(chunk.endsWith('\n') ? chunk.slice(0, -1) : chunk));
     },
