@@ -100,7 +100,11 @@ describe('OTLP push settings', () => {
     ],
     [
       { OTEL_METRICS_EXPORTER: 'otlp', OTEL_METRIC_EXPORT_INTERVAL: '0' },
-      'OTEL_METRIC_EXPORT_INTERVAL: expected a duration from 1ms to 596h (the longest timer Node.js keeps) when metrics.otlp.enabled is true, got "0ms"',
+      'OTEL_METRIC_EXPORT_INTERVAL: expected a duration from 100ms to 596h (the longest timer Node.js keeps) when metrics.otlp.enabled is true, got "0ms"',
+    ],
+    [
+      { OTEL_METRICS_EXPORTER: 'otlp', CORE_METRICS_OTLP_INTERVAL: '1ms' },
+      'CORE_METRICS_OTLP_INTERVAL: expected a duration from 100ms to 596h (the longest timer Node.js keeps) when metrics.otlp.enabled is true, got "1ms"',
     ],
   ])('refuses %j with one line naming the variable', (env, line) => {
     expect(problemsOf(() => peer(PROMETHEUS_PEER, env))).toEqual([line]);

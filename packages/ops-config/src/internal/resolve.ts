@@ -359,9 +359,11 @@ export function resolveSettings(input: ResolveInput): Resolution {
     for (const role of ['otlp.timeout', 'otlp.interval'] as const) {
       const nanos = values.get(role) as number;
       if (!ok(role)) continue;
-      if (nanos < NANOS_PER_MS || nanos > MAX_TIMER_NANOS) {
+      // A push collects and encodes every series: more often than every 100ms is a busy loop (ops-metrics' MIN_OTLP_INTERVAL_MS).
+      const least = role === 'otlp.interval' ? 100 : 1;
+      if (nanos < least * NANOS_PER_MS || nanos > MAX_TIMER_NANOS) {
         crossProblems.push(
-          `${labelOf(role)}: expected a duration from 1ms to 596h (the longest timer Node.js keeps) when ${keyOf('otlp.enabled')} is true, got ${displayDuration(nanos, rawValues.get(role))}`,
+          `${labelOf(role)}: expected a duration from ${least}ms to 596h (the longest timer Node.js keeps) when ${keyOf('otlp.enabled')} is true, got ${displayDuration(nanos, rawValues.get(role))}`,
         );
       }
     }

@@ -7,6 +7,11 @@ import type { MetricsOptions, OtlpTarget, StatsdTarget } from './types.ts';
 export type AnyMetricsProvider = PrometheusProvider | StatsdProvider | DisabledProvider;
 
 const MAX_TIMER_MS = 2_147_483_647;
+/**
+ * The shortest OTLP push interval: each push collects and encodes every series, so below this
+ * the push becomes the node's main work, and no receiver or dashboard resolves it.
+ */
+export const MIN_OTLP_INTERVAL_MS = 100;
 
 function invalid(message: string): never {
   throw new MetricsError('INVALID_SETTINGS', message);
@@ -59,8 +64,16 @@ function checkOtlpTarget(target: OtlpTarget, aggregated: boolean): void {
   }
   checkNumber('otlp.timeoutMs', target.timeoutMs, { min: 1, max: MAX_TIMER_MS });
   if (target.timeoutMs === undefined) invalid('otlp.timeoutMs is required');
-  checkNumber('otlp.intervalMs', target.intervalMs, { min: 1, max: MAX_TIMER_MS });
+  checkNumber('otlp.intervalMs', target.intervalMs, { min: MIN_OTLP_INTERVAL_MS, max: MAX_TIMER_MS });
   if (target.intervalMs === undefined) invalid('otlp.intervalMs is required');
+  const attributes = target.resourceAttributes;
+  if (attributes !== undefined && typeof attributes !== 'function') {
+    if (attributes === null || typeof attributes !== 'object')
+      invalid(`otlp.resourceAttributes must be an object of attribute names and text values, or a function returning one, got ${describe(attributes)}`);
+    for (const [name, value] of Object.entries(attributes)) {
+      if (typeof value !== 'string') invalid(`otlp.resourceAttributes: the value of ${name} must be text, got ${describe(value)}`);
+    }
+  }
 }
 
 function checkOptions(options: MetricsOptions): void {

@@ -105,10 +105,20 @@ export interface OtlpTarget {
   readonly endpoint: string;
   /** Sent with every push (an API key, a tenant). */
   readonly headers: Readonly<Record<string, string>>;
-  /** How long one push may take, retries included; 1 ms to 2^31-1 ms. */
+  /**
+   * How long one push may take, retries included, whatever the receiver sends meanwhile (the
+   * request is aborted then); 1 ms to 2^31-1 ms.
+   */
   readonly timeoutMs: number;
-  /** How often the series are pushed; 1 ms to 2^31-1 ms. */
+  /** How often the series are pushed; 100 ms to 2^31-1 ms. */
   readonly intervalMs: number;
+  /**
+   * OpenTelemetry resource attributes the pushes carry, over the defaults `service.name`
+   * `fabric-ops` and `service.instance.id` the host name (Prometheus's OTLP receiver makes `job`
+   * and `instance` of them). A function is called at the first push. `OTEL_SERVICE_NAME` and
+   * `OTEL_RESOURCE_ATTRIBUTES` win over both.
+   */
+  readonly resourceAttributes?: Readonly<Record<string, string>> | (() => Readonly<Record<string, string>>);
 }
 
 /**

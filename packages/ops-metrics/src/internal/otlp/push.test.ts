@@ -1,4 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createTcpServer, type Socket } from 'node:net';
+import { hostname } from 'node:os';
 import { DataPointType, type HistogramMetricData, type SumMetricData } from '@opentelemetry/sdk-metrics';
 import { listenOnLoopback, useCleanup } from '@fabric-ops/test-kit';
 import { describe, expect, it } from 'vitest';
@@ -164,13 +166,74 @@ describe('OTLP push', () => {
     expect(lines[2]).toBe(`OTLP push to ${sink.url} succeeded again after 2 failed or skipped intervals`);
   });
 
-  it('holds one push at a time for a receiver that never answers: later intervals are skipped with one line each', async () => {
+  it('holds one push at a time for a receiver that never answers: later intervals are skipped, one line a minute at most', async () => {
     const sink = await receiver(() => {});
     const lines: string[] = [];
-    await started(sink.url, lines, { timeoutMs: 60_000, intervalMs: 20 });
-    await waitFor(() => lines.filter((line) => line.includes('skipped')).length >= 3);
+    let ticks = 0;
+    const push = await startOtlpPush({
+      target: { endpoint: sink.url, headers: {}, timeoutMs: 60_000, intervalMs: 1 },
+      collect: collection(),
+      logger: { warn: (line) => lines.push(line) },
+    });
+    defer(() => push.stop());
+    // 1 ms intervals (below what createMetricsProvider accepts): about 300 skipped in 300 ms.
+    const until = Date.now() + 300;
+    while (Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 10));
+      ticks++;
+    }
+    expect(ticks).toBeGreaterThan(5);
     expect(sink.received).toHaveLength(1);
-    expect(lines.every((line) => line.includes('skipped: the previous push is still waiting for the receiver'))).toBe(true);
+    expect(lines).toEqual([`OTLP push to ${sink.url} skipped: the previous push is still waiting for the receiver (timeout 60000 ms)`]);
+  });
+
+  it('ends a push at its deadline behind a receiver that answers one byte at a time, and logs the failure', async () => {
+    // Real HTTP from a raw socket: a status line and then a header that never ends, one byte
+    // every 50 ms, well inside the 400 ms timeout that restarts with each byte.
+    const sockets: Socket[] = [];
+    const drip = createTcpServer((socket) => {
+      sockets.push(socket);
+      socket.on('error', () => {});
+      let wrote = false;
+      socket.on('data', () => {
+        if (wrote) return;
+        wrote = true;
+        const text = 'HTTP/1.1 200 OK\r\nX-Drip: ';
+        let at = 0;
+        const timer = setInterval(() => (socket.destroyed ? clearInterval(timer) : socket.write(at < text.length ? text[at++]! : 'a')), 50);
+        socket.once('close', () => clearInterval(timer));
+      });
+    });
+    await new Promise<void>((resolve) => drip.listen(0, '127.0.0.1', resolve));
+    defer(() => new Promise<void>((resolve) => (sockets.forEach((socket) => socket.destroy()), drip.close(() => resolve()))));
+    const port = (drip.address() as { port: number }).port;
+    const url = `http://127.0.0.1:${port}/v1/metrics`;
+    const lines: string[] = [];
+    const push = await started(url, lines, { timeoutMs: 400 });
+    const began = performance.now();
+    const problem = await Promise.race([push.pushNow(), new Promise<string>((resolve) => setTimeout(() => resolve('still waiting after 3 s'), 3_000))]);
+    const tookMs = performance.now() - began;
+    expect(problem).toBe("no complete answer within 400 ms (the push's deadline; the request was aborted)");
+    expect(lines).toEqual([`OTLP push to ${url} failed: ${problem}`]);
+    expect(tookMs).toBeLessThan(400 + 300);
+    // the receiver's connection was cut, not left dripping
+    await waitFor(() => sockets.every((socket) => socket.destroyed), 2_000);
+    console.log(`drip receiver: logged failure after ${Math.round(tookMs)} ms (timeout 400 ms)`);
+  });
+
+  it("carries service.name fabric-ops and the host name as service.instance.id by default, an embedder's attributes over them", async () => {
+    const sink = await receiver((_req, res) => res.writeHead(200).end());
+    const plain = await started(sink.url, []);
+    expect(await plain.pushNow()).toBeUndefined();
+    const named = await startOtlpPush({
+      target: { endpoint: sink.url, headers: {}, timeoutMs: 2_000, intervalMs: 600_000, resourceAttributes: () => ({ 'service.name': 'fabric-peer', 'service.instance.id': 'peer0:9443' }) },
+      collect: collection(),
+    });
+    defer(() => named.stop());
+    expect(await named.pushNow()).toBeUndefined();
+    const [first, second] = sink.received.map((request) => request.body);
+    for (const text of ['service.instance.id', hostname(), 'fabric-ops']) expect(first!.includes(text)).toBe(true);
+    for (const text of ['fabric-peer', 'peer0:9443']) expect(second!.includes(text)).toBe(true);
   });
 
   it('a provider without otlp starts nothing; with otlp it pushes the series /metrics serves', async () => {
@@ -178,7 +241,7 @@ describe('OTLP push', () => {
     const provider = createMetricsProvider({
       provider: 'prometheus',
       runtimeMetrics: false,
-      otlp: { endpoint: sink.url, headers: {}, timeoutMs: 2_000, intervalMs: 20 },
+      otlp: { endpoint: sink.url, headers: {}, timeoutMs: 2_000, intervalMs: 100 },
     });
     provider.newCounter({ name: 'pushed_total', help: 'h' }).add(1);
     await provider.start();
@@ -200,7 +263,9 @@ describe('OTLP settings an embedder passes', () => {
     [{ ...otlp, endpoint: 'ftp://x/v1/metrics' }, 'otlp.endpoint must be an http:// or https:// URL'],
     [{ ...otlp, headers: { 'bad name': 'x' } }, 'otlp.headers: "bad name" is not a valid header name'],
     [{ ...otlp, headers: { a: 'x\ny' } }, 'otlp.headers: the value of a must be text on one line'],
-    [{ ...otlp, intervalMs: 0 }, 'otlp.intervalMs must be a number from 1 to 2147483647, got 0'],
+    [{ ...otlp, intervalMs: 0 }, 'otlp.intervalMs must be a number from 100 to 2147483647, got 0'],
+    [{ ...otlp, intervalMs: 1 }, 'otlp.intervalMs must be a number from 100 to 2147483647, got 1'],
+    [{ ...otlp, resourceAttributes: { 'service.name': 7 } }, 'otlp.resourceAttributes: the value of service.name must be text, got 7'],
     [{ ...otlp, timeoutMs: Number.NaN }, 'otlp.timeoutMs must be a number from 1 to 2147483647, got NaN'],
   ])('refuses %j', (target, message) => {
     expect(() => createMetricsProvider({ provider: 'prometheus', otlp: target })).toThrow(message);

@@ -1,7 +1,10 @@
+import type { Agent } from 'node:http';
+import { hostname } from 'node:os';
 import type { MetricData, ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import { MetricsError } from '../errors.ts';
 import type { PrometheusFamily } from '../prometheus-family.ts';
 import type { AppMetric, MetricsLogger, OtlpTarget } from '../types.ts';
+import { createDeadlineAgent } from './deadline-agent.ts';
 import { appMetricData, familyMetrics, hrTime, type OtlpShapes, type OtlpTimes } from './convert.ts';
 
 /** What the provider hands over at each push: its families in name order and the app registry's metrics. */
@@ -28,10 +31,14 @@ export interface OtlpPush {
 export const OTLP_PEER_PACKAGES = ['@opentelemetry/exporter-metrics-otlp-proto', '@opentelemetry/sdk-metrics', '@opentelemetry/resources'] as const;
 
 const SCOPE = { name: '@fabric-ops/ops-metrics' };
+/** Matches the alert rules' `job=~"fabric-.+"` as it is. */
+const DEFAULT_SERVICE_NAME = 'fabric-ops';
 const MAX_PROBLEM_CHARS = 300;
 const DEFAULT_SLICE_MS = 5;
 /** How long `stop()` waits for the exporter to let go of a push still under way. */
 const STOP_GRACE_MS = 1_000;
+/** The "skipped" line at most this often: a receiver that never answers must not flood the log. */
+const SKIPPED_LINE_EVERY_MS = 60_000;
 
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -52,12 +59,13 @@ function oneLine(error: unknown): string {
 }
 
 interface LoadedSdk {
-  readonly Exporter: new (config: { url: string; headers: Record<string, string>; timeoutMillis: number; concurrencyLimit: number }) => {
+  readonly Exporter: new (config: { url: string; headers: Record<string, string>; timeoutMillis: number; concurrencyLimit: number; httpAgentOptions: (protocol: string) => Promise<Agent> }) => {
     export(metrics: ResourceMetrics, done: (result: { code: number; error?: Error }) => void): void;
     shutdown(): Promise<void>;
   };
   readonly shapes: OtlpShapes;
-  readonly resource: ResourceMetrics['resource'];
+  /** The resource a push carries: ops-metrics' defaults, then the embedder's attributes, then `OTEL_*`. */
+  resource(attributes: Readonly<Record<string, string>>): ResourceMetrics['resource'];
 }
 
 async function loadSdk(): Promise<LoadedSdk> {
@@ -80,10 +88,14 @@ async function loadSdk(): Promise<LoadedSdk> {
   const resourceFromAttributes = exported<(attributes: Record<string, string>) => Resource>(resources, 'resourceFromAttributes');
   const detectResources = exported<(config: { detectors: unknown[] }) => Resource>(resources, 'detectResources');
   const envDetector = exported<unknown>(resources, 'envDetector');
-  // OpenTelemetry's own resource rules: OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win.
-  const resource = defaultResource()
-    .merge(resourceFromAttributes({ 'service.name': 'fabric-ops' }))
-    .merge(detectResources({ detectors: [envDetector] }));
+  // Each node its own identity by default: Prometheus's OTLP receiver makes `job` of
+  // service.namespace/service.name and `instance` of service.instance.id. OpenTelemetry's own
+  // resource rules then: OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win over both.
+  const resource = (attributes: Readonly<Record<string, string>>): Resource =>
+    defaultResource()
+      .merge(resourceFromAttributes({ 'service.name': DEFAULT_SERVICE_NAME, 'service.instance.id': hostname() }))
+      .merge(resourceFromAttributes({ ...attributes }))
+      .merge(detectResources({ detectors: [envDetector] }));
   return {
     Exporter: exported(exporterModule, 'OTLPMetricExporter'),
     shapes: {
@@ -107,11 +119,13 @@ async function loadSdk(): Promise<LoadedSdk> {
 export async function startOtlpPush(options: OtlpPushOptions): Promise<OtlpPush> {
   const sdk = await loadSdk();
   const { target, logger } = options;
+  const agent = createDeadlineAgent();
   const exporter = new sdk.Exporter({
     url: target.endpoint,
     headers: { ...target.headers },
     timeoutMillis: target.timeoutMs,
     concurrencyLimit: 1,
+    httpAgentOptions: agent.factory,
   });
   const start = hrTime(Date.now());
   const sliceMs = options.sliceMs ?? DEFAULT_SLICE_MS;
@@ -120,8 +134,13 @@ export async function startOtlpPush(options: OtlpPushOptions): Promise<OtlpPush>
   let failedPushes = 0;
   let stopped = false;
 
+  // Read at the first push, not at start: an embedder's attributes may name the address its
+  // server listens on, known only once it listens.
+  let resource: ResourceMetrics['resource'] | undefined;
   const collect = async (): Promise<ResourceMetrics> => {
     const { families, app } = await options.collect();
+    const attributes = target.resourceAttributes;
+    resource ??= sdk.resource(typeof attributes === 'function' ? attributes() : (attributes ?? {}));
     const times: OtlpTimes = { start, end: hrTime(Date.now()) };
     const metrics: MetricData[] = [];
     let sliceStart = performance.now();
@@ -133,15 +152,25 @@ export async function startOtlpPush(options: OtlpPushOptions): Promise<OtlpPush>
       }
     }
     for (const metric of app) metrics.push(...appMetricData(metric, sdk.shapes, times));
-    return { resource: sdk.resource, scopeMetrics: [{ scope: SCOPE, metrics }] };
+    return { resource, scopeMetrics: [{ scope: SCOPE, metrics }] };
   };
 
   const push = async (): Promise<string | undefined> => {
     let problem: string | undefined;
     try {
       const metrics = await collect();
+      agent.resume();
       problem = await new Promise<string | undefined>((resolve) => {
-        exporter.export(metrics, (result) => resolve(result.code === 0 ? undefined : oneLine(result.error ?? 'export failed')));
+        // The exporter's timeout restarts with every byte the receiver sends; this one does not.
+        const deadline = setTimeout(() => {
+          resolve(`no complete answer within ${target.timeoutMs} ms (the push's deadline; the request was aborted)`);
+          agent.abort();
+        }, target.timeoutMs);
+        deadline.unref();
+        exporter.export(metrics, (result) => {
+          clearTimeout(deadline);
+          resolve(result.code === 0 ? undefined : oneLine(result.error ?? 'export failed'));
+        });
       });
     } catch (error) {
       problem = `collecting failed: ${oneLine(error)}`;
@@ -164,13 +193,21 @@ export async function startOtlpPush(options: OtlpPushOptions): Promise<OtlpPush>
     return running;
   };
 
+  let lastSkippedLine = -Infinity;
+  let skippedSinceLine = 0;
   const timer = setInterval(() => {
     if (running === undefined) {
       void pushNow();
       return;
     }
     failedPushes++;
-    logger?.warn(`OTLP push to ${target.endpoint} skipped: the previous push is still waiting for the receiver (timeout ${target.timeoutMs} ms)`);
+    skippedSinceLine++;
+    const now = performance.now();
+    if (now - lastSkippedLine < SKIPPED_LINE_EVERY_MS) return;
+    const more = skippedSinceLine > 1 ? ` (${skippedSinceLine} intervals skipped since the last such line)` : '';
+    logger?.warn(`OTLP push to ${target.endpoint} skipped${more}: the previous push is still waiting for the receiver (timeout ${target.timeoutMs} ms)`);
+    lastSkippedLine = now;
+    skippedSinceLine = 0;
   }, target.intervalMs);
   timer.unref();
 
@@ -180,6 +217,7 @@ export async function startOtlpPush(options: OtlpPushOptions): Promise<OtlpPush>
       if (stopped) return;
       stopped = true;
       clearInterval(timer);
+      agent.abort();
       // A push under way ends by its own timeout; stop() waits a moment for it, never that long.
       let grace: NodeJS.Timeout | undefined;
       await Promise.race([
