@@ -634,6 +634,8 @@ func (g *gen) generateAll() {
 		leaf := g.leaf(in[0], lk.kind, func(s *spec) { s.pub = lk })
 		g.add(class, r.poolOf(root), lk, cat(leaf, in)...)
 	}
+
+	g.generatePeriods()
 }
 
 // encodingCase puts a certificate built with mod at one of three places: the leaf (where=0), an

@@ -5,6 +5,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/ed25519"
 	"crypto/rsa"
+	"crypto/tls"
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
@@ -118,7 +119,9 @@ func decide(c caseOut, pool *x509.CertPool) (verdict, error) {
 		return v, nil
 	}
 	if v.Bytes12 > maxHandshakeCertificateMsg || v.Bytes13 > maxHandshakeCertificateMsg {
-		return refuse("tls: handshake message of length %d (TLS 1.3) / %d (TLS 1.2) bytes exceeds maximum of %d bytes", v.Bytes13, v.Bytes12, maxHandshakeCertificateMsg)
+		// crypto/tls readHandshake's text for the TLS 1.3 encoding, the larger (over the limit
+		// whenever the TLS 1.2 one is); bytes12 says whether TLS 1.2 is refused too.
+		return refuse("tls: handshake message of length %d bytes exceeds maximum of %d bytes", v.Bytes13, maxHandshakeCertificateMsg)
 	}
 	if len(ders) == 0 {
 		return refuse("tls: client didn't provide a certificate")
@@ -145,7 +148,8 @@ func decide(c caseOut, pool *x509.CertPool) (verdict, error) {
 		opts.Intermediates.AddCert(cert)
 	}
 	if _, err := certs[0].Verify(opts); err != nil {
-		return refuse("tls: failed to verify client certificate: %v", err)
+		// crypto/tls's own error type, so the text is the running Go's.
+		return refuse("%s", (&tls.CertificateVerificationError{UnverifiedCertificates: certs, Err: err}).Error())
 	}
 	switch certs[0].PublicKey.(type) {
 	case *ecdsa.PublicKey, *rsa.PublicKey, ed25519.PublicKey:

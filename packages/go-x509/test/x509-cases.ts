@@ -39,7 +39,7 @@ export interface ChainCase {
 
 const DAY = 86400_000;
 const PARSE = 'tls: failed to parse client certificate: ';
-const VERIFY = 'tls: failed to verify client certificate: ';
+const VERIFY = 'tls: failed to verify certificate: ';
 const UNKNOWN = `${VERIFY}x509: certificate signed by unknown authority`;
 
 interface Ca {

@@ -124,6 +124,12 @@ const REQUIRED_CLASSES = [
   ].flatMap((p) => ['critical', 'noncritical'].map((c) => `go126-policy-${p}-${c}`)),
   'go126-message-size-over-256k',
   'go126-message-size-under-256k',
+  // Names and constraints Go 1.26's domain validity check refuses, and their controls.
+  ...['uri-host', 'dns-san', 'email-san'].flatMap((n) => [`period-${n}-leading`, `period-${n}-control`]),
+  ...['dns-double-period', 'uri-double-period', 'dns-lone-period', 'email-lone-period', 'dns-single-period', 'email-single-period'].flatMap((n) =>
+    ['ca-file', 'intermediate'].map((where) => `period-nc-${n}-${where}`),
+  ),
+  'period-ip-constraint-text',
 ];
 
 let corpus: LoadedCorpus;
@@ -185,6 +191,7 @@ describe('our client-chain verifier against Go itself', () => {
     }
     const admitsGoRefuses: string[] = [];
     const unexplainedRefusals: string[] = [];
+    const textsDiffer: string[] = [];
     const refusalsByClass = new Map<string, number>();
     let agree = 0;
     const began = performance.now();
@@ -202,6 +209,8 @@ describe('our client-chain verifier against Go itself', () => {
             : verifyClientChain(c.chain, pool, c.time);
       if (ours.accept === go.admit) {
         agree++;
+        // Go's text, as Fabric logs it, for every refusal both make.
+        if (!ours.accept && ours.reason !== go.reason) textsDiffer.push(`${c.id}: ours ${JSON.stringify(ours.reason)}, Go ${JSON.stringify(go.reason)}`);
         continue;
       }
       if (ours.accept) {
@@ -215,15 +224,17 @@ describe('our client-chain verifier against Go itself', () => {
     console.log(
       [
         `x509 differential (${goVersion}, ${corpus.cases.length} chains, ${corpus.pools.size} pools, verified in ${ms.toFixed(0)} ms):`,
-        `  total ${corpus.cases.length}, agree ${agree}, admits Go refuses ${admitsGoRefuses.length}, refusals Go admits ${corpus.cases.length - agree - admitsGoRefuses.length}`,
+        `  total ${corpus.cases.length}, agree ${agree}, admits Go refuses ${admitsGoRefuses.length}, refusals Go admits ${corpus.cases.length - agree - admitsGoRefuses.length}, refusal texts differing from Go's ${textsDiffer.length}`,
         ...countByClass(admitsGoRefuses).map(([cls, n]) => `  admitted, Go refuses, by class: ${cls} ${n}`),
         ...[...refusalsByClass].sort().map(([cls, n]) => `  refused by class: ${cls} ${n}${cls in KNOWN_REFUSALS ? ` (known: ${KNOWN_REFUSALS[cls]})` : ' (NOT documented)'}`),
         ...admitsGoRefuses.slice(0, 40).map((l) => `  ADMITTED: ${l}`),
         ...unexplainedRefusals.slice(0, 40).map((l) => `  REFUSED: ${l}`),
+        ...textsDiffer.slice(0, 40).map((l) => `  TEXT: ${l}`),
       ].join('\n'),
     );
     expect(admitsGoRefuses).toEqual([]);
     expect(unexplainedRefusals).toEqual([]);
+    expect(textsDiffer).toEqual([]);
   });
 
   it('the inline path (ops-tls-auth decides small, cheap chains on the event loop) gives Go the same verdicts, or none', () => {

@@ -34,7 +34,7 @@ beforeAll(async () => {
 afterAll(() => pki?.cleanup());
 
 const der = (pem: string): Buffer => new X509Certificate(pem).raw;
-const VERIFY = 'tls: failed to verify client certificate: ';
+const VERIFY = 'tls: failed to verify certificate: ';
 
 interface Case {
   readonly name: string;

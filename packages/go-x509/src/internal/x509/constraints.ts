@@ -1,5 +1,5 @@
 import type { Certificate } from './certificate.ts';
-import { domainToReverseLabels, ipNetString, ipString, parseMailbox, parseNetipAddr, type IpNet, type Mailbox } from './names.ts';
+import { domainNameValid, ipNetString, ipString, parseMailbox, parseNetipAddr, type IpNet, type Mailbox } from './names.ts';
 import { goQuote } from './quote.ts';
 
 // Name constraints as Go 1.26 checks them on a built chain (crypto/x509/constraints.go, the
@@ -239,7 +239,7 @@ function constraintsOf(c: Certificate): CaConstraints {
 }
 
 function domainValid(name: string): boolean {
-  return domainToReverseLabels(name) !== undefined;
+  return domainNameValid(name, false);
 }
 
 interface NamesToCheck {

@@ -1,6 +1,6 @@
 import { binaryString, ctx, ctxc, DerReader, oidString, TAG } from './der.ts';
 import { isIA5 } from './name.ts';
-import { domainToReverseLabels } from './names.ts';
+import { domainNameValid } from './names.ts';
 import { hexOf, parseNameConstraints, type NameConstraints } from './name-constraints-extension.ts';
 import { fail } from './parse-error.ts';
 import { goQuote } from './quote.ts';
@@ -86,7 +86,7 @@ function parseSAN(value: Uint8Array): SubjectAltNames {
         const text = binaryString(data);
         const parsed = parseUrl(text);
         if ('error' in parsed) fail(`x509: cannot parse URI ${goQuote(text)}: ${parsed.error}`);
-        if (parsed.host.length > 0 && domainToReverseLabels(parsed.host) === undefined) {
+        if (parsed.host.length > 0 && !domainNameValid(parsed.host, false)) {
           fail(`x509: cannot parse URI ${goQuote(text)}: invalid domain`);
         }
         uris.push(parsed);

@@ -5,7 +5,7 @@ import { createClientTrustPool, verifyClientChain } from './client-chain.ts';
 // Issue #32: the verdicts Go 1.26 gives differently from Go 1.19, one chain each, confirmed with
 // Go 1.26.8 (tools/x509-oracle has the same items in every position). Each fails on the Go 1.19 port.
 
-const VERIFY = 'tls: failed to verify client certificate: ';
+const VERIFY = 'tls: failed to verify certificate: ';
 const NAME = `${VERIFY}x509: a root or intermediate certificate is not authorized to sign for this name: `;
 const POLICIES = `${VERIFY}x509: no valid chains built: 1 candidate chains with invalid policies`;
 

@@ -1,6 +1,6 @@
 import { binaryString, ctx, ctxc, DerReader, TAG } from './der.ts';
 import { isIA5 } from './name.ts';
-import { domainToReverseLabels, looksLikeIP, parseMailbox, type IpNet } from './names.ts';
+import { domainNameValid, looksLikeIP, parseMailbox, type IpNet } from './names.ts';
 import { fail } from './parse-error.ts';
 import { goQuote, goQuoteBytes } from './quote.ts';
 
@@ -67,8 +67,7 @@ export function parseNameConstraints(value: Uint8Array): { constraints: NameCons
         case ctx(2): {
           if (!isIA5(data)) fail(`x509: invalid constraint value: x509: ${goQuoteBytes(binaryString(data))} cannot be encoded as an IA5String`);
           const domain = binaryString(data);
-          const trimmed = domain.startsWith('.') ? domain.slice(1) : domain;
-          if (domainToReverseLabels(trimmed) === undefined) fail(`x509: failed to parse dnsName constraint ${goQuote(domain)}`);
+          if (!domainNameValid(domain, true)) fail(`x509: failed to parse dnsName constraint ${goQuote(domain)}`);
           out.dns.push(domain);
           break;
         }
@@ -94,8 +93,7 @@ export function parseNameConstraints(value: Uint8Array): { constraints: NameCons
           if (constraint.includes('@')) {
             if (parseMailbox(constraint) === undefined) fail(`x509: failed to parse rfc822Name constraint ${goQuote(constraint)}`);
           } else {
-            const domain = constraint.startsWith('.') ? constraint.slice(1) : constraint;
-            if (domainToReverseLabels(domain) === undefined) fail(`x509: failed to parse rfc822Name constraint ${goQuote(constraint)}`);
+            if (!domainNameValid(constraint, true)) fail(`x509: failed to parse rfc822Name constraint ${goQuote(constraint)}`);
           }
           out.emails.push(constraint);
           break;
@@ -104,8 +102,7 @@ export function parseNameConstraints(value: Uint8Array): { constraints: NameCons
           if (!isIA5(data)) fail(`x509: invalid constraint value: x509: ${goQuoteBytes(binaryString(data))} cannot be encoded as an IA5String`);
           const domain = binaryString(data);
           if (looksLikeIP(domain)) fail(`x509: failed to parse URI constraint ${goQuote(domain)}: cannot be IP address`);
-          const trimmed = domain.startsWith('.') ? domain.slice(1) : domain;
-          if (domainToReverseLabels(trimmed) === undefined) fail(`x509: failed to parse URI constraint ${goQuote(domain)}`);
+          if (!domainNameValid(domain, true)) fail(`x509: failed to parse URI constraint ${goQuote(domain)}`);
           out.uris.push(domain);
           break;
         }

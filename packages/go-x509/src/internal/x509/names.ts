@@ -1,5 +1,3 @@
-import { goQuote } from './quote.ts';
-
 export interface IpNet {
   readonly ip: Uint8Array;
   readonly mask: Uint8Array;
@@ -8,7 +6,10 @@ export interface IpNet {
 // The names name constraints work on (crypto/x509/verify.go): domains as reversed labels, RFC
 // 2821 mailboxes, IP addresses. Names are Latin-1 strings of the raw bytes.
 
-/** Go's domainToReverseLabels; undefined is "not ok". An empty domain is ok with no labels. */
+/**
+ * Go's domainToReverseLabels; undefined is "not ok". An empty domain is ok with no labels; a
+ * leading period is an empty first label, so not ok.
+ */
 export function domainToReverseLabels(domain: string): string[] | undefined {
   const labels: string[] = [];
   let d = domain;
@@ -20,6 +21,7 @@ export function domainToReverseLabels(domain: string): string[] | undefined {
     } else {
       labels.push(d.slice(i + 1));
       d = d.slice(0, i);
+      if (i === 0) labels.push('');
     }
   }
   if (labels.length > 0 && labels[0]!.length === 0) return undefined;
@@ -31,6 +33,29 @@ export function domainToReverseLabels(domain: string): string[] | undefined {
     }
   }
   return labels;
+}
+
+/**
+ * Go 1.26's domainNameValid (parser.go), the check applied to SAN names and constraint values:
+ * empty is valid; no trailing period; a constraint may begin with one period (a proper
+ * subdomain), a name may not; every label non-empty, bytes 33-126. So "." and "..example.com"
+ * are invalid constraints, ".example.com" an invalid name.
+ */
+export function domainNameValid(s: string, constraint: boolean): boolean {
+  if (s.length === 0) return true;
+  if (s[s.length - 1] === '.') return false;
+  const rest = constraint && s[0] === '.' ? s.slice(1) : s;
+  let labelStart = 0;
+  for (let i = 0; i <= rest.length; i++) {
+    if (i < rest.length) {
+      const c = rest.charCodeAt(i);
+      if (c < 33 || c > 126) return false;
+      if (c !== 0x2e) continue;
+    }
+    if (i === labelStart) return false;
+    labelStart = i + 1;
+  }
+  return true;
 }
 
 export interface Mailbox {
@@ -126,7 +151,7 @@ export function ipString(ip: Uint8Array): string {
   return out;
 }
 
-/** %q of a *net.IPNet constraint is its String(): address/prefix-length, or address/hex-mask. */
+/** A *net.IPNet's String(): address/prefix-length, or address/hex-mask (what %q quotes). */
 export function ipNetString(n: IpNet): string {
   let ones = 0;
   let canonical = true;
@@ -141,7 +166,7 @@ export function ipNetString(n: IpNet): string {
   }
   const masked = n.ip.map((b, i) => b & n.mask[i]!);
   const prefix = canonical ? String(ones) : Array.from(n.mask, (b) => b.toString(16).padStart(2, '0')).join('');
-  return goQuote(`${ipString(masked)}/${prefix}`);
+  return `${ipString(masked)}/${prefix}`;
 }
 
 /**

@@ -22,11 +22,11 @@ describe('verifyClientChain on an OpenSSL-made PKI', () => {
     expect(verifyClientChain([der(pki.clients.good.cert)], pool)).toEqual({ accept: true });
     expect(verifyClientChain([der(pki.clients.rogueCa.cert)], pool)).toEqual({
       accept: false,
-      reason: 'tls: failed to verify client certificate: x509: certificate signed by unknown authority',
+      reason: 'tls: failed to verify certificate: x509: certificate signed by unknown authority',
     });
     expect(verifyClientChain([der(pki.clients.expired.cert)], pool)).toMatchObject({
       accept: false,
-      reason: expect.stringMatching(/^tls: failed to verify client certificate: x509: certificate has expired or is not yet valid: current time \S+ is after \S+$/),
+      reason: expect.stringMatching(/^tls: failed to verify certificate: x509: certificate has expired or is not yet valid: current time \S+ is after \S+$/),
     });
     expect(verifyClientChain([der(pki.clients.notYetValid.cert)], pool)).toMatchObject({
       accept: false,
@@ -34,7 +34,7 @@ describe('verifyClientChain on an OpenSSL-made PKI', () => {
     });
     expect(verifyClientChain([der(pki.clients.serverAuthOnly.cert)], pool)).toEqual({
       accept: false,
-      reason: 'tls: failed to verify client certificate: x509: certificate specifies an incompatible key usage',
+      reason: 'tls: failed to verify certificate: x509: certificate specifies an incompatible key usage',
     });
   });
 

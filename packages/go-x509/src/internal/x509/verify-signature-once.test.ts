@@ -50,7 +50,7 @@ describe('a signature is checked once per child and parent key in one verificati
     expect(verifyClientChain([leaf], onlyDecoys, NOW)).toEqual({
       accept: false,
       reason:
-        'tls: failed to verify client certificate: x509: certificate signed by unknown authority (possibly because of "x509: ECDSA verification failure" while trying to verify candidate authority certificate "once-root")',
+        'tls: failed to verify certificate: x509: certificate signed by unknown authority (possibly because of "x509: ECDSA verification failure" while trying to verify candidate authority certificate "once-root")',
     });
     expect(counted).toHaveBeenCalledTimes(2);
   });

@@ -265,7 +265,7 @@ export function verifyPresented(presented: readonly Uint8Array[], roots: CertPoo
   for (const cert of certs.slice(1)) intermediates.add(cert);
   const leaf = certs[0]!;
   const err = verifyLeaf(leaf, roots, intermediates, nowMs, limits);
-  if (err !== undefined) return { accept: false, reason: `tls: failed to verify client certificate: ${err}` };
+  if (err !== undefined) return { accept: false, reason: `tls: failed to verify certificate: ${err}` };
   const kind = leaf.publicKey?.kind;
   if (kind !== 'RSA' && kind !== 'ECDSA' && kind !== 'Ed25519') {
     return { accept: false, reason: `tls: client certificate contains an unsupported public key of type ${goKeyType(leaf.publicKey)}` };

@@ -1,0 +1,80 @@
+package main
+
+// Names and name constraints Go 1.26's domain validity check refuses (parser.go domainNameValid,
+// verify.go domainToReverseLabels): a SAN name that begins with a period, a constraint that
+// begins with two, and a constraint that is a lone period; each next to a control Go admits.
+// The constrained CAs appear both in the CA files (pool p9-periods) and sent as intermediates.
+
+func (g *gen) generatePeriods() {
+	const pool = "p9-periods"
+	root := func(cn string, mod func(*spec)) *cert { return g.root("Pool Periods", cn, kP256, mod) }
+	sub := func(gn []byte) []byte { return seq(gn) }
+	dns := func(name string) []byte { return tlv(0x82, []byte(name)) }
+	email := func(name string) []byte { return tlv(0x81, []byte(name)) }
+	uri := func(name string) []byte { return tlv(0x86, []byte(name)) }
+	permit := func(gn []byte) []ext { return []ext{{oidNC, true, seq(explicit(0, sub(gn)))}} }
+	exclude := func(gn []byte) []ext { return []ext{{oidNC, true, seq(explicit(1, sub(gn)))}} }
+
+	plain := root("Plain Root", nil)
+	dnsPermit := root("NC DNS example.com", func(s *spec) { s.extra = permit(dns("example.com")) })
+	emailPermit := root("NC email example.com", func(s *spec) { s.extra = permit(email("example.com")) })
+	// Constraints Go 1.26 cannot parse: these roots are dropped from the pool.
+	badConstraints := map[string][]ext{
+		"dns-double-period":   permit(dns("..example.com")),
+		"uri-double-period":   exclude(uri("..example.com")),
+		"dns-lone-period":     permit(dns(".")),
+		"email-lone-period":   exclude(email(".")),
+		"dns-single-period":   permit(dns(".example.com")), // the control: a proper-subdomain constraint
+		"email-single-period": permit(email(".example.com")),
+	}
+	badRoots := map[string]*cert{}
+	files := [][]string{{plain.pem()}, {dnsPermit.pem()}, {emailPermit.pem()}}
+	for _, name := range sortedKeys(badConstraints) {
+		c := root("NC "+name, func(s *spec) { s.extra = badConstraints[name] })
+		badRoots[name] = c
+		files = append(files, []string{c.pem()})
+	}
+	g.pools[pool] = files
+
+	leafUnder := func(class string, parent *cert, san []byte, rest ...*cert) {
+		lk := g.key(g.pick(tlsKinds))
+		leaf := g.leaf(parent, lk.kind, func(s *spec) {
+			s.pub = lk
+			if san != nil {
+				s.san = san
+			} else {
+				s.noSAN = true
+			}
+		})
+		g.add(class, pool, lk, cat(leaf, rest)...)
+	}
+	for v := 0; v < 2; v++ {
+		g.begin("period-uri-host-leading")
+		leafUnder("period-uri-host-leading", plain, seq(uri("https://.example.com/")))
+		g.begin("period-uri-host-control")
+		leafUnder("period-uri-host-control", plain, seq(uri("https://a.example.com/")))
+		g.begin("period-dns-san-leading")
+		leafUnder("period-dns-san-leading", dnsPermit, seq(dns(".example.com")))
+		g.begin("period-dns-san-control")
+		leafUnder("period-dns-san-control", dnsPermit, seq(dns("a.example.com")))
+		g.begin("period-email-san-leading")
+		leafUnder("period-email-san-leading", emailPermit, seq(email("user@.example.com")))
+		g.begin("period-email-san-control")
+		leafUnder("period-email-san-control", emailPermit, seq(email("user@example.com")))
+		for _, name := range sortedKeys(badConstraints) {
+			// In the CA file, with a leaf without SANs (and one with a name the constraint would permit).
+			g.begin("period-nc-" + name + "-ca-file")
+			leafUnder("period-nc-"+name+"-ca-file", badRoots[name], nil)
+			g.begin("period-nc-" + name + "-ca-file")
+			leafUnder("period-nc-"+name+"-ca-file", badRoots[name], seq(dns("a.example.com")))
+			// Sent as an intermediate under the plain root.
+			g.begin("period-nc-" + name + "-intermediate")
+			ca := g.inter(plain, 1, kP256, func(s *spec) { s.extra = badConstraints[name] })
+			leafUnder("period-nc-"+name+"-intermediate", ca, nil, ca)
+		}
+	}
+	// The IP constraint's text: Go quotes a *net.IPNet once.
+	ipExclude := g.inter(plain, 1, kP256, func(s *spec) { s.extra = exclude(tlv(0x87, []byte{10, 0, 0, 0, 255, 0, 0, 0})) })
+	g.begin("period-ip-constraint-text")
+	leafUnder("period-ip-constraint-text", ipExclude, seq(tlv(0x87, []byte{10, 1, 2, 3})), ipExclude)
+}
