@@ -34,7 +34,7 @@ async function start(handshakeTimeoutMs = 5_000, internals: TlsServerInternals =
     credentials,
     handshakeTimeoutMs,
     internals,
-    logger: { warn: (_fields, message) => void (/failed to verify client certificate/.test(message ?? '') && (refusals += 1)) },
+    logger: { warn: (_fields, message) => void (/failed to verify certificate/.test(message ?? '') && (refusals += 1)) },
   });
   return { ...started, refusals: () => refusals };
 }
