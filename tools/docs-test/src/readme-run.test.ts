@@ -6,6 +6,7 @@
 // no-op. Blocks that cannot run here carry `<!-- not-run: why -->` in the README.
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -21,7 +22,16 @@ afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 const PASSED = 'README-BLOCK-PASSED';
 const RUN_TIMEOUT_MS = 60_000;
 
-const WRAPPER = `const fail = (kind, error) => {
+const WRAPPER = `import net from 'node:net';
+// The reader's port (9443, 3000) may be taken here (a \`pnpm peer\` left running from the quick
+// start): every listen on a fixed port takes a free one instead.
+const listen = net.Server.prototype.listen;
+net.Server.prototype.listen = function (...args) {
+  if (typeof args[0] === 'number' || (typeof args[0] === 'string' && /^\\d+$/.test(args[0]))) args[0] = 0;
+  else if (args[0] !== null && typeof args[0] === 'object' && typeof args[0].port !== 'undefined') args[0] = { ...args[0], port: 0 };
+  return listen.apply(this, args);
+};
+const fail = (kind, error) => {
   process.stderr.write(\`\${kind}: \${error instanceof Error ? error.stack : String(error)}\\n\`);
   process.exit(1);
 };
@@ -125,6 +135,16 @@ describe('README examples that can run', () => {
     expect(rejectingLater.passed).toBe(false);
     expect(rejectingLater.output).toContain('unhandled rejection: Error: later');
     const fine = await runBlock({ language: 'ts', source: "const n: number = 1;\nconsole.log('ok', n);\n" }, join(workDir, 'self-test-fine'));
+    // A block that listens on the reader's port runs although something here holds that port.
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const taken = (holder.address() as AddressInfo).port;
+    try {
+      const listening = { language: 'js' as const, source: `import { createServer } from 'node:http';\nconst s = createServer().listen(${taken}, '127.0.0.1');\nsetTimeout(() => s.close(), 100);\n` };
+      expect((await runBlock(listening, join(workDir, 'self-test-port'))).passed).toBe(true);
+    } finally {
+      holder.close();
+    }
     expect(fine).toEqual({ passed: true, output: expect.stringContaining('ok 1') as string });
   }, 120_000);
 });
