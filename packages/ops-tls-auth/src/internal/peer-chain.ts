@@ -1,7 +1,7 @@
 import type { Server as TlsNetServer, TLSSocket } from 'node:tls';
 
 import { MAX_HANDSHAKE_MESSAGE_BYTES } from '@fabric-ops/go-x509';
-import { sha256Base64 } from './verdict-cache.ts';
+import { sha256Base64 } from '@fabric-ops/go-x509/verifier';
 
 /** Walk guard: a Certificate message within Go's limit cannot hold more certificates than this. */
 const MAX_LISTED = Math.ceil(MAX_HANDSHAKE_MESSAGE_BYTES / 5);

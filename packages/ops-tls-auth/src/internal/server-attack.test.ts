@@ -11,7 +11,7 @@ import { constraintChain } from '../../../../bench/lib/constraint-chain.mjs';
 import { useTestServers, type StartedServer } from './test-server.ts';
 import { loadTlsCredentials } from './credentials.ts';
 import type { TlsServerInternals } from './server.ts';
-import type { ChainJudge } from './verdicts.ts';
+import type { ChainJudge } from '@fabric-ops/go-x509/verifier';
 
 let pki: TestPki;
 let chain: ReturnType<typeof constraintChain>;

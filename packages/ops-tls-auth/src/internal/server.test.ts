@@ -12,7 +12,7 @@ import { X509Certificate } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { PLAIN_HTTP_ANSWER, type TlsServerOptions } from './server.ts';
 import { useTestServers, type StartedServer } from './test-server.ts';
-import type { ChainJudge } from './verdicts.ts';
+import type { ChainJudge } from '@fabric-ops/go-x509/verifier';
 import { attackChain } from '../../../../bench/lib/attack-chain.mjs';
 
 let pki: TestPki;

@@ -12,9 +12,7 @@ import { createOpenSslClientCas } from './stand-in-ca.ts';
 import { clientCertificateMessageProblem } from '@fabric-ops/go-x509';
 import { createAdmittedChains, createChainCapture, nativePeerChain, type CapturedChain } from './peer-chain.ts';
 import { nativeChainIsFaithful } from './self-probe.ts';
-import { trustProblem } from './trust-check.ts';
-import { createChainJudge, type ChainJudge, type InlineLimits } from './verdicts.ts';
-import type { Verdict } from './verdict-cache.ts';
+import { createChainJudge, trustProblem, type ChainJudge, type InlineLimits, type Verdict } from '@fabric-ops/go-x509/verifier';
 
 /** Why a check was stopped when its connection closed (one object, made once). */
 const CONNECTION_CLOSED = new Error('tls: connection closed');

@@ -2,7 +2,7 @@ import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createTestPki, type TestPki } from '@fabric-ops/test-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createChainJudge, DEFAULT_INLINE_LIMITS, type ChainJudge, type ChainJudgeOptions } from './verdicts.ts';
+import { createChainJudge, DEFAULT_INLINE_LIMITS, type ChainJudge, type ChainJudgeOptions } from './judge.ts';
 
 // The verdicts taken on the calling thread (verdictNow), with real certificates and the real
 // verifier thread behind them for what is not decided inline.

@@ -1,9 +1,9 @@
 // Worker-thread entry: runs the client-chain verifier off the event loop that serves HTTP.
-// Built by tsup as its own file (dist/verify-worker.js and .cjs); see verdicts.ts.
+// Built by tsup as its own file (dist/verifier-worker.js and .cjs); see judge.ts.
 import { parentPort } from 'node:worker_threads';
 import { createClientTrustPool, verifyClientChainUntil, type ClientTrustPool } from '@fabric-ops/go-x509';
 import { failingFile } from './trust-check.ts';
-import type { ToWorker } from './verifier-threads.ts';
+import type { ToWorker } from './threads.ts';
 
 let generation = -1;
 let pool: ClientTrustPool | undefined;

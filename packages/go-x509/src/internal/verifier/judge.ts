@@ -2,10 +2,10 @@ import { createClientTrustPool, verifyClientChainWithin, type ClientTrustPool } 
 import { createJobQueue, type JobQueue, type QueuedJob } from './job-queue.ts';
 import type { TrustProblem } from './trust-check.ts';
 import { chainKey, createVerdictCache, type Verdict, type VerdictCache } from './verdict-cache.ts';
-import { createThreadSlots, defaultWorkerCount, defaultWorkerFile, type FromWorker, type Slot, type ThreadSlots, type ToWorker } from './verifier-threads.ts';
+import { createThreadSlots, defaultWorkerCount, defaultWorkerFile, type FromWorker, type Slot, type ThreadSlots, type ToWorker } from './threads.ts';
 
 export type { Verdict } from './verdict-cache.ts';
-export { defaultWorkerCount, defaultWorkerFile, type ToWorker } from './verifier-threads.ts';
+export { defaultWorkerCount, defaultWorkerFile, type ToWorker } from './threads.ts';
 
 export interface ChainJudgeOptions {
   /** Chains waiting for a verifier at once; past this the lowest-ranked is refused ("busy"). Default 1024. */

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startVerifierThread, workerExecArgv } from './verifier-threads.ts';
+import { startVerifierThread, workerExecArgv } from './threads.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'fabric-ops-verifier-threads-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

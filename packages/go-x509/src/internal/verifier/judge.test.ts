@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { BUSY_REASON, createChainJudge, EXPRESS_MAX_BYTES, TOO_LONG_REASON, type ChainJudge } from './verdicts.ts';
+import { BUSY_REASON, createChainJudge, EXPRESS_MAX_BYTES, TOO_LONG_REASON, type ChainJudge } from './judge.ts';
 
 // A stand-in verifier (this file tests the scheduling, not the rules). It numbers the checks it
 // makes, says which trust generation and texts it holds, and notes each check it starts in a
@@ -208,7 +208,7 @@ describe('createChainJudge: scheduling under attack', () => {
 
   it('refuses with a clear reason when the worker script is missing', async () => {
     const judge = make({ workerFile: join(dir, 'missing.mjs') });
-    expect(await judge.judge(small(1))).toMatchObject({ accept: false, reason: expect.stringMatching(/missing\.mjs is missing; build @fabric-ops\/ops-tls-auth first$/) });
+    expect(await judge.judge(small(1))).toMatchObject({ accept: false, reason: expect.stringMatching(/missing\.mjs is missing; build @fabric-ops\/go-x509 first$/) });
   });
 });
 

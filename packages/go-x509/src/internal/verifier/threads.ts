@@ -5,9 +5,8 @@ import { fileURLToPath } from 'node:url';
 import type * as WorkerThreads from 'node:worker_threads';
 import type { Worker } from 'node:worker_threads';
 
-// node:worker_threads is loaded when the first verifier thread starts (the first client
-// certificate), not when ops-tls-auth is imported: a server no client presents a certificate to
-// never holds it.
+// node:worker_threads is loaded when the first verifier thread starts (the first chain that needs
+// one), not when this entry is imported: a server no client presents a certificate to never holds it.
 const requireBuiltin = createRequire(import.meta.url);
 const workerThreads = (): typeof WorkerThreads => requireBuiltin('node:worker_threads') as typeof WorkerThreads;
 
@@ -35,8 +34,8 @@ export type FromWorker =
  */
 export function defaultWorkerFile(): string {
   const here = import.meta.url;
-  if (here.endsWith('.ts')) return fileURLToPath(new URL('../../dist/verify-worker.js', here));
-  return fileURLToPath(new URL(here.endsWith('.cjs') ? './verify-worker.cjs' : './verify-worker.js', here));
+  if (here.endsWith('.ts')) return fileURLToPath(new URL('../../../dist/verifier-worker.js', here));
+  return fileURLToPath(new URL(here.endsWith('.cjs') ? './verifier-worker.cjs' : './verifier-worker.js', here));
 }
 
 export function defaultWorkerCount(): number {
@@ -168,7 +167,7 @@ export function createThreadSlots<J>(options: ThreadSlotsOptions<J>): ThreadSlot
 
   const spawn = (slot: Slot<J>): Worker => {
     if (!existsSync(options.workerFile)) {
-      throw new Error(`the client-certificate verifier ${options.workerFile} is missing; build @fabric-ops/ops-tls-auth first`);
+      throw new Error(`the client-certificate verifier ${options.workerFile} is missing; build @fabric-ops/go-x509 first`);
     }
     const created = startVerifierThread(options.workerFile);
     created.unref();
