@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// generateAll builds every class of issue #21. Each class loops over a few variants; the seeded
+// generateAll builds every class of the corpus. Each class loops over a few variants; the seeded
 // RNG picks key kinds and positions, so one seed always yields the same list of cases.
 func (g *gen) generateAll() {
 	r := g.makePools()

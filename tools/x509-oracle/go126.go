@@ -5,7 +5,7 @@ import (
 	"math/big"
 )
 
-// The classes of issue #32: every verdict Go 1.26 gives differently from Go 1.19, each in both
+// The Go 1.26 classes: every verdict Go 1.26 gives differently from Go 1.19, each in both
 // directions where one exists, with the item in the leaf, an intermediate, a CA file and an extra
 // certificate the client sends, where that placement means something.
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientCertificateMessageProblem, createClientTrustPool, verifyClientChain, verifyClientChainWithin, type ClientTrustPool } from '@fabric-ops/go-x509';
 import { buildOracle, countByClass, generateCorpus, readCorpus, runOracle, type GoVerdict, type LoadedCorpus } from '../src/index.ts';
 
-// Issues #21 and #32: every chain of a seeded corpus decided by our verifier and by Go 1.26's
+// Every chain of a seeded corpus decided by our verifier and by Go 1.26's
 // crypto/tls + crypto/x509 (the oracle, built from ./*.go with `go build`; go.mod: go 1.26.4). We must never admit a
 // chain Go refuses; we may refuse a chain Go admits only when its class is listed below.
 
@@ -14,7 +14,7 @@ import { buildOracle, countByClass, generateCorpus, readCorpus, runOracle, type 
  */
 const KNOWN_REFUSALS: Readonly<Record<string, string>> = {};
 
-/** Classes the generator must produce (issue #21's list); a generator change that drops one fails here. */
+/** Classes the generator must produce (the list the corpus promises); a generator change that drops one fails here. */
 const REQUIRED_CLASSES = [
   'good-direct',
   'good-intermediate-anchor',
@@ -92,7 +92,7 @@ const REQUIRED_CLASSES = [
   'generalizedtime-before-2050',
   'validity-boundary-notafter-now',
   'validity-boundary-notbefore-now',
-  // Issue #32: what Go 1.26 decides differently from Go 1.19, in the leaf, an intermediate, a CA file and an extra.
+  // What Go 1.26 decides differently from Go 1.19, in the leaf, an intermediate, a CA file and an extra.
   ...['negative-serial', 'negative-pathlen', 'bmpstring-surrogate', 'bmpstring-good', 'policy-oid-arc-2to31'].flatMap((item) =>
     ['leaf', 'intermediate', 'extra', 'ca-file'].map((where) => `go126-${item}-${where}`),
   ),
@@ -151,7 +151,7 @@ afterAll(() => {
 });
 
 describe('our client-chain verifier against Go itself', () => {
-  it('the corpus spans issue #21: at least 1,000 chains, 6 trust pools, every class, and Go both admits and refuses', () => {
+  it('the corpus spans every class: at least 1,000 chains, 6 trust pools, every class, and Go both admits and refuses', () => {
     expect(corpus.cases.length).toBeGreaterThanOrEqual(1000);
     expect(corpus.pools.size).toBeGreaterThanOrEqual(6);
     const classes = new Set(corpus.cases.map((c) => c.class));
