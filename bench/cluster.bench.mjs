@@ -16,7 +16,7 @@
 // workers count, a least-squares line of CPU per scrape against the total series for each target:
 // its slope is the cost of one more series (the issue's "CPU per series"), its intercept the cost
 // of a scrape with none, whose difference is the cluster's fixed cost. `--hostile` measures the
-// primary against one hostile worker instead (issue #31: RSS, scrape time, longest event-loop
+// primary against one hostile worker instead (RSS, scrape time, longest event-loop
 // block). What each side does: bench/README.md. Loopback only; every process is stopped at the end.
 import cluster from 'node:cluster';
 import { once } from 'node:events';
@@ -329,7 +329,7 @@ async function main() {
   console.log(`load average after: ${load()}`);
 }
 
-// ---- --hostile: the primary against one hostile worker (issue #31, items 1, 2 and 5) ----
+// ---- --hostile: the primary against one hostile worker ----
 
 const TAG = 'fabric-ops/cluster/v1';
 // The primary's protocol: `series` (structured, this tree) or `text` (an earlier version's).

@@ -1,4 +1,4 @@
-// The embedder's view (issue #28): what mounting the operations handlers (metrics, logspec,
+// The embedder's view: what mounting the operations handlers (metrics, logspec,
 // health; examples/frameworks) adds to an Express 5 and a Fastify 5 service. For each framework
 // two services run side by side, the same app without and with the handlers under /ops
 // (lib/embedder-target.mjs); measured: RSS idle, RSS after BENCH_RSS_REQUESTS keep-alive requests

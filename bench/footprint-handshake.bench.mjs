@@ -1,4 +1,4 @@
-// Issue #28's handshake figures, in one run:
+// The handshake figures, in one run:
 //  1. server CPU per request when every request opens a new mutual-TLS connection (one GET
 //     /version, then close; 16 concurrent loops) for the peer bin, raw node:https with
 //     requestCert + ca, Fabric's own operations server (FABRIC_OPS_BENCH_FABRIC, lib/fabric.mjs)
@@ -11,7 +11,7 @@
 //     floor: OpenSSL verifying with the same file) and Fabric, with a control
 //     client-CA file and with files holding 60 and 110 same-name decoy CAs before the real one
 //     (the differential corpus's `decoys` class, lib/pki.mjs decoyCaFiles).
-// Goals (issue #28): new-connection CPU ≤ 1.5× Fabric's and never above raw node mTLS; handshake
+// Goals: new-connection CPU ≤ 1.5× Fabric's and never above raw node mTLS; handshake
 // latency within 1.5× Fabric's. Every verdict is printed with its distance.
 //   BENCH_SECONDS (5) one round of one target; BENCH_ROUNDS (3); BENCH_HANDSHAKES (40) sequential
 //   handshakes per server and client-CA file; BENCH_FLEET (100) client certificates.

@@ -330,7 +330,7 @@ try {
     [byName('peer, TLS on'), byName('raw node:https hello')],
   ]) {
     if (peer === undefined || raw === undefined) continue;
-    // Issue #22's goals, on every Node line: within 8 MiB of raw node on the same line, idle and after the same load.
+    // The memory goals, on every Node line: within 8 MiB of raw node on the same line, idle and after the same load.
     const idleGap = peer.idle.total - raw.idle.total;
     const loadedGap = peer.loaded.total - raw.loaded.total;
     const verdict = (gap) => (gap <= 8 * MiB ? 'met' : `missed by ${f(gap - 8 * MiB)} MiB`);

@@ -369,7 +369,7 @@ try {
       `| ${c.label} | ${c.status} | ${c.bytes} | ${fmt(ours.rps)} | ${fmt(ours.p50ms, 2)} / ${fmt(ours.p99ms, 2)} | ${fmt(ours.cpuUsPerRequest, 1)} | ${fmt(raw.rps)} | ${fmt(raw.cpuUsPerRequest, 1)} | ${fmt(goM.rps)} | ${fmt(goM.cpuUsPerRequest, 1)} | ${fab ? fmt(fab.rps) : notGiven} | ${fab ? fmt(fab.cpuUsPerRequest, 1) : notGiven} | ${ratio(c.ratios.rpsOursToRaw)} | ${ratio(c.ratios.rpsOursToGo)} | ${ratio(c.ratios.cpuOursToRaw)} | ${ratio(c.ratios.cpuOursToGo)} | ${fab ? ratio(c.ratios.cpuOursToFabric) : notGiven} | ${ours.errors} |`,
     );
   }
-  // Issue #28's keep-alive goals: CPU efficiency (raw's CPU per request / ours) ≥ 0.95 on the same
+  // The keep-alive goals: CPU efficiency (raw's CPU per request / ours) ≥ 0.95 on the same
   // bytes; against Fabric's (its own bytes) as the stretch; /metrics against Fabric.
   const goalLines = ['| cell | efficiency vs raw (goal ≥ 0.95) | round by round: median (range) | efficiency vs Fabric (stretch ≥ 1.00) |', '|---|---|---|---|'];
   const goalCell = (cell) =>

@@ -1,7 +1,7 @@
 // Unauthenticated clients presenting client chains that are cheap to send and expensive to check,
 // against the peer bin (loopback). Two attacks, chosen with BENCH_ATTACK (default: both):
 //
-// constraint (issue #27): an EC leaf with 280 DNS SANs + 10 self-issued CAs sharing one P-256 key,
+// constraint: an EC leaf with 280 DNS SANs + 10 self-issued CAs sharing one P-256 key,
 //   each with 230 excluded DNS name constraints, in a new order per connection. Three shapes:
 //   a 5 s burst of 2 connections that hang up as soon as their handshake is done (then nothing),
 //   and sustained attacks of 2 and 32 connections that wait for their verdicts; each with
@@ -11,7 +11,7 @@
 //   Reported: new-connection success rate and p50/p90 during and after the attack (a failure is
 //   a reset or a refusal, e.g. at the 10 s handshake deadline), keep-alive p50/p90, the peer's
 //   peak RSS.
-// rsa (issues #21, #32 item 5): a leaf + 10 self-issued CAs sharing one RSA key of
+// rsa: a leaf + 10 self-issued CAs sharing one RSA key of
 //   BENCH_ATTACK_BITS bits (default 8,192, the largest Go 1.26 still checks) with 0, 8 and 32
 //   attacking connections; GET /version latency for a keep-alive client and a new connection
 //   each time. The key is made once with openssl and kept in $TMPDIR/fabric-ops-rsa<bits>/key.pem.
@@ -146,7 +146,7 @@ async function constraintAttack(pki) {
   let next = 0;
   const fresh = () => fleet[1 + (next++ % (fleet.length - 1))]; // fleet[0] is the keep-alive client's
   console.log(
-    `\nissue #27: leaf (280 SANs) + 10 self-issued CAs on one P-256 key (230 excluded constraints each), ${SECONDS}s attack, ${SECONDS + 3}s after; node ${process.version}; Fabric: ${fabric.binary ?? fabric.missing}`,
+    `\nconstraint attack: leaf (280 SANs) + 10 self-issued CAs on one P-256 key (230 excluded constraints each), ${SECONDS}s attack, ${SECONDS + 3}s after; node ${process.version}; Fabric: ${fabric.binary ?? fabric.missing}`,
   );
   console.log('legitimate client: a new mTLS connection per GET /version, each with its own certificate; keep-alive client beside it');
   const shapes = [

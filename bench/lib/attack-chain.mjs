@@ -1,4 +1,4 @@
-// The client chain of issue #21's stall: a leaf plus `count` self-issued CA certificates that all
+// A client chain that stalls a naive verifier: a leaf plus `count` self-issued CA certificates that all
 // share one large RSA key (16,384 bits by default) and one name, so a Go-rules verifier tries
 // issuer after issuer (each a large-key signature check) until Go's limit of 100. The key is made
 // once with openssl and kept at `keyFile` (minutes for 16,384 bits); the certificates are made

@@ -1,4 +1,4 @@
-// The client chain of issue #27: an EC leaf with 280 DNS SANs plus 10 self-issued CAs that share
+// The name-constraint attack chain: an EC leaf with 280 DNS SANs plus 10 self-issued CAs that share
 // one P-256 key and one name, each with 230 excluded DNS name constraints. Every certificate is
 // under 3 KiB and every signature is a cheap P-256 one, but a Go-rules verifier tries path after
 // path through the CAs (up to Go's limit of signature checks) and compares every SAN with every

@@ -1,5 +1,5 @@
 // examples/cluster-service (Prometheus) against what one worker's series and greetings can do to
-// the primary and every scraper (issue #31, items 1–5): a reply past the primary's limits, series
+// the primary and every scraper: a reply past the primary's limits, series
 // that are not in the exposition grammar, counter values that are not counts or go down, a
 // greeting flood, and per-process series left behind by every exit. The workers load
 // test/fixtures/hostile-worker.mjs, which replaces their metrics replies with what the test writes.

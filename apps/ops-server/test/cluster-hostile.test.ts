@@ -1,5 +1,5 @@
 // examples/cluster-service (Prometheus) against what a worker's own code, a frozen worker, a kill at
-// the wrong moment and a crash loop can do to the primary (issue #23, findings 1, 2, 3 and 5). The
+// the wrong moment and a crash loop can do to the primary. The
 // workers load test/fixtures/hostile-worker.mjs, which sends whatever the test writes on SIGUSR2.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,7 +1,7 @@
 // examples/cluster-service (Prometheus) under a crash loop: the primary's health series for its
 // workers (`health_check_status{component="worker-<id>"}`, `health_check_duration_seconds{…}`) end
 // with the worker's health entry, so their number stays bounded and /metrics returns to its size
-// (issue #23, finding 3: every worker id that ever existed kept two series, reading 0 forever).
+// (otherwise every worker id that ever existed would keep two series, reading 0 forever).
 import { describe, expect, it } from 'vitest';
 import { DEPARTED_LIMIT } from '../src/cluster/coordinator.ts';
 import { call, sleep, useClusterService, workerPids, WORKERS } from './cluster-service.ts';

@@ -1,4 +1,4 @@
-// examples/cluster-service with workers that disagree about the logging spec (issue #23, finding 4):
+// examples/cluster-service with workers that disagree about the logging spec:
 // one whose logging reports the spec in another spelling, one that refuses the primary's spec
 // (test/fixtures/hostile-worker.mjs rewrites their `ready` messages). Either must end in a defined
 // state after a handful of messages: joined, or failed once and named in /healthz.

@@ -1,6 +1,6 @@
 // examples/cluster-service pushing StatsD while worker 1 answers every StatsD request with a
 // malformed interval (test/fixtures/hostile-worker.mjs) and sends bad `statsd-final` messages
-// (issue #23, findings 1 and 6): the primary stays up, and only worker 1's intervals are lost;
+// the primary stays up, and only worker 1's intervals are lost;
 // the other worker's counts are pushed, and the drops are counted.
 import { createSocket, type Socket } from 'node:dgram';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

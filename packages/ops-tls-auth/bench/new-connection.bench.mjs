@@ -102,7 +102,7 @@ const start = async () => {
   if (mode === 'ours' || mode === 'ours-real-cas') {
     const { createTlsServer, loadTlsCredentials } = await import(dist);
     const credentials = loadTlsCredentials({ certFile: files.certFile, keyFile: files.keyFile, clientRootCAs: [files.caFile] });
-    // ours-real-cas: OpenSSL gets the real client CA (the stand-ins off), the state before issue #28's change
+    // ours-real-cas: OpenSSL gets the real client CA (the stand-ins off), as with no stand-ins
     return createTlsServer({ credentials, clientCaStandIns: mode === 'ours' }, hello).server;
   }
   const mtls = { requestCert: true, rejectUnauthorized: false, ca: readFileSync(files.caFile) };

@@ -334,7 +334,7 @@ const work = (families: readonly KeyedFamily[]): number => {
   return family === undefined ? Number.NaN : family.values[family.start]!;
 };
 
-describe('ClusterCoordinator against hostile workers (issue #23)', () => {
+describe('ClusterCoordinator against hostile workers', () => {
   afterEach(() => {
     vi.useRealTimers();
   });

@@ -1,4 +1,4 @@
-// Issue #27: unauthenticated clients presenting chains that are cheap to send and expensive to
+// Unauthenticated clients presenting chains that are cheap to send and expensive to
 // check (bench/lib/constraint-chain.mjs) must never keep a legitimate client out, during the
 // attack or after it, and a reload must close the window in which removed trust still admits.
 // Real servers, real verifier threads, real chains; every legitimate client uses a certificate
@@ -80,7 +80,7 @@ function attack(port: number, connections: number, polite: boolean): { handshake
   };
 }
 
-describe("createTlsServer under issue #27's attack", () => {
+describe('createTlsServer under the name-constraint attack', () => {
   it('leaves no backlog: after a burst of hang-up-at-once attackers, new clients are admitted within the handshake deadline', async () => {
     const target = await start();
     const attackers = attack(target.port, 4, false);

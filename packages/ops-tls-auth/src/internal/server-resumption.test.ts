@@ -1,4 +1,4 @@
-// Issue #32 item 4: as in Go 1.26, a client whose chain would no longer be admitted (its CA
+// As in Go 1.26, a client whose chain would no longer be admitted (its CA
 // removed by a reload, a certificate in it expired) never gets in by resuming a session, with a
 // TLS 1.2 ticket or a TLS 1.3 PSK alike. Node's own TLS client, which resumes, against the real server.
 import { connect as connectTls, type SecureVersion } from 'node:tls';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { caCert, certificate, cn, ext, extension, int, key, NOW, OID, oid, seq, tlv, toPem, type TestKey } from '../../../test/x509-fixtures.ts';
 import { createClientTrustPool, verifyClientChain } from './client-chain.ts';
 
-// Issue #32: the verdicts Go 1.26 gives differently from Go 1.19, one chain each, confirmed with
+// The verdicts Go 1.26 gives differently from Go 1.19, one chain each, confirmed with
 // Go 1.26.8 (tools/x509-oracle has the same items in every position). Each fails on the Go 1.19 port.
 
 const VERIFY = 'tls: failed to verify certificate: ';
