@@ -12,10 +12,12 @@ import { BUSY_REASON, createChainJudge, EXPRESS_MAX_BYTES, TOO_LONG_REASON, type
 const dir = mkdtempSync(join(tmpdir(), 'ops-tls-verdicts-'));
 const workerFile = join(dir, 'counting-verifier.mjs');
 const startedLog = join(dir, 'started.log');
+const bootLog = join(dir, 'boots.log');
 writeFileSync(
   workerFile,
   `import { parentPort } from 'node:worker_threads';
 import { appendFileSync } from 'node:fs';
+appendFileSync(${JSON.stringify(bootLog)}, 'boot\\n');
 let calls = 0; let generation = -1; let texts = [];
 parentPort.on('message', (m) => {
   if (m.kind === 'trust') {
@@ -40,6 +42,7 @@ const judges: ChainJudge[] = [];
 afterEach(async () => {
   for (const judge of judges.splice(0)) await judge.close();
   rmSync(startedLog, { force: true });
+  rmSync(bootLog, { force: true });
 });
 const make = (options: Parameters<typeof createChainJudge>[1] = {}, texts = ['ca-1']): ChainJudge => {
   // A generous small-chain budget: on a loaded machine even a trivial check can take a while,
@@ -63,6 +66,14 @@ const largeOfSmallCertificates = (kind: number, tag: number, count = 5): Uint8Ar
   new Uint8Array([kind, tag]),
   ...Array.from({ length: count }, () => new Uint8Array(Math.ceil(EXPRESS_MAX_BYTES / 5) + 1)),
 ];
+/** Verifier threads started since the last test. */
+const boots = (): number => {
+  try {
+    return readFileSync(bootLog, 'utf8').trim().split('\n').length;
+  } catch {
+    return 0;
+  }
+};
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('createChainJudge: cache and trust', () => {
@@ -170,16 +181,35 @@ describe('createChainJudge: scheduling under attack', () => {
     expect(judge.waiting).toBe(0);
   });
 
-  it('stops a running check once every connection waiting for it has closed', async () => {
-    const judge = make({ abandonAfterMs: 20 });
+  it('keeps the thread of a check nobody waits for any more: the check runs on within its budget and its verdict is cached', async () => {
+    const judge = make();
     const closed = new AbortController();
-    const spinning = judge.judge(largeOfSmallCertificates(0xfd, 1), { signal: closed.signal });
-    await sleep(50);
+    const abandoned = judge.judge(largeOfSmallCertificates(0xfe, 1), { signal: closed.signal });
+    await sleep(100);
     closed.abort();
-    expect(await spinning).toEqual({ accept: false, reason: 'tls: connection closed' });
+    expect(await abandoned).toEqual({ accept: false, reason: 'tls: connection closed' });
     await expect.poll(() => judge.waiting).toBe(0);
-    // The general thread was replaced: a large chain is checked again.
-    expect(await judge.judge(largeOfSmallCertificates(1, 2))).toMatchObject({ reason: 'check 1 with ca-1' });
+    // The check finished on the thread it began on; a client reconnecting with the list is answered from the cache.
+    expect(judge.knownVerdict(largeOfSmallCertificates(0xfe, 1))).toEqual({ accept: false, reason: 'check 1 with ca-1' });
+    expect(await judge.judge(largeOfSmallCertificates(1, 2))).toMatchObject({ reason: 'check 2 with ca-1' });
+    expect(boots()).toBe(1);
+  });
+
+  it('starts no verifier thread for clients that hang up while their check runs', async () => {
+    const judge = make();
+    for (let tag = 1; tag <= 6; tag++) {
+      const closed = new AbortController();
+      const verdict = judge.judge(largeOfSmallCertificates(0xfe, tag), { signal: closed.signal });
+      // The first hangs up before its thread is ready, the others once their check has run past
+      // the moment a check nobody waited for used to be stopped.
+      await sleep(tag === 1 ? 0 : 60);
+      closed.abort();
+      await verdict;
+    }
+    await expect.poll(() => judge.waiting, { timeout: 5_000 }).toBe(0);
+    // One thread for the general checks, started once; hung-up checks queued behind a running one never started.
+    expect(boots()).toBe(1);
+    expect(judge.threads).toBe(1);
   });
 
   it('answers an ordinary chain while every other thread checks large chains made of ordinary-sized certificates', async () => {

@@ -24,8 +24,6 @@ export interface ChainJudgeOptions {
   readonly maxCheckMs?: number;
   /** A check on the small-chain verifier running longer than this moves to the others. Default 250 ms. */
   readonly expressBudgetMs?: number;
-  /** A check nobody waits for any more (its connections closed) is abandoned once it has run this long. Default 50 ms. */
-  readonly abandonAfterMs?: number;
   /** Called once per trust generation whose pool could not be built (every chain is then refused). */
   readonly onTrustError?: (message: string, fileIndex: number | undefined) => void;
   /**
@@ -122,7 +120,6 @@ interface Job extends QueuedJob {
 interface JudgeState {
   readonly maxCheckMs: number;
   readonly expressBudgetMs: number;
-  readonly abandonAfterMs: number;
   readonly onTrustError: ChainJudgeOptions['onTrustError'];
   readonly queue: JobQueue<Job>;
   readonly cache: VerdictCache;
@@ -180,24 +177,19 @@ function join(state: JudgeState, job: Job, request: JudgeRequest): Promise<Verdi
   });
 }
 
-/** A connection went away: its share of the job ends, and a job nobody waits for is dropped or stopped. */
+/**
+ * A connection went away: its share of the job ends, and a queued job nobody waits for is
+ * dropped. A running one is left to finish within its budget, its verdict cached: ending its
+ * thread would let every client that hangs up after its handshake make the server start a
+ * thread (tens of milliseconds of CPU and megabytes each), and the work stays bounded as before
+ * (one check per slot, each within its budget; the address still counts against its rank in the
+ * queue until the check ends).
+ */
 function leave(state: JudgeState, job: Job, waiter: Waiter): void {
   if (!job.waiters.delete(waiter)) return;
   waiter.resolve({ accept: false, reason: 'tls: connection closed' });
   if (job.waiters.size > 0) return;
-  if (state.inFlight.get(job.key) === job) state.inFlight.delete(job.key);
-  if (state.queue.remove(job)) return;
-  const slot = job.slot;
-  if (slot === undefined) return;
-  const stopIfStillUnwanted = (): void => {
-    if (slot.job !== job || job.waiters.size > 0) return;
-    abandon(state, slot);
-    pump(state);
-  };
-  // A check about to end is left to end (and its verdict cached); replacing a thread costs more.
-  const ranFor = job.startedAt === 0 ? 0 : Date.now() - job.startedAt;
-  if (ranFor >= state.abandonAfterMs) stopIfStillUnwanted();
-  else setTimeout(stopIfStillUnwanted, state.abandonAfterMs - ranFor).unref();
+  if (state.queue.remove(job) && state.inFlight.get(job.key) === job) state.inFlight.delete(job.key);
 }
 
 // ---- scheduling: which job runs where, and for how long ----
@@ -247,7 +239,8 @@ function onOverrun(state: JudgeState, slot: Slot<Job>): void {
 /** The check's clock starts when a thread that has loaded gets it (a thread started for it counts from its 'ready'). */
 function armBudget(state: JudgeState, slot: Slot<Job>, job: Job, now: number): void {
   if (job.startedAt === 0) job.startedAt = now;
-  let latest = 0;
+  // Past the last waiter's deadline the answer is of no use; a check nobody waits for keeps its budget.
+  let latest = job.waiters.size === 0 ? Number.POSITIVE_INFINITY : 0;
   for (const waiter of job.waiters) latest = Math.max(latest, waiter.deadline);
   const remaining = state.maxCheckMs - (now - job.startedAt);
   const budget = Math.min(slot.express ? Math.min(state.expressBudgetMs, remaining) : remaining, latest - now);
@@ -419,8 +412,9 @@ async function closeJudge(state: JudgeState): Promise<void> {
  *   chain's check;
  * - chains wait in a bounded queue ranked so an unauthenticated sender cannot get ahead of
  *   ordinary clients (job-queue.ts);
- * - a chain whose connections have closed or passed their deadline is never started, and a
- *   check nobody waits for, or running past its budget, is abandoned by replacing its thread;
+ * - a chain whose connections have closed or passed their deadline is never started; a check
+ *   running past its budget is abandoned by replacing its thread; one nobody waits for any more
+ *   runs on within its budget (its verdict cached), on the thread it has;
  * - a verdict taken under trust a reload has replaced is never given: the chain is checked again;
  * - a chain seen again within the TTL is answered from a bounded cache (verdict-cache.ts) with
  *   no thread involved, and identical chains in flight share one check.
@@ -429,7 +423,6 @@ export function createChainJudge(pemTexts: readonly string[], options: ChainJudg
   const state: JudgeState = {
     maxCheckMs: options.maxCheckMs ?? 10_000,
     expressBudgetMs: options.expressBudgetMs ?? 250,
-    abandonAfterMs: options.abandonAfterMs ?? 50,
     onTrustError: options.onTrustError,
     queue: createJobQueue<Job>(options.maxQueued ?? 1024, options.maxQueuedBytes ?? 16 * 1024 * 1024),
     cache: createVerdictCache(options.maxCached ?? 4096, options.cacheTtlMs ?? 10_000),
