@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { readRegularFileSync } from '@fabric-ops/ops-http/fs';
 import { formatHostPort } from '@fabric-ops/ops-http/go';
 import type { LoadedConfig, MetricsSettings, OperationsSettings } from '@fabric-ops/ops-config';
@@ -148,10 +149,19 @@ function verdictOf(startup: { readonly action: 'run' | 'check-config'; readonly 
   return { stdout: '', stderr: '', exitCode: undefined };
 }
 
-/** ops-config's parsed `metrics` section is already what ops-metrics takes; only its shape differs. */
-function metricsOptionsFor(metrics: MetricsSettings): MetricsOptions {
+/**
+ * ops-config's parsed `metrics` section is already what ops-metrics takes; only its shape differs.
+ * An OTLP push names the node `<host name>:<bound port>` (`instance` in Prometheus), read at the
+ * first push, once the server listens: two nodes on one host are two instances.
+ */
+function metricsOptionsFor(metrics: MetricsSettings, boundAddress: () => string): MetricsOptions {
   if (metrics.provider === 'statsd') return { provider: 'statsd', statsd: metrics.statsd };
-  return metrics.provider === 'prometheus' && metrics.otlp !== undefined ? { provider: 'prometheus', otlp: metrics.otlp } : { provider: metrics.provider };
+  if (metrics.provider !== 'prometheus' || metrics.otlp === undefined) return { provider: metrics.provider };
+  const resourceAttributes = () => {
+    const port = /:(\d+)$/.exec(boundAddress())?.[1];
+    return { 'service.instance.id': port === undefined ? hostname() : `${hostname()}:${port}` };
+  };
+  return { provider: 'prometheus', otlp: { ...metrics.otlp, resourceAttributes } };
 }
 
 /** The facts an operator checks first, as fields and as one readable message. */
@@ -219,7 +229,7 @@ export async function runOperationsApp<C extends AppConfig>(app: OperationsApp<C
         version: { version: app.version, commitSha: resolveCommitSha(env) },
         logging,
         loggerName: app.loggerName,
-        metrics: metricsOptionsFor(config.metrics),
+        metrics: metricsOptionsFor(config.metrics, () => system.address()),
       },
       tlsAuth === undefined ? {} : { tlsAuth },
     );

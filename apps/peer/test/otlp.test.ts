@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freeTcpPort, send, startPrometheus, useAppHarness, type PrometheusServer } from '@fabric-ops/test-kit';
@@ -128,6 +129,26 @@ describe('peer: OTLP push (OTEL_METRICS_EXPORTER=otlp) into a real Prometheus 3 
 
     // The exporter was loaded (so the recorder below sees a load when there is one).
     expect(probe.resolved()).toContain('@opentelemetry/exporter-metrics-otlp-proto');
+  }, 60_000);
+
+  it('two nodes with default settings push as two instances, and the shipped TargetDown expression names the one that stops', async () => {
+    const prometheus = await otlpReceiver();
+    const env = { FABRIC_CFG_PATH: configDir(PROMETHEUS_PEER), OTEL_METRICS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: `${prometheus.url}/api/v1/otlp`, OTEL_METRIC_EXPORT_INTERVAL: '300' };
+    const nodes = [await start(env), await start(env)];
+    // job from service.name, instance from service.instance.id: <host name>:<bound port>
+    const instances = nodes.map((node) => `${hostname()}:${/:(\d+)$/.exec(node.address)![1]}`);
+    const versions = await prometheus.waitFor('fabric_version', (samples) => samples.length === 2, 20_000);
+    expect(versions.map((sample) => [sample.metric['job'], sample.metric['instance']]).sort()).toEqual(instances.map((instance) => ['fabric-ops', instance]).sort());
+    await prometheus.waitFor('target_info{job="fabric-ops"}', (samples) => samples.length === 2, 10_000);
+
+    // The shipped rule's expression, its 3-minute silence shortened to 2 s.
+    const rules = readFileSync(fileURLToPath(new URL('../../../deploy/prometheus/alerts.yml', import.meta.url)), 'utf8');
+    const targetDown = /- alert: FabricOpsTargetDown[\s\S]*?expr: \|\n([\s\S]*?)\n\s+for:/.exec(rules)![1]!.replace('[3m]', '[2s]');
+    expect(await prometheus.query(targetDown)).toEqual([]);
+    nodes[0]!.kill();
+    await nodes[0]!.exited;
+    const down = await prometheus.waitFor(targetDown, (samples) => samples.length > 0, 15_000);
+    expect(down.map((sample) => sample.metric)).toEqual([{ job: 'fabric-ops', instance: instances[0] }]);
   }, 60_000);
 
   it('without OTEL_METRICS_EXPORTER nothing of OpenTelemetry is loaded, even with other OTEL_* variables set', async () => {
