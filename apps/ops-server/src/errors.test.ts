@@ -31,6 +31,31 @@ describe('error classes', () => {
     ]);
   });
 
+  it('gives every error the HTTP status a framework answers with: 4xx for what a client caused, else 500', () => {
+    const statuses = [
+      new OpsHttpError('BODY_TOO_LARGE', 'm'),
+      new LogspecError('INVALID_BODY', 'm'),
+      new LogspecError('BAD_SEGMENT', 'm'),
+      new LogspecError('PEER_MISSING', 'm'),
+      new HealthError('CHECK_TIMED_OUT', 'm'),
+      new MetricsError('INVALID_VALUE', 'm'),
+      new TlsAuthError('NOT_PEM', 'm'),
+      new OpsServerError('SPEC_CHANGES_BUSY', 'm'),
+      new OpsServerError('INVALID_OPTIONS', 'm'),
+    ].map((error) => [error.status, error.statusCode]);
+    expect(statuses).toEqual([
+      [413, 413],
+      [400, 400],
+      [400, 400],
+      [500, 500],
+      [500, 500],
+      [500, 500],
+      [500, 500],
+      [503, 503],
+      [500, 500],
+    ]);
+  });
+
   it('tells its own errors from the others', () => {
     expect(isOpsServerError(new OpsServerError('ALREADY_STARTED', 'm'))).toBe(true);
     expect(isOpsServerError(new TlsAuthError('NOT_PEM', 'm'))).toBe(false);

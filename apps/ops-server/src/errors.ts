@@ -11,6 +11,10 @@ export type OpsServerErrorCode =
 /** Failures of the operations system itself; the message is the one line an operator sees. */
 export class OpsServerError extends FabricOpsError<OpsServerErrorCode> {
   override readonly name = 'OpsServerError';
+
+  protected override statusFor(code: OpsServerErrorCode): number {
+    return code === 'SPEC_CHANGES_BUSY' ? 503 : 500;
+  }
 }
 
 export const isOpsServerError: (value: unknown) => value is OpsServerError = errorGuard(OpsServerError, 'OpsServerError');

@@ -17,8 +17,15 @@ export type LogspecErrorCode =
   /** Options that contradict each other, or an adapter given something it cannot follow. */
   | 'INVALID_OPTIONS';
 
+/** The codes a `/logspec` PUT body can cause: a handler surfacing one answers 400, as Fabric does. */
+const CLIENT_CODES: ReadonlySet<LogspecErrorCode> = new Set(['BAD_SEGMENT', 'NO_LOGGER', 'BAD_LOGGER_NAME', 'INVALID_BODY']);
+
 export class LogspecError extends FabricOpsError<LogspecErrorCode> {
   override readonly name = 'LogspecError';
+
+  protected override statusFor(code: LogspecErrorCode): number {
+    return CLIENT_CODES.has(code) ? 400 : 500;
+  }
 }
 
 /** True for a LogspecError, also across duplicate copies of this package. */

@@ -25,6 +25,14 @@ describe('FabricOpsError', () => {
     expect(isSampleError(new OpsHttpError('INVALID_ROUTE', 'x'))).toBe(false);
   });
 
+  it('carries an HTTP status as status and statusCode: 500 unless the class names the code', () => {
+    expect([new SampleError('ONE', 'x').status, new SampleError('ONE', 'x').statusCode]).toEqual([500, 500]);
+    const tooLarge = new OpsHttpError('BODY_TOO_LARGE', 'too large');
+    expect([tooLarge.status, tooLarge.statusCode]).toEqual([413, 413]);
+    expect(new OpsHttpError('BODY_ABORTED', 'x').status).toBe(400);
+    expect(new OpsHttpError('INVALID_ROUTE', 'x').statusCode).toBe(500);
+  });
+
   it("is ops-http's own error base", () => {
     const error = new OpsHttpError('BODY_TOO_LARGE', 'too large');
     expect(error).toBeInstanceOf(FabricOpsError);

@@ -5,10 +5,24 @@
  */
 export abstract class FabricOpsError<Code extends string> extends Error {
   readonly code: Code;
+  /**
+   * The HTTP status a handler surfacing this error should answer with: 4xx when the request
+   * caused it (a body too large is 413), else 500. Express's and Koa's error handling read
+   * `status`, Fastify's and http-errors' `statusCode`; both are set, to the same number.
+   */
+  readonly status: number;
+  readonly statusCode: number;
 
   constructor(code: Code, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.code = code;
+    this.status = this.statusFor(code);
+    this.statusCode = this.status;
+  }
+
+  /** A package's class names the statuses of the codes a client causes; every other code is a 500. */
+  protected statusFor(_code: Code): number {
+    return 500;
   }
 }
 

@@ -5,6 +5,10 @@ export type OpsHttpErrorCode = 'BODY_TOO_LARGE' | 'BODY_ABORTED' | 'BAD_REQUEST_
 
 export class OpsHttpError extends FabricOpsError<OpsHttpErrorCode> {
   override readonly name = 'OpsHttpError';
+
+  protected override statusFor(code: OpsHttpErrorCode): number {
+    return httpStatusFor(code);
+  }
 }
 
 /** True for an OpsHttpError, also across duplicate copies of this package. */
