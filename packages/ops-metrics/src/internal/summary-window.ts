@@ -2,8 +2,9 @@
  * The quantile estimate behind a Summary: a sliding time window of `ageBuckets` slices, each a
  * log-bucketed sketch (the DDSketch idea: a value goes to bin `ceil(log_γ |v|)`, γ = (1+α)/(1−α)),
  * so any quantile read back is within a relative error α of a value actually observed at that
- * rank. Memory is bounded whatever the observation rate: at most MAX_BINS bins per sign per slice
- * (past that the bins nearest zero are folded together, which only coarsens the smallest values).
+ * rank. Memory is bounded whatever the observation rate or the values: at most MAX_BINS bins per
+ * sign per slice, 8 bytes each (past that the bins nearest zero are folded together, which only
+ * coarsens the smallest values).
  * Slices merge exactly (bin counts add up), so an observation is written once, into the current
  * slice, and a read merges the slices of the window.
  */
@@ -27,23 +28,90 @@ function valueOf(bin: number): number {
   return (2 * Math.pow(GAMMA, bin)) / (GAMMA + 1);
 }
 
-/** Counts per bin of one sign, bounded to MAX_BINS by folding the lowest bins into one. */
+/** The ring's first size; it doubles (up to MAX_BINS) as the values spread. */
+const INITIAL_CAPACITY = 16;
+
+/** Bin visits made by folding and growing, over all stores: what the tests count, since time varies. */
+let binSteps = 0;
+export function binStoreSteps(): number {
+  return binSteps;
+}
+
+/**
+ * Counts per bin of one sign over a contiguous range `[lo, hi]` of at most MAX_BINS bins, in a
+ * ring (a bin's slot is `bin & (capacity - 1)`). A bin below the range counts in its lowest bin;
+ * a bin above it moves the range up, folding the bins that leave into the new lowest one. Each
+ * bin is folded once after it entered the range and each doubling copies the range once, so an
+ * observation costs O(1) amortised, whatever values an attacker chooses (a long jump visits at
+ * most the range's bins, never more). Memory: 8 bytes a bin, at most 8 KiB.
+ */
 class BinStore {
-  readonly counts = new Map<number, number>();
+  private counts: Float64Array | undefined;
+  private lo = 0;
+  private hi = -1;
 
   add(bin: number, count: number): void {
-    this.counts.set(bin, (this.counts.get(bin) ?? 0) + count);
-    if (this.counts.size > MAX_BINS) this.foldLowest();
+    if (this.counts === undefined) {
+      this.counts = new Float64Array(INITIAL_CAPACITY);
+      this.lo = this.hi = bin;
+    } else if (bin < this.lo) {
+      if (this.hi - bin < MAX_BINS) {
+        this.reserve(this.hi - bin + 1);
+        this.lo = bin;
+      } else bin = this.lo;
+    } else if (bin > this.hi) {
+      const lowest = bin - MAX_BINS + 1;
+      if (lowest > this.lo) this.foldBelow(lowest);
+      this.reserve(bin - this.lo + 1);
+      this.hi = bin;
+    }
+    this.counts![bin & (this.counts!.length - 1)]! += count;
   }
 
-  private foldLowest(): void {
-    let lowest = Infinity;
-    for (const bin of this.counts.keys()) if (bin < lowest) lowest = bin;
-    const count = this.counts.get(lowest)!;
-    this.counts.delete(lowest);
-    let next = Infinity;
-    for (const bin of this.counts.keys()) if (bin < next) next = bin;
-    this.counts.set(next, this.counts.get(next)! + count);
+  /** Every bin below `lowest` counted in `lowest`, which becomes the range's first bin. */
+  private foldBelow(lowest: number): void {
+    const counts = this.counts!;
+    const mask = counts.length - 1;
+    const last = Math.min(this.hi, lowest - 1);
+    let moved = 0;
+    for (let bin = this.lo; bin <= last; bin++) {
+      binSteps++;
+      moved += counts[bin & mask]!;
+      counts[bin & mask] = 0;
+    }
+    if (this.hi < lowest) this.hi = lowest;
+    this.lo = lowest;
+    counts[lowest & mask]! += moved;
+  }
+
+  /** Room for `span` bins from `lo`: the ring doubles and the range is copied to its new slots. */
+  private reserve(span: number): void {
+    const old = this.counts!;
+    if (span <= old.length) return;
+    let capacity = old.length;
+    while (capacity < span) capacity *= 2;
+    const counts = new Float64Array(Math.min(capacity, MAX_BINS));
+    for (let bin = this.lo; bin <= this.hi; bin++) {
+      binSteps++;
+      counts[bin & (counts.length - 1)] = old[bin & (old.length - 1)]!;
+    }
+    this.counts = counts;
+  }
+
+  /** Bins in use: what a test checks against MAX_BINS. */
+  get size(): number {
+    return this.counts === undefined ? 0 : this.hi - this.lo + 1;
+  }
+
+  /** `[bin, count]` for every bin that holds a count, lowest first. */
+  *entries(): Generator<[bin: number, count: number]> {
+    const counts = this.counts;
+    if (counts === undefined) return;
+    const mask = counts.length - 1;
+    for (let bin = this.lo; bin <= this.hi; bin++) {
+      const count = counts[bin & mask]!;
+      if (count > 0) yield [bin, count];
+    }
   }
 }
 
@@ -130,8 +198,8 @@ export class QuantileWindow {
     for (const slice of this.slices) {
       zero += slice.zero;
       total += slice.count;
-      for (const [bin, count] of slice.positive.counts) positive.set(bin, (positive.get(bin) ?? 0) + count);
-      for (const [bin, count] of slice.negative.counts) negative.set(bin, (negative.get(bin) ?? 0) + count);
+      for (const [bin, count] of slice.positive.entries()) positive.set(bin, (positive.get(bin) ?? 0) + count);
+      for (const [bin, count] of slice.negative.entries()) negative.set(bin, (negative.get(bin) ?? 0) + count);
     }
     if (total === 0) return quantiles.map(() => NaN);
     // Ascending values: the most negative first, then zero, then the positive bins.

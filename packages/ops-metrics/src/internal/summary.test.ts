@@ -10,7 +10,7 @@ import { PrometheusFamily } from './prometheus-family.ts';
 import { createMetricsProvider } from './provider.ts';
 import { textToDelimitedProtobuf } from './protobuf.ts';
 import { keyLayouts, mergeSeries, renderKeyedFamilies, withValues } from './series-merge.ts';
-import { MAX_BINS, QuantileWindow, RELATIVE_ACCURACY } from './summary-window.ts';
+import { binStoreSteps, MAX_BINS, QuantileWindow, RELATIVE_ACCURACY } from './summary-window.ts';
 
 const OPENMETRICS = { kind: 'openmetrics', version: '1.0.0' } as const;
 
@@ -64,12 +64,36 @@ describe('QuantileWindow', () => {
   it('keeps at most MAX_BINS bins per sign per slice, however wide the values spread', () => {
     const window = new QuantileWindow({ maxAgeMs: 1_000, ageBuckets: 1, now: manualClock().now });
     for (let i = 0; i < 5_000; i++) window.observe(Math.pow(1.05, i - 2_500));
-    const slice = (window as unknown as { slices: { positive: { counts: Map<number, number> } }[] }).slices[0]!;
-    expect(slice.positive.counts.size).toBeLessThanOrEqual(MAX_BINS);
+    const slice = (window as unknown as { slices: { positive: { size: number } }[] }).slices[0]!;
+    expect(slice.positive.size).toBeLessThanOrEqual(MAX_BINS);
     expect(window.count).toBe(5_000);
     // The folded bins are the smallest values: the top quantiles stay accurate.
     const top = window.quantiles([1])[0]!;
     expect(Math.abs(top - Math.pow(1.05, 2_499)) / Math.pow(1.05, 2_499)).toBeLessThanOrEqual(RELATIVE_ACCURACY);
+  });
+
+  it('costs O(1) amortised per observation with attacker-chosen values, past the bin limit too (bin visits counted)', () => {
+    const observations = 50_000;
+    const patterns: Record<string, (i: number) => number> = {
+      // every value a new highest bin: the range moves up by one each time
+      ascending: (i) => Math.pow(1.0203, i - 1_000),
+      // spread over the whole double range, both signs, in a scrambled order
+      scattered: (i) => (i % 2 === 0 ? 1 : -1) * Math.pow(10, (((i * 7919) % 600) - 300) / 1.01),
+      // far jumps up, each folding everything below
+      leaping: (i) => Math.pow(10, (i % 300) - 9 + Math.floor(i / 300) * 1e-3),
+    };
+    for (const [name, value] of Object.entries(patterns)) {
+      const window = new QuantileWindow({ maxAgeMs: 1_000, ageBuckets: 1, now: manualClock().now });
+      const before = binStoreSteps();
+      for (let i = 0; i < observations; i++) window.observe(value(i));
+      const perObservation = (binStoreSteps() - before) / observations;
+      expect([name, perObservation < 4]).toEqual([name, true]);
+      const slice = (window as unknown as { slices: { positive: { size: number }; negative: { size: number } }[] }).slices[0]!;
+      expect(slice.positive.size).toBeLessThanOrEqual(MAX_BINS);
+      expect(slice.negative.size).toBeLessThanOrEqual(MAX_BINS);
+      expect(window.count).toBe(observations);
+      console.log(`summary ${name}: ${perObservation.toFixed(3)} bin visits per observation`);
+    }
   });
 });
 

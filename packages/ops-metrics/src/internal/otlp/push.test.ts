@@ -265,7 +265,7 @@ describe('OTLP settings an embedder passes', () => {
     [{ ...otlp, headers: { a: 'x\ny' } }, 'otlp.headers: the value of a must be text on one line'],
     [{ ...otlp, intervalMs: 0 }, 'otlp.intervalMs must be a number from 100 to 2147483647, got 0'],
     [{ ...otlp, intervalMs: 1 }, 'otlp.intervalMs must be a number from 100 to 2147483647, got 1'],
-    [{ ...otlp, resourceAttributes: { 'service.name': 7 } }, 'otlp.resourceAttributes: the value of service.name must be text, got 7'],
+    [{ ...otlp, resourceAttributes: { 'service.name': 7 } as unknown as Record<string, string> }, 'otlp.resourceAttributes: the value of service.name must be text, got 7'],
     [{ ...otlp, timeoutMs: Number.NaN }, 'otlp.timeoutMs must be a number from 1 to 2147483647, got NaN'],
   ])('refuses %j', (target, message) => {
     expect(() => createMetricsProvider({ provider: 'prometheus', otlp: target })).toThrow(message);
