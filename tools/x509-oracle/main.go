@@ -10,6 +10,8 @@ import (
 	"os"
 	"sort"
 	"time"
+
+	"fabric-ops/tools/x509-oracle/gotables"
 )
 
 // DefaultTime is the verification time of the fixed corpus.
@@ -70,13 +72,28 @@ func main() {
 		if err := runOracle(*corpus, os.Stdout); err != nil {
 			fail("oracle: %v", err)
 		}
+	case "gotables-overlay":
+		// Go's own crypto/x509 tests, instrumented for gotables/_dump_test.go (see README).
+		fs := flag.NewFlagSet("gotables-overlay", flag.ExitOnError)
+		goroot := fs.String("goroot", "", "the Go installation whose crypto/x509 tests are read")
+		dump := fs.String("dump", "", "path of gotables/_dump_test.go")
+		out := fs.String("out", "", "directory to write verify_test.go and overlay.json into")
+		_ = fs.Parse(os.Args[2:])
+		if *goroot == "" || *dump == "" || *out == "" {
+			fail("gotables-overlay: -goroot, -dump and -out are required")
+		}
+		routed, err := gotables.Instrument(*goroot, *dump, *out)
+		if err != nil {
+			fail("gotables-overlay: %v", err)
+		}
+		_ = json.NewEncoder(os.Stdout).Encode(routed)
 	default:
 		usage()
 	}
 }
 
 func usage() {
-	fail("usage: x509-oracle generate -out DIR [-seed N] [-time RFC3339|now]\n       x509-oracle oracle -corpus DIR")
+	fail("usage: x509-oracle generate -out DIR [-seed N] [-time RFC3339|now]\n       x509-oracle oracle -corpus DIR\n       x509-oracle gotables-overlay -goroot DIR -dump FILE -out DIR")
 }
 
 func fail(format string, args ...any) {

@@ -53,6 +53,10 @@ type fabricOpsDump struct {
 	meta  []fabricOpsMeta
 	skips []fabricOpsSkip
 	read  map[string]int
+	// recording: the test functions whose Verify questions are recorded; err: the first failure
+	// to write one.
+	recording map[string]bool
+	err       error
 }
 
 func (d *fabricOpsDump) add(table, name string, at time.Time, leaf []byte, sent [][]byte, rootPEMs []string, mapped []string, tableError string) error {
@@ -210,47 +214,136 @@ func (d *fabricOpsDump) nameConstraintsTests() error {
 	return nil
 }
 
-// TestPathologicalChains (verify_test.go): its four shapes, 100 intermediates each, built with
-// that file's generateCert, no root in the pool.
-func (d *fabricOpsDump) pathologicalChains() error {
-	const table = "TestPathologicalChains"
-	shapes := []struct{ sameSubject, sameKey bool }{{false, false}, {true, false}, {false, true}, {true, true}}
-	d.read[table] = len(shapes)
-	for _, shape := range shapes {
-		name := fmt.Sprintf("sameSubject=%t,sameKey=%t", shape.sameSubject, shape.sameKey)
-		var key any
-		if shape.sameKey {
-			k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-			if err != nil {
-				return err
-			}
-			key = k
-		}
-		var sent [][]byte
-		var parent *Certificate
-		var signer any
-		for i := range 100 {
-			cn := "Intermediate CA"
-			if !shape.sameSubject {
-				cn += fmt.Sprintf(" #%d", i)
-			}
-			c, s, err := generateCert(cn, true, parent, signer, key)
-			if err != nil {
-				return err
-			}
-			parent, signer = c, s
-			sent = append(sent, c.Raw)
-		}
-		leaf, _, err := generateCert("Leaf", false, parent, signer, nil)
+// fabricOpsRecording is the dump recording the questions Go's own tests ask, while it runs them.
+var fabricOpsRecording *fabricOpsDump
+
+// fabricOpsVerify stands for every one-argument Certificate.Verify call of the instrumented
+// verify_test.go (gotables.Instrument): it records the question, then asks Go as before.
+func fabricOpsVerify(fn string, c *Certificate, opts VerifyOptions) ([][]*Certificate, error) {
+	if d := fabricOpsRecording; d != nil && d.recording[fn] {
+		d.recordVerify(fn, c, opts)
+	}
+	return c.Verify(opts)
+}
+
+// fabricOpsPoliciesValid stands for TestPoliciesValid's policiesValid calls: the chain it is
+// given (leaf first, the root last) is recorded as the client's list and a CA file.
+func fabricOpsPoliciesValid(fn string, chain []*Certificate, opts VerifyOptions) bool {
+	if d := fabricOpsRecording; d != nil && d.recording[fn] {
+		d.recordPolicies(fn, chain, opts)
+	}
+	return policiesValid(chain, opts)
+}
+
+func (d *fabricOpsDump) fail(err error) {
+	if d.err == nil {
+		d.err = err
+	}
+}
+
+// poolPEMs: the certificates of a pool in its order, or why the server cannot hold it.
+func fabricOpsPoolPEMs(p *CertPool) ([]string, [][]byte, string) {
+	if p == nil {
+		return nil, nil, ""
+	}
+	if p.systemPool {
+		return nil, nil, "system roots: a server trusts only its CA files"
+	}
+	var pems []string
+	var ders [][]byte
+	for i := range p.len() {
+		c, constraint, err := p.cert(i)
 		if err != nil {
-			return err
+			return nil, nil, "a pool certificate does not load: " + err.Error()
 		}
-		mapped := []string{"KeyUsages [] (ServerAuth) decided as [ClientAuth]"}
-		if err := d.add(table, name, time.Now(), leaf.Raw, sent, nil, mapped, "(an error)"); err != nil {
-			return err
+		if constraint != nil {
+			return nil, nil, "a pool certificate with a constraint function (AddCertWithConstraint), which no CA file can carry"
+		}
+		pems = append(pems, fabricOpsPEM(c.Raw))
+		ders = append(ders, c.Raw)
+	}
+	return pems, ders, ""
+}
+
+func (d *fabricOpsDump) recordVerify(fn string, c *Certificate, opts VerifyOptions) {
+	d.read[fn]++
+	name := fmt.Sprintf("%s #%d", fn, d.read[fn])
+	if opts.Roots == nil {
+		d.skip(fn, name, "system roots (Roots nil): a server trusts only its CA files")
+		return
+	}
+	roots, _, why := fabricOpsPoolPEMs(opts.Roots)
+	if why == "" {
+		var sent [][]byte
+		_, sent, why = fabricOpsPoolPEMs(opts.Intermediates)
+		if why == "" {
+			at := opts.CurrentTime
+			if at.IsZero() {
+				at = time.Now()
+			}
+			mapped := []string{fmt.Sprintf("KeyUsages %v decided as [ClientAuth]", opts.KeyUsages)}
+			if opts.DNSName != "" {
+				mapped = append(mapped, "DNSName "+strconv.Quote(opts.DNSName)+" not checked: a server does not check a client's name")
+			}
+			if len(opts.CertificatePolicies) > 0 {
+				mapped = append(mapped, "CertificatePolicies dropped: a server passes no initial policy set")
+			}
+			if err := d.add(fn, name, at, c.Raw, sent, roots, mapped, ""); err != nil {
+				d.fail(err)
+			}
+			return
 		}
 	}
-	return nil
+	d.skip(fn, name, why)
+}
+
+func (d *fabricOpsDump) recordPolicies(fn string, chain []*Certificate, opts VerifyOptions) {
+	d.read[fn]++
+	name := fmt.Sprintf("%s #%d", fn, d.read[fn])
+	if len(chain) < 2 {
+		d.skip(fn, name, "a chain without a separate root")
+		return
+	}
+	// The chain's own validity periods give the time: the latest notBefore, if no certificate has
+	// ended by then.
+	at := chain[0].NotBefore
+	for _, c := range chain {
+		if c.NotBefore.After(at) {
+			at = c.NotBefore
+		}
+	}
+	for _, c := range chain {
+		if c.NotAfter.Before(at) {
+			d.skip(fn, name, "the chain's validity periods do not overlap")
+			return
+		}
+	}
+	var sent [][]byte
+	for _, c := range chain[1 : len(chain)-1] {
+		sent = append(sent, c.Raw)
+	}
+	mapped := []string{"policiesValid alone decided as a whole Verify with [ClientAuth], the last certificate as the CA file"}
+	if len(opts.CertificatePolicies) > 0 || opts.requireExplicitPolicy || opts.inhibitPolicyMapping || opts.inhibitAnyPolicy {
+		mapped = append(mapped, "the initial policy set and flags dropped: a server passes none")
+	}
+	if err := d.add(fn, name, at, chain[0].Raw, sent, []string{fabricOpsPEM(chain[len(chain)-1].Raw)}, mapped, ""); err != nil {
+		d.fail(err)
+	}
+}
+
+// fabricOpsRecorded: the tests of verify_test.go whose questions are recorded while they run,
+// each a table or a fixed list of chains.
+var fabricOpsRecorded = []struct {
+	name string
+	test func(*testing.T)
+}{
+	{"TestPathBuilding", TestPathBuilding},
+	{"TestEKUEnforcement", TestEKUEnforcement},
+	{"TestPoliciesValid", TestPoliciesValid},
+	{"TestPathologicalChains", TestPathologicalChains},
+	{"TestVerifyEKURootAsLeaf", TestVerifyEKURootAsLeaf},
+	{"TestInvalidPolicyWithAnyKeyUsage", TestInvalidPolicyWithAnyKeyUsage},
+	{"TestCertificateChainSignedByECDSA", TestCertificateChainSignedByECDSA},
 }
 
 func TestFabricOpsDumpGoTables(t *testing.T) {
@@ -258,11 +351,25 @@ func TestFabricOpsDumpGoTables(t *testing.T) {
 	if out == "" {
 		t.Skip("FABRIC_OPS_GOTABLES_OUT is not set")
 	}
-	d := &fabricOpsDump{dir: out, read: map[string]int{}}
-	for _, walk := range []func() error{d.verifyTests, d.nameConstraintsTests, d.pathologicalChains} {
+	d := &fabricOpsDump{dir: out, read: map[string]int{}, recording: map[string]bool{}}
+	for _, walk := range []func() error{d.verifyTests, d.nameConstraintsTests} {
 		if err := walk(); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// Go's own tests, run as Go wrote them (their own checks included), with their questions
+	// recorded. The group waits for any parallel subtest before the recording ends.
+	fabricOpsRecording = d
+	t.Run("recorded", func(t *testing.T) {
+		for _, r := range fabricOpsRecorded {
+			d.recording[r.name] = true
+			d.read[r.name] += 0
+			t.Run(r.name, r.test)
+		}
+	})
+	fabricOpsRecording = nil
+	if d.err != nil {
+		t.Fatal(d.err)
 	}
 	f, err := os.Create(filepath.Join(out, "cases.jsonl"))
 	if err != nil {

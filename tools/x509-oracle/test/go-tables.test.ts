@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,21 +9,34 @@ import { clientCertificateMessageProblem, createClientTrustPool, verifyClientCha
 import { buildOracle, readCorpus, runOracle, type GoVerdict, type LoadedCorpus } from '../src/index.ts';
 
 // Go's own crypto/x509 tests, read from the installed Go at test time (never copied here): the
-// tables of verify_test.go and name_constraints_test.go, and the shapes of TestPathologicalChains,
-// each case built by those files' own helpers. ../gotables/_dump_test.go is compiled into the
-// standard crypto/x509 test package with `go test -overlay` and writes every case as the server
-// meets it (the leaf and the other certificates as sent, the case's roots as the CA files, the
-// case's time); the oracle (crypto/tls + crypto/x509 of the same Go) and go-x509's
-// verifyClientChain then decide each one.
+// tables of verify_test.go and name_constraints_test.go, each case built by those files' own
+// helpers, and the questions Go's table-shaped tests of verify_test.go ask while they run
+// (TestPathBuilding, TestEKUEnforcement, TestPoliciesValid, TestPathologicalChains, ...: the
+// oracle's `gotables-overlay` routes their Verify and policiesValid calls through a recorder).
+// ../gotables/_dump_test.go is compiled into the standard crypto/x509 test package with `go test
+// -overlay` and writes every case as the server meets it (the leaf and the other certificates as
+// sent, the case's roots as the CA files, the case's time); the oracle (crypto/tls + crypto/x509
+// of the same Go) and go-x509's verifyClientChain then decide each one.
 
 const run = promisify(execFile);
 const dumpSource = fileURLToPath(new URL('../gotables/_dump_test.go', import.meta.url));
 
 /**
- * Fewest cases each walked table must yield: a Go upgrade that renames, moves or empties a table
- * fails here instead of passing with nothing checked. Go 1.26.8 holds 26, 98 and 4.
+ * Fewest cases each table or test must yield: a Go upgrade that renames, moves or empties one
+ * fails here instead of passing with nothing checked. Go 1.26.8 gives 26, 98, 10, 8, 51, 4, 6, 1
+ * and 1.
  */
-const MINIMUM_READ: Readonly<Record<string, number>> = { verifyTests: 20, nameConstraintsTests: 80, TestPathologicalChains: 4 };
+const MINIMUM_READ: Readonly<Record<string, number>> = {
+  verifyTests: 20,
+  nameConstraintsTests: 80,
+  TestPathBuilding: 8,
+  TestEKUEnforcement: 6,
+  TestPoliciesValid: 40,
+  TestPathologicalChains: 4,
+  TestVerifyEKURootAsLeaf: 4,
+  TestInvalidPolicyWithAnyKeyUsage: 1,
+  TestCertificateChainSignedByECDSA: 1,
+};
 
 /**
  * Cases go-x509 refuses although Go admits them, by table and name, each with why: a documented
@@ -52,12 +65,15 @@ beforeAll(async () => {
   if (!existsSync(join(x509Dir, 'verify_test.go'))) throw new Error(`go-tables: ${x509Dir}/verify_test.go is missing; this Go installation has no crypto/x509 test files`);
   const dir = mkdtempSync(join(tmpdir(), 'x509-gotables-'));
   temp.push(dir);
+  // verify_test.go with its Verify and policiesValid calls recorded, and the overlay that puts it
+  // and the dump in place; how many calls were routed, by function.
+  const routed = JSON.parse((await run(built.bin, ['gotables-overlay', '-goroot', goroot, '-dump', dumpSource, '-out', dir])).stdout) as Record<string, number>;
+  console.log(`gotables-overlay: Verify/policiesValid calls routed in verify_test.go: ${JSON.stringify(routed)}`);
   const overlay = join(dir, 'overlay.json');
-  writeFileSync(overlay, JSON.stringify({ Replace: { [join(x509Dir, 'zz_fabricops_gotables_test.go')]: dumpSource } }));
   const out = join(dir, 'corpus');
   // As the oracle is built (no network, no cgo), so the standard packages come from the same cache.
   const env = { ...process.env, GOPROXY: 'off', CGO_ENABLED: '0', GOFLAGS: '', FABRIC_OPS_GOTABLES_OUT: out };
-  await run('mkdir', ['-p', out]);
+  mkdirSync(out);
   await run('go', ['test', '-overlay', overlay, '-count=1', '-run', '^TestFabricOpsDumpGoTables$', 'crypto/x509'], { cwd: dir, env, maxBuffer: 16 << 20 });
   summary = JSON.parse(readFileSync(join(out, 'tables.json'), 'utf8')) as TablesSummary;
   corpus = readCorpus(out);
