@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import type * as Zlib from 'node:zlib';
 import { contentTypeFor, negotiateEncoding, negotiateFormat, OFFERED_ENCODINGS, TEXT_FORMAT, type ContentEncoding, type ExpositionFormat } from './negotiate.ts';
+import { delimitedToProtoText } from './proto-text.ts';
 import { textToDelimitedProtobuf } from './protobuf.ts';
 import { ScrapeCancel, type CancelToken } from './scrape-cancel.ts';
 import type { Counter, Gauge } from './types.ts';
@@ -100,7 +101,10 @@ export function createMetricsHandler(options: MetricsHandlerOptions): (req: Inco
       // A collector that never settles must not hold the answer past the time limit.
       rendering.catch(() => {});
       let body = await Promise.race([rendering, cancel.rejection()]);
-      if (format.kind === 'protobuf') body = await textToDelimitedProtobuf(body.toString('utf8'), PROTOBUF_SLICE_MS, () => cancel.throwIfAborted());
+      if (format.kind === 'protobuf') {
+        body = await textToDelimitedProtobuf(body.toString('utf8'), PROTOBUF_SLICE_MS, () => cancel.throwIfAborted());
+        if (format.encoding !== 'delimited') body = Buffer.from(delimitedToProtoText(body, format.encoding === 'compact-text'));
+      }
       const headers: Record<string, string | number> = { 'Content-Type': contentTypeFor(format, escaping) };
       const encoding = negotiateEncoding(headerLines(req, 'accept-encoding'), offered);
       if (encoding !== 'identity') {

@@ -6,8 +6,8 @@ import { contentTypeFor, negotiateEncoding, negotiateFormat, OFFERED_ENCODINGS, 
  * [Accept, Accept-Encoding, format, escaping, encoding] as client_golang 1.20.5's promhttp (with
  * prometheus/common 0.62.0, Fabric v2.5.16 / v3.1.5's versions) answered each pair: a promhttp
  * handler built with those modules and Go 1.26.8 was asked every row (undefined: no header).
- * Two rows differ on purpose: Go's protobuf `text` / `compact-text` debugging encodings, which
- * ops-metrics answers with text 0.0.4 (marked `text*`).
+ * Go's protobuf `text` / `compact-text` debugging encodings are protobuf formats with their own
+ * Content-Type (proto-text.test.ts checks their bodies).
  */
 const PROMHTTP_1_20_5: [string | undefined, string | undefined, string, string, string][] = [
   [undefined, undefined, 'text', 'underscores', 'identity'],
@@ -48,8 +48,8 @@ const PROMHTTP_1_20_5: [string | undefined, string | undefined, string, string, 
   ['*/*;escaping=dots,text/plain;q=0.5', ' gzip ; q=0.5 , zstd;q=0.4', 'text', 'underscores', 'identity'],
   ['application/json;escaping=values,image/png;escaping=nonsense', 'zstd;q=0.001, gzip;q=0.0009', 'text', 'values', 'zstd'],
   ['text/plain;version=0.0.4;escaping=allow-utf-8,text/plain;escaping=dots', 'deflate, br', 'text', 'allow-utf-8', 'identity'],
-  ['application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=text', 'br;q=1, zstd;q=0.5, *;q=0.2', 'text*', 'underscores', 'zstd'],
-  ['application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=compact-text;escaping=dots', 'gzip, *;q=0', 'text*', 'dots', 'gzip'],
+  ['application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=text', 'br;q=1, zstd;q=0.5, *;q=0.2', 'protobuf', 'underscores', 'zstd'],
+  ['application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=compact-text;escaping=dots', 'gzip, *;q=0', 'protobuf', 'dots', 'gzip'],
   ['application/vnd.google.protobuf;encoding=delimited', 'Q=1, gzip', 'text', 'underscores', 'identity'],
   ['*/*;q=0.5,text/*;escaping=dots,text/plain;q=0.2;escaping=values', 'zstd;q=0, *', 'text', 'values', 'identity'],
   ['text/plain;q=abc,application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0.5', 'identity, gzip;q=0.9', 'protobuf', 'underscores', 'identity'],
@@ -64,7 +64,7 @@ const PROMHTTP_1_20_5: [string | undefined, string | undefined, string, string, 
 describe('negotiation as client_golang 1.20.5 does it', () => {
   it.each(PROMHTTP_1_20_5)('Accept %j, Accept-Encoding %j → %s, escaping=%s, %s', (accept, acceptEncoding, format, escaping, encoding) => {
     const negotiated = negotiateFormat(accept, false);
-    expect(negotiated.format.kind).toBe(format.replace('*', ''));
+    expect(negotiated.format.kind).toBe(format);
     expect(negotiated.escaping).toBe(escaping);
     expect(negotiateEncoding(acceptEncoding === undefined ? [] : [acceptEncoding], ['identity', 'gzip', 'zstd'])).toBe(encoding);
   });
@@ -72,7 +72,16 @@ describe('negotiation as client_golang 1.20.5 does it', () => {
   it('echoes the escaping in the Content-Type of every format', () => {
     expect(contentTypeFor({ kind: 'text' })).toBe('text/plain; version=0.0.4; charset=utf-8; escaping=underscores');
     expect(contentTypeFor({ kind: 'text' }, 'allow-utf-8')).toBe('text/plain; version=0.0.4; charset=utf-8; escaping=allow-utf-8');
-    expect(contentTypeFor({ kind: 'protobuf' }, 'dots')).toBe('application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited; escaping=dots');
+    expect(contentTypeFor({ kind: 'protobuf', encoding: 'delimited' }, 'dots')).toBe('application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited; escaping=dots');
+    // expfmt's FmtProtoText and FmtProtoCompact, as promhttp sends them
+    expect(contentTypeFor({ kind: 'protobuf', encoding: 'text' })).toBe('application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=text; escaping=underscores');
+    expect(contentTypeFor({ kind: 'protobuf', encoding: 'compact-text' }, 'dots')).toBe(
+      'application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=compact-text; escaping=dots',
+    );
+    expect(negotiateFormat('application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=compact-text;q=0.1, text/plain;q=0.05', false).format).toEqual({
+      kind: 'protobuf',
+      encoding: 'compact-text',
+    });
     expect(contentTypeFor({ kind: 'openmetrics', version: '1.0.0' }, 'values')).toBe('application/openmetrics-text; version=1.0.0; charset=utf-8; escaping=values');
   });
 

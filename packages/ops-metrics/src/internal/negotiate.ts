@@ -2,7 +2,10 @@
 export type ExpositionFormat = { readonly kind: 'text' } | { readonly kind: 'openmetrics'; readonly version: '1.0.0' | '0.0.1' };
 
 /** What a scrape is answered in: a rendered format, or the delimited protobuf made from the text rendering. */
-export type WireFormat = ExpositionFormat | { readonly kind: 'protobuf' };
+export type WireFormat = ExpositionFormat | { readonly kind: 'protobuf'; readonly encoding: ProtobufEncoding };
+
+/** expfmt's three protobuf encodings: the delimited binary one Prometheus scrapes, and two text forms for debugging. */
+export type ProtobufEncoding = 'delimited' | 'text' | 'compact-text';
 
 /**
  * prometheus/common's name escaping schemes (`escaping=` in Accept and Content-Type). Every
@@ -16,7 +19,7 @@ export type EscapingScheme = 'allow-utf-8' | 'underscores' | 'dots' | 'values';
 export const DEFAULT_ESCAPING: EscapingScheme = 'underscores';
 
 export const TEXT_FORMAT: ExpositionFormat = { kind: 'text' };
-export const PROTOBUF_FORMAT: WireFormat = { kind: 'protobuf' };
+export const PROTOBUF_FORMAT: WireFormat = { kind: 'protobuf', encoding: 'delimited' };
 
 /** The text format's Content-Type as Fabric v2.5 / v3.1 send it by default. */
 export const TEXT_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8; escaping=underscores';
@@ -32,7 +35,7 @@ export function contentTypeFor(format: WireFormat, escaping: EscapingScheme = DE
     case 'text':
       return `text/plain; version=0.0.4; charset=utf-8; escaping=${escaping}`;
     case 'protobuf':
-      return `application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited; escaping=${escaping}`;
+      return `application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=${format.encoding}; escaping=${escaping}`;
     case 'openmetrics':
       return `application/openmetrics-text; version=${format.version}; charset=utf-8; escaping=${escaping}`;
   }
@@ -136,7 +139,7 @@ function isEscapingScheme(value: string): value is EscapingScheme {
  * OpenMetrics version decides, whatever its q (q=0 included, as in Go); none gives text 0.0.4.
  * The escaping is the last known `escaping=` value among the clauses looked at up to and
  * including that one; unknown values are ignored. The protobuf's `text` and `compact-text`
- * encodings (Go's debugging formats) get text 0.0.4.
+ * encodings (Go's debugging formats) get those, with their own Content-Type.
  */
 export function negotiateFormat(accept: string | undefined, allowOpenMetrics: boolean): NegotiatedFormat {
   let escaping = DEFAULT_ESCAPING;
@@ -148,8 +151,7 @@ export function negotiateFormat(accept: string | undefined, allowOpenMetrics: bo
     const mediaType = `${clause.type}/${clause.subType}`;
     if (mediaType === 'application/vnd.google.protobuf' && clause.params.get('proto') === 'io.prometheus.client.MetricFamily') {
       const encoding = clause.params.get('encoding');
-      if (encoding === 'delimited') return { format: PROTOBUF_FORMAT, escaping };
-      if (encoding === 'text' || encoding === 'compact-text') return { format: TEXT_FORMAT, escaping };
+      if (encoding === 'delimited' || encoding === 'text' || encoding === 'compact-text') return { format: { kind: 'protobuf', encoding }, escaping };
     }
     if (mediaType === 'text/plain' && (version === '0.0.4' || version === '')) return { format: TEXT_FORMAT, escaping };
     if (allowOpenMetrics && mediaType === 'application/openmetrics-text' && (version === '1.0.0' || version === '0.0.1' || version === '')) {
