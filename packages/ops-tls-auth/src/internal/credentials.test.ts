@@ -117,9 +117,15 @@ describe('loadTlsCredentials', () => {
     expect(loaded.ca).toEqual([pki.ca.cert]);
     expect(loaded.clientCaFiles).toEqual([text]);
     expect(loaded.warnings).toContain(`operations.tls.clientRootCAs.files[0]: ${mixed}: PEM certificate #1 cannot be parsed; it is skipped, as Fabric skips it`);
+  });
+
+  it('refuses a client CA file none of whose certificates can be parsed: Fabric would trust nobody through it', () => {
     const onlyBroken = join(pki.dir, 'only-broken-ca.pem');
-    writeFileSync(onlyBroken, '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n');
-    expect(loadTlsCredentials(settings({ clientRootCAs: [onlyBroken] })).ca).toEqual([]);
+    writeFileSync(onlyBroken, '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n-----BEGIN CERTIFICATE-----\nMAMCAQA=\n-----END CERTIFICATE-----\n');
+    expect(failure(() => loadTlsCredentials(settings({ clientRootCAs: [pki.ca.certFile, onlyBroken] })))).toEqual({
+      code: 'NOT_PEM',
+      message: `operations.tls.clientRootCAs.files[1]: ${onlyBroken}: no PEM certificate in it can be parsed (2 found)`,
+    });
   });
 
   it('refuses a key that does not belong to the certificate', () => {

@@ -102,7 +102,7 @@ function readOrFail(read: ReadText | undefined, key: string, path: string): stri
 /**
  * The client CA certificates OpenSSL can load, and a warning for each it cannot. Fabric builds
  * its pool with Go's AppendCertsFromPEM, which skips what it cannot parse without a word; the
- * file must still hold at least one certificate block.
+ * file must still hold at least one certificate that parses.
  */
 function clientCaCertificatesIn(text: string, key: string, file: string, warnings: string[]): string[] {
   const path = shownPath(file);
@@ -117,6 +117,9 @@ function clientCaCertificatesIn(text: string, key: string, file: string, warning
       warnings.push(`${key}: ${path}: PEM certificate #${index + 1} cannot be parsed; it is skipped, as Fabric skips it`);
     }
   });
+  // Fabric's pool would get nothing from it and trust no client through it: a mistake, refused
+  // at start and on reload alike (a reload then keeps the trust in force).
+  if (loadable.length === 0) throw new TlsAuthError('NOT_PEM', `${key}: ${path}: no PEM certificate in it can be parsed (${blocks.length} found)`);
   return loadable;
 }
 

@@ -102,6 +102,19 @@ describe('createCredentialReloader', () => {
       expect(() => reloader.reload()).toThrow('not a regular file (a character device)');
       expect(applied).toHaveLength(0);
 
+      // a client CA file whose only certificate does not parse: refused too, naming the file, the old trust kept
+      const caFile = join(pki.dir, 'swapped.ca.pem');
+      writeFileSync(caFile, '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n');
+      const caReloader = createCredentialReloader({
+        settings: { certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientRootCAs: [caFile] },
+        apply: (c) => applied.push(c),
+        watchFiles: false,
+        reloadOnSighup: false,
+      });
+      expect(() => caReloader.reload()).toThrow(`operations.tls.clientRootCAs.files[0]: ${caFile}: no PEM certificate in it can be parsed (1 found)`);
+      caReloader.close();
+      expect(applied).toHaveLength(0);
+
       // a good file again is taken up as before
       const good = join(pki.dir, 'swapped.good');
       copyFileSync(pki.server.certFile, good);

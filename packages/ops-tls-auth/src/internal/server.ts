@@ -12,7 +12,7 @@ import { createOpenSslClientCas } from './stand-in-ca.ts';
 import { clientCertificateMessageProblem } from '@fabric-ops/go-x509';
 import { createAdmittedChains, createChainCapture, nativePeerChain, type CapturedChain } from './peer-chain.ts';
 import { nativeChainIsFaithful } from './self-probe.ts';
-import { createChainJudge, trustProblem, type ChainJudge, type InlineLimits, type Verdict } from '@fabric-ops/go-x509/verifier';
+import { createChainJudge, type ChainJudge, type InlineLimits, type Verdict } from '@fabric-ops/go-x509/verifier';
 
 /** Why a check was stopped when its connection closed (one object, made once). */
 const CONNECTION_CLOSED = new Error('tls: connection closed');
@@ -139,8 +139,6 @@ export function createTlsServerWith(options: TlsServerOptions, onRequest: Reques
     ...(internals.verifierWorkerFile === undefined ? {} : { workerFile: internals.verifierWorkerFile }),
     ...(internals.verifierIdleMs === undefined ? {} : { idleThreadMs: internals.verifierIdleMs }),
     ...(internals.verifierInline === undefined ? {} : { inline: internals.verifierInline }),
-    // Verifier threads start at the first client certificate; a bad CA file is reported now.
-    validateTrust: trustProblem,
     onTrustError: (message, fileIndex) => {
       const file = fileIndex === undefined ? undefined : caFileNames?.[fileIndex];
       options.logger?.warn(

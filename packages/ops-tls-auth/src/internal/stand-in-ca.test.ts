@@ -66,9 +66,12 @@ describe('standInFor', () => {
     }
   });
 
-  it('is a self-signed CA certificate with a key of its own, of another kind than the real one, and a key identifier of its own', () => {
+  it('is a self-signed CA certificate with a key of another kind than the real one, and a key identifier of its own', () => {
     const realCert = new X509Certificate(plainCa);
     const standIn = new X509Certificate(standInFor(plainCa));
+    // one key per kind for the process, not one per CA (making keys was most of a reload's cost)
+    const spki = (cert: X509Certificate): Buffer => cert.publicKey.export({ type: 'spki', format: 'der' });
+    expect(spki(new X509Certificate(standInFor(oddCa)))).toEqual(spki(standIn));
     expect(standIn.ca).toBe(true);
     expect(standIn.verify(standIn.publicKey)).toBe(true);
     expect(standIn.verify(realCert.publicKey)).toBe(false);

@@ -1,4 +1,4 @@
-import { generateKeyPairSync, randomBytes, sign, X509Certificate } from 'node:crypto';
+import { generateKeyPairSync, randomBytes, sign, X509Certificate, type KeyObject } from 'node:crypto';
 
 /*
  * Stand-in client CA certificates for OpenSSL.
@@ -8,7 +8,7 @@ import { generateKeyPairSync, randomBytes, sign, X509Certificate } from 'node:cr
  * chain against it (chain search, signatures) although its verdict decides nothing here: the
  * verdict is Go's, taken by the chain judge on the list the client sent. A stand-in carries the
  * real CA's subject name, byte for byte (so the CertificateRequest names exactly the same CAs as
- * Fabric's), with a key of its own made in this process and never written anywhere, of another
+ * Fabric's), with a key made in this process and never written anywhere, of another
  * kind than the CA's, and a subject key identifier no client certificate's authority key
  * identifier matches: OpenSSL finds no issuer at once and stops, instead of verifying
  * signatures on a chain it will never be asked about.
@@ -46,8 +46,8 @@ function readTlv(der: Uint8Array, at: number, limit: number): Tlv {
 const SEQUENCE = 0x30;
 const VERSION_TAG = 0xa0;
 
-/** The subject name of a DER certificate, exactly as encoded in it (tag and length included). */
-export function rawSubjectOf(certificate: Uint8Array): Uint8Array {
+/** The subject name and the public key info of a DER certificate, as encoded in it. */
+function subjectAndKey(certificate: Uint8Array): { readonly subject: Tlv; readonly spki: Tlv } {
   const outer = readTlv(certificate, 0, certificate.length);
   if (outer.tag !== SEQUENCE) throw new Error('not a certificate');
   const tbs = readTlv(certificate, outer.start, outer.end);
@@ -65,7 +65,22 @@ export function rawSubjectOf(certificate: Uint8Array): Uint8Array {
   next(); // validity
   const subject = next();
   if (subject.tag !== SEQUENCE) throw new Error('subject is not a name');
+  const spki = next();
+  if (spki.tag !== SEQUENCE) throw new Error('no public key info');
+  return { subject, spki };
+}
+
+/** The subject name of a DER certificate, exactly as encoded in it (tag and length included). */
+export function rawSubjectOf(certificate: Uint8Array): Uint8Array {
+  const { subject } = subjectAndKey(certificate);
   return certificate.subarray(subject.at, subject.end);
+}
+
+/** The DER of a PEM certificate's first block; the bytes are read by the walk above, not by OpenSSL (a reload's cost per CA). */
+function derOf(caPem: string): Buffer {
+  const body = /-----BEGIN CERTIFICATE-----([A-Za-z0-9+/=\s]+)-----END CERTIFICATE-----/.exec(caPem)?.[1];
+  if (body === undefined) throw new Error('not a PEM certificate');
+  return Buffer.from(body, 'base64');
 }
 
 function derLength(length: number): Buffer {
@@ -130,9 +145,30 @@ const ED25519 = sequence(oid('1.3.101.112'));
 
 type KeyKind = 'ec' | 'ed25519' | 'rsa' | 'other';
 
-/** The kind of key a stand-in for this CA gets: one its real certificates cannot be signed with. */
-function standInKeyKind(real: X509Certificate): KeyKind {
-  return real.publicKey.asymmetricKeyType === 'ec' ? 'ed25519' : 'ec';
+const EC_PUBLIC_KEY = oid('1.2.840.10045.2.1');
+
+/** The kind of key a stand-in for this CA (DER) gets: one its real certificates cannot be signed with. */
+function standInKeyKind(real: Uint8Array): 'ec' | 'ed25519' {
+  const { spki } = subjectAndKey(real);
+  const algorithm = readTlv(real, spki.start, spki.end);
+  const id = readTlv(real, algorithm.start, algorithm.end);
+  return Buffer.compare(real.subarray(id.at, id.end), EC_PUBLIC_KEY) === 0 ? 'ed25519' : 'ec';
+}
+
+/**
+ * One key per kind, made at the first stand-in of that kind and kept for the process: a
+ * stand-in's key signs nothing but the stand-in, whose signature nobody checks, so sharing it
+ * costs nothing, while a key per CA was most of what a reload of many CAs cost.
+ */
+const standInKeys = new Map<'ec' | 'ed25519', { readonly spki: Buffer; readonly privateKey: KeyObject }>();
+function standInKey(kind: 'ec' | 'ed25519'): { readonly spki: Buffer; readonly privateKey: KeyObject } {
+  let key = standInKeys.get(kind);
+  if (key === undefined) {
+    const { publicKey, privateKey } = kind === 'ed25519' ? generateKeyPairSync('ed25519') : generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    key = { spki: publicKey.export({ type: 'spki', format: 'der' }), privateKey };
+    standInKeys.set(kind, key);
+  }
+  return key;
 }
 
 /** The kind of key that made a DER certificate's signature, from its signature algorithm. */
@@ -154,19 +190,18 @@ export function signatureKeyKind(certificate: Uint8Array): KeyKind {
 
 /**
  * A self-signed stand-in for one CA certificate (PEM in, PEM out): the same subject and issuer
- * name bytes, a fresh key (kept nowhere), CA basic constraints, keyCertSign, and a random
- * subject key identifier. Its key is of another type than the real CA's (Ed25519 for an EC CA,
+ * name bytes, the process's stand-in key of its kind (kept nowhere), CA basic constraints,
+ * keyCertSign, and a random subject key identifier. Its key is of another type than the real CA's (Ed25519 for an EC CA,
  * P-256 otherwise): OpenSSL also passes over an issuer whose key type cannot have made a
  * certificate's signature, which covers certificates without an authority key identifier.
  * Throws when the certificate cannot be read.
  */
 export function standInFor(caPem: string): string {
-  const real = new X509Certificate(caPem);
-  const subject = rawSubjectOf(real.raw);
+  const real = derOf(caPem);
+  const subject = rawSubjectOf(real);
   const edwards = standInKeyKind(real) === 'ed25519';
-  const { publicKey, privateKey } = edwards ? generateKeyPairSync('ed25519') : generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const { spki, privateKey } = standInKey(edwards ? 'ed25519' : 'ec');
   const algorithm = edwards ? ED25519 : ECDSA_WITH_SHA256;
-  const spki = publicKey.export({ type: 'spki', format: 'der' });
   // Random, so that no authority key identifier a client certificate carries can name it.
   const keyId = randomBytes(20);
   const extensions = tlv(0xa3, sequence(BASIC_CONSTRAINTS_CA, KEY_USAGE_CERT_SIGN, extension('2.5.29.14', false, octetString(keyId))));
@@ -225,7 +260,7 @@ function standInIsSafeFor(serverCertPem: string): (caPem: string) => boolean {
   const leaf = new X509Certificate(blocks[0]!).raw;
   if (namesIssuerKey(leaf)) return () => true;
   const signedWith = signatureKeyKind(leaf);
-  return (caPem) => signedWith !== 'other' && signedWith !== standInKeyKind(new X509Certificate(caPem));
+  return (caPem) => signedWith !== 'other' && signedWith !== standInKeyKind(derOf(caPem));
 }
 
 /** `enabled` false hands OpenSSL the real CAs (the measurement's "before"); `warn` hears each CA kept real, once. */

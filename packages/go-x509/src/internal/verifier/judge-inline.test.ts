@@ -71,6 +71,18 @@ describe('ChainJudge.verdictNow', () => {
     expect(budgeted.threads).toBe(1);
   });
 
+  it('builds no pool on this thread for trust larger than maxTrustBytes: every chain goes to a thread, which decides it the same way', async () => {
+    // About 0.1 ms per CA on the event loop at each reload: 2,001 CAs held it for a fifth of a second.
+    const large = [caText + '\n'.repeat(DEFAULT_INLINE_LIMITS.maxTrustBytes!)];
+    const judge = make({}, large);
+    expect(judge.verdictNow(good)).toBeUndefined();
+    expect(await judge.judge(good)).toEqual({ accept: true });
+    judge.setTrust([caText]);
+    expect(judge.verdictNow(goodWithCa)).toEqual({ accept: true });
+    judge.setTrust(large);
+    expect(judge.verdictNow(rogue)).toBeUndefined();
+  });
+
   it('gives nothing once closed', async () => {
     const judge = make();
     await judge.close();

@@ -283,24 +283,4 @@ describe('createChainJudge: threads started lazily, ended when idle', () => {
     judge.setTrust(['ca-2']);
     expect(await judge.judge(small(1))).toEqual({ accept: false, reason: 'check 1 with ca-2' });
   });
-
-  it('reports a bad CA set when it is given, before any thread runs, and the verifier does not report it again', async () => {
-    const reports: [string, number | undefined][] = [];
-    const judge = make(
-      {
-        onTrustError: (message, fileIndex) => reports.push([message, fileIndex]),
-        validateTrust: (texts) => (texts[0] === 'broken' ? { message: 'checked here', fileIndex: 0 } : undefined),
-      },
-      ['broken'],
-    );
-    expect(reports).toEqual([['checked here', 0]]);
-    expect(judge.threads).toBe(0);
-    await judge.judge(small(1)); // the verifier starts and reports too: not logged twice
-    expect(reports).toEqual([['checked here', 0]]);
-    judge.setTrust(['broken', 'ca-2']);
-    expect(reports).toEqual([
-      ['checked here', 0],
-      ['checked here', 0],
-    ]);
-  });
 });

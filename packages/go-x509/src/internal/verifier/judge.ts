@@ -1,6 +1,6 @@
 import { createClientTrustPool, verifyClientChainWithin, type ClientTrustPool } from '@fabric-ops/go-x509';
 import { createJobQueue, type JobQueue, type QueuedJob } from './job-queue.ts';
-import type { TrustProblem } from './trust-check.ts';
+import { failingFile } from './trust-check.ts';
 import { chainKey, createVerdictCache, type Verdict, type VerdictCache } from './verdict-cache.ts';
 import { createThreadSlots, defaultWorkerCount, defaultWorkerFile, type FromWorker, type Slot, type ThreadSlots, type ToWorker } from './threads.ts';
 
@@ -24,14 +24,11 @@ export interface ChainJudgeOptions {
   readonly maxCheckMs?: number;
   /** A check on the small-chain verifier running longer than this moves to the others. Default 250 ms. */
   readonly expressBudgetMs?: number;
-  /** Called once per trust generation whose pool could not be built (every chain is then refused). */
-  readonly onTrustError?: (message: string, fileIndex: number | undefined) => void;
   /**
-   * Checks CA texts on this thread when they are given (at start and on each reload), so a bad
-   * file is reported then rather than at the first client certificate (threads start lazily).
-   * The verifier's own report stays as a backstop; either way it is reported once.
+   * Called once per trust generation whose pool could not be built (every chain is then refused):
+   * when the texts are given, if the inline pool is built then, else by the first thread to load them.
    */
-  readonly validateTrust?: (pemTexts: readonly string[]) => TrustProblem | undefined;
+  readonly onTrustError?: (message: string, fileIndex: number | undefined) => void;
   /** The worker script (tests). */
   readonly workerFile?: string;
   /**
@@ -50,15 +47,20 @@ export interface ChainJudgeOptions {
  * the dearest); and at most `maxMsPerSecond` of each second is spent on them, so a flood of
  * cheap chains takes no more of the event loop than that and the rest wait for a thread, fairly
  * queued, as before. The default, a tenth of each second, is less than the TLS handshakes that
- * bring those chains cost the same thread (about 2 ms each).
+ * bring those chains cost the same thread (about 2 ms each). The pool inline checks use is built
+ * on the calling thread when the trust is given, about 0.1 ms per CA, so only CA texts of at most
+ * `maxTrustBytes` get one (256 KiB: some 400 CAs, more than Mozilla's whole bundle); with more,
+ * every chain goes to the threads, which build their pools off the event loop.
  */
 export interface InlineLimits {
   readonly maxSignatureChecks: number;
   readonly maxRsaBits: number;
   readonly maxMsPerSecond: number;
+  /** Default 256 KiB. */
+  readonly maxTrustBytes?: number;
 }
 
-export const DEFAULT_INLINE_LIMITS: InlineLimits = Object.freeze({ maxSignatureChecks: 3, maxRsaBits: 4096, maxMsPerSecond: 100 });
+export const DEFAULT_INLINE_LIMITS: InlineLimits = Object.freeze({ maxSignatureChecks: 3, maxRsaBits: 4096, maxMsPerSecond: 100, maxTrustBytes: 256 * 1024 });
 
 /** What the server knows about the connection a chain came from. */
 export interface JudgeRequest {
@@ -129,8 +131,8 @@ interface JudgeState {
   trust: readonly string[];
   generation: number;
   readonly inline: InlineLimits | undefined;
-  /** This thread's pool for inline checks: built at the first one under each trust generation; undefined pool when it cannot be built. */
-  inlinePool: { readonly generation: number; readonly pool: ClientTrustPool | undefined } | undefined;
+  /** This thread's pool for inline checks under the trust in force; undefined when inline checks are off, the trust too large, or the pool cannot be built. */
+  inlinePool: ClientTrustPool | undefined;
   /** The inline time budget's current second (performance.now() ms) and what was spent in it. */
   inlineWindowStart: number;
   inlineSpentMs: number;
@@ -347,17 +349,7 @@ function inlineVerdict(state: JudgeState, key: string, presented: readonly Uint8
     state.inlineSpentMs = 0;
   }
   if (state.inlineSpentMs >= limits.maxMsPerSecond) return undefined;
-  if (state.inlinePool?.generation !== state.generation) {
-    let pool: ClientTrustPool | undefined;
-    try {
-      pool = createClientTrustPool(state.trust);
-    } catch {
-      // A thread reports why (onTrustError) and refuses the chain.
-      pool = undefined;
-    }
-    state.inlinePool = { generation: state.generation, pool };
-  }
-  const pool = state.inlinePool.pool;
+  const pool = state.inlinePool;
   if (pool === undefined) return undefined;
   let verdict: Verdict;
   let recheckAt: number | undefined;
@@ -446,11 +438,18 @@ export function createChainJudge(pemTexts: readonly string[], options: ChainJudg
     onMessage: (slot, message) => onMessage(state, slot, message),
     onLost: (slot, reason) => onLost(state, slot, reason),
   });
-  const validate = (): void => {
-    const problem = options.validateTrust?.(state.trust);
-    if (problem !== undefined) reportTrustProblem(state, state.generation, problem.message, problem.fileIndex);
+  /** The pool inline checks use, built once per trust generation, when the trust is given: a bad CA file is reported then rather than at the first client certificate. */
+  const buildInlinePool = (): void => {
+    state.inlinePool = undefined;
+    const maxTrustBytes = state.inline?.maxTrustBytes ?? DEFAULT_INLINE_LIMITS.maxTrustBytes!;
+    if (state.inline === undefined || state.trust.reduce((bytes, text) => bytes + text.length, 0) > maxTrustBytes) return;
+    try {
+      state.inlinePool = createClientTrustPool(state.trust);
+    } catch (error) {
+      reportTrustProblem(state, state.generation, (error as Error).message, failingFile(state.trust));
+    }
   };
-  validate();
+  buildInlinePool();
 
   return {
     judge(presented, request = {}) {
@@ -479,9 +478,8 @@ export function createChainJudge(pemTexts: readonly string[], options: ChainJudg
     setTrust(texts) {
       state.trust = [...texts];
       state.generation += 1;
-      state.inlinePool = undefined;
       state.cache.clear();
-      validate();
+      buildInlinePool();
       // Messages to a thread arrive in order: every check it starts from now on uses the new pool.
       // A check already running answers with the old generation and is checked again.
       state.threads.broadcastTrust(state.generation, state.trust);
