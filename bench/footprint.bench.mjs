@@ -33,6 +33,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fabricReference, fabricTlsEnv, startFabric } from './lib/fabric.mjs';
 import { buildGoHello } from './lib/go-hello.mjs';
+import { writePeerConfig } from './lib/peer.mjs';
 import { createBenchPki } from './lib/pki.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -71,27 +72,6 @@ const server = tls
 server.keepAliveTimeout = 10000;
 server.listen(0, '127.0.0.1', () => process.stdout.write('listening on 127.0.0.1:' + server.address().port + '\\n'));
 `;
-
-function peerCoreYaml(tls) {
-  return [
-    'vm:',
-    '  endpoint: ""',
-    'operations:',
-    '  listenAddress: 127.0.0.1:0',
-    '  tls:',
-    `    enabled: ${tls !== null}`,
-    '    cert:',
-    `      file: ${JSON.stringify(tls?.certFile ?? '')}`,
-    '    key:',
-    `      file: ${JSON.stringify(tls?.keyFile ?? '')}`,
-    '    clientAuthRequired: false',
-    '    clientRootCAs:',
-    `      files: ${JSON.stringify(tls === null ? [] : [tls.caFile])}`,
-    'metrics:',
-    '  provider: prometheus',
-    '',
-  ].join('\n');
-}
 
 /** Resident set of a process from /proc, in bytes: total, anonymous (heap, stacks) and file-backed (code). */
 function rss(pid) {
@@ -272,8 +252,7 @@ try {
   ]) {
     const cfg = join(dir, key);
     rmSync(cfg, { recursive: true, force: true });
-    await import('node:fs').then((fs) => fs.mkdirSync(cfg));
-    writeFileSync(join(cfg, 'core.yaml'), peerCoreYaml(tls));
+    writePeerConfig(cfg, { tls });
     configs[key] = cfg;
   }
   const peerEnv = (key) => ({

@@ -20,6 +20,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fetchOnce } from './lib/fetch-once.mjs';
+import { writePeerConfig } from './lib/peer.mjs';
 import { createBenchPki } from './lib/pki.mjs';
 import { startPodmanService } from './lib/podman.mjs';
 
@@ -202,24 +203,7 @@ try {
   const tls = pki.client;
   const files = pki.files;
   runtime = await startPodmanService(dir);
-  writeFileSync(
-    join(dir, 'core.yaml'),
-    [
-      'vm:',
-      `  endpoint: ${runtime.endpoint}`,
-      'operations:',
-      '  listenAddress: 127.0.0.1:0',
-      '  tls:',
-      '    enabled: true',
-      `    cert:\n      file: ${files.certFile}`,
-      `    key:\n      file: ${files.keyFile}`,
-      '    clientAuthRequired: false',
-      `    clientRootCAs:\n      files: [${files.caFile}]`,
-      'metrics:',
-      '  provider: prometheus',
-      '',
-    ].join('\n'),
-  );
+  writePeerConfig(dir, { tls: files, runtimeEndpoint: runtime.endpoint });
 
   const loadBefore = loadavg()[0];
   const ours = await start('ours', [here('../apps/peer/dist/bin.cjs')], {

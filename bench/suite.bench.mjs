@@ -21,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { fabricReference, fabricTlsEnv, startFabric } from './lib/fabric.mjs';
 import { buildGoHello } from './lib/go-hello.mjs';
 import { fetchOnce } from './lib/fetch-once.mjs';
+import { writePeerConfig } from './lib/peer.mjs';
 import { createBenchPki } from './lib/pki.mjs';
 import { startPodmanService } from './lib/podman.mjs';
 import { median, rssMiB } from './lib/proc.mjs';
@@ -184,29 +185,12 @@ try {
   else process.stdout.write(`Go baseline built with ${go.version}\n`);
 
   runtime = await startPodmanService(dir);
-  const coreYaml = [
-    'vm:',
-    `  endpoint: ${runtime.endpoint}`,
-    'operations:',
-    '  listenAddress: 127.0.0.1:0',
-    '  tls:',
-    '    enabled: true',
-    `    cert:\n      file: ${files.certFile}`,
-    `    key:\n      file: ${files.keyFile}`,
-    '    clientAuthRequired: false',
-    `    clientRootCAs:\n      files: [${files.caFile}]`,
-    'metrics:',
-    '  provider: prometheus',
-    '',
-  ].join('\n');
-  writeFileSync(join(dir, 'core.yaml'), coreYaml);
+  writePeerConfig(dir, { tls: files, runtimeEndpoint: runtime.endpoint });
   // The same peer with no runtime endpoint, so no docker checker: its /healthz answers from an empty
   // registry, which is what the raw twin's replayed bytes cost too. The peer group's /healthz pings a
   // real podman per run (coalesced across waiting requests), work raw never does; this line is the
   // request path's own cost, and the difference between the two lines is the checker's.
-  const noCheckerDir = join(dir, 'no-checker');
-  mkdirSync(noCheckerDir, { recursive: true });
-  writeFileSync(join(noCheckerDir, 'core.yaml'), coreYaml.replace(`  endpoint: ${runtime.endpoint}`, '  endpoint: ""'));
+  const noCheckerDir = writePeerConfig(join(dir, 'no-checker'), { tls: files });
 
   const keepAliveCells = [
     ...['tls', 'mtls'].flatMap((auth) => ['/version', '/logspec', '/livez', '/readyz'].map((path) => ({ method: 'GET', path, auth, mode: 'keepalive' }))),
