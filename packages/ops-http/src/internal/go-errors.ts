@@ -23,12 +23,33 @@ export function writeUnsupportedVersion(res: ServerResponse): void {
 }
 
 /**
+ * How long a refused connection stays half-closed before it is destroyed: Go's rstAvoidanceDelay
+ * (net/http server.go, closeWriteAndWait), time for the client to read the answer before a close
+ * with its unread bytes pending turns into a reset that would discard it.
+ */
+const REFUSED_CLOSE_DELAY_MS = 500;
+
+/**
+ * Writes `answer` and closes: the write side at once, the whole socket `REFUSED_CLOSE_DELAY_MS`
+ * later. The server listens with allowHalfOpen, so `end()` alone would leave the connection
+ * reading for as long as the client keeps its side open; and after a request timeout Node has
+ * taken the connection off the list its deadline check walks, so nothing else would ever close it.
+ */
+function answerAndClose(socket: Duplex, answer: string): void {
+  socket.end(answer);
+  const linger = setTimeout(() => socket.destroy(), REFUSED_CLOSE_DELAY_MS);
+  linger.unref();
+  socket.once('close', () => clearTimeout(linger));
+}
+
+/**
  * A `clientError` listener that answers requests Node's parser refuses with the bytes Go's server
  * writes for requests it cannot read (server.go, conn.serve): `431 Request Header Fields Too
  * Large` for an oversized header block, `501 Not Implemented` + `Unsupported transfer encoding`
  * for a transfer coding it does not know, `400 Bad Request` otherwise; each text/plain with the
- * reason as body, then the connection is closed. A reset or unwritable socket is just destroyed;
- * a request timeout keeps Node's `408` (Go closes without a word, which clients read as a reset).
+ * reason as body, then the connection is closed (half at once, wholly after Go's 500 ms, whether
+ * or not the client closes its side). A reset or unwritable socket is just destroyed; a request
+ * timeout keeps Node's `408` (Go closes without a word, which clients read as a reset).
  */
 export function answerClientErrorAsGo(error: Error & { code?: string; reason?: string }, socket: Duplex): void {
   const pending = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
@@ -37,14 +58,14 @@ export function answerClientErrorAsGo(error: Error & { code?: string; reason?: s
     return;
   }
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    socket.end('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n');
+    answerAndClose(socket, 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n');
     return;
   }
   const headers = '\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n';
-  if (error.code === 'HPE_HEADER_OVERFLOW') socket.end(`HTTP/1.1 431 Request Header Fields Too Large${headers}431 Request Header Fields Too Large`);
+  if (error.code === 'HPE_HEADER_OVERFLOW') answerAndClose(socket, `HTTP/1.1 431 Request Header Fields Too Large${headers}431 Request Header Fields Too Large`);
   // A transfer coding Go does not know is its 501; Transfer-Encoding beside Content-Length (which
   // llhttp reports under the same code) is a 400 here, where Go would let chunked win.
   else if (error.code === 'HPE_INVALID_TRANSFER_ENCODING' && !/Content-Length/i.test(error.reason ?? '')) {
-    socket.end(`HTTP/1.1 501 Not Implemented${headers}Unsupported transfer encoding`);
-  } else socket.end(`HTTP/1.1 400 Bad Request${headers}400 Bad Request`);
+    answerAndClose(socket, `HTTP/1.1 501 Not Implemented${headers}Unsupported transfer encoding`);
+  } else answerAndClose(socket, `HTTP/1.1 400 Bad Request${headers}400 Bad Request`);
 }
