@@ -84,7 +84,7 @@ async function runTarget() {
     if (cluster.isPrimary) {
       const ops = createOperationsCluster({
         listenAddress: `127.0.0.1:${port}`,
-        version: { version: 'bench', commitSha: '' },
+        version: { version: 'bench', commitSHA: '' },
         metrics: { provider: 'prometheus' },
         cluster: { minWorkers: workers },
         logger: { info() {}, warn() {}, error() {} },
@@ -114,7 +114,7 @@ async function runTarget() {
     const handles = [];
     const ops = createOperationsSystem({
       listenAddress: `127.0.0.1:${port}`,
-      version: { version: 'bench', commitSha: '' },
+      version: { version: 'bench', commitSHA: '' },
       // Past the default bound of 100,000 series a metric, so it holds every worker's (4 × 30,000).
       metrics: { provider: 'prometheus', maxSeriesPerMetric: 1_000_000, registry: changingAtScrape(handles) },
       logger: { info() {}, warn() {}, error() {} },
@@ -394,7 +394,7 @@ async function hostilePrimary(MODE) {
   const { createOperationsCluster } = await import('@fabric-ops/ops-server/cluster');
   const ops = createOperationsCluster({
     listenAddress: '127.0.0.1:0',
-    version: { version: 'bench', commitSha: '' },
+    version: { version: 'bench', commitSHA: '' },
     metrics: { provider: 'prometheus' },
     cluster: { minWorkers: 1, workerTimeoutMs: 120_000 },
     logger: { info() {}, warn() {}, error() {} },

@@ -102,7 +102,7 @@ try {
   await startPodman();
   const counter = await startCountingProxy();
 
-  const system = createOperationsSystem({ listenAddress: '127.0.0.1:0', version: { version: 'bench', commitSha: 'bench00' } });
+  const system = createOperationsSystem({ listenAddress: '127.0.0.1:0', version: { version: 'bench', commitSHA: 'bench00' } });
   system.registerChecker('docker', dockerChecker(`unix://${proxySocket}`));
   await system.start();
   cleanups.push(() => system.stop());

@@ -95,7 +95,7 @@ async function tlsLayerOnly(pki, samples) {
 async function startSystem(pki) {
   const system = createOperationsSystem({
     listenAddress: '127.0.0.1:0',
-    version: { version: 'bench', commitSha: 'bench00' },
+    version: { version: 'bench', commitSHA: 'bench00' },
     logger: { info() {}, warn() {}, error() {} },
     tls: { enabled: true, certFile: pki.files.certFile, keyFile: pki.files.keyFile, clientAuthRequired: false, clientRootCAs: [pki.files.caFile] },
   });

@@ -7,7 +7,7 @@ import { createOperationsSystem } from '@fabric-ops/ops-server';
 const { certFile, keyFile, caFile, runtimeEndpoint, extraSeries } = JSON.parse(process.argv[2]);
 const system = createOperationsSystem({
   listenAddress: '127.0.0.1:0',
-  version: { version: '0.0.0-bench', commitSha: 'bench00' },
+  version: { version: '0.0.0-bench', commitSHA: 'bench00' },
   tls: { enabled: true, certFile, keyFile, clientAuthRequired: false, clientRootCAs: [caFile] },
   metrics: { provider: 'prometheus', statsd: { network: 'udp', address: '127.0.0.1:8125', writeIntervalMs: 10_000, prefix: '' }, prometheus: { maxSeriesPerMetric: 100_000 } },
 });

@@ -32,7 +32,7 @@ const shimVersion = /** @type {{ version: string }} */ (require('fabric-shim/pac
 
 const operations = createOperationsSystem({
   listenAddress: opsAddress,
-  version: { version: shimVersion, commitSha: 'example' },
+  version: { version: shimVersion, commitSHA: 'example' },
   metrics: { provider: 'prometheus' },
 });
 

@@ -41,7 +41,7 @@ function metricsSettings() {
 if (cluster.isPrimary) {
   const operations = createOperationsCluster({
     listenAddress: opsAddress,
-    version: { version: '1.0.0', commitSha: 'example' },
+    version: { version: '1.0.0', commitSHA: 'example' },
     metrics: metricsSettings(),
     cluster: {
       minWorkers: workerCount,

@@ -33,7 +33,7 @@ export async function startService(options = {}) {
 
   const operations = createOperationsSystem({
     listenAddress: options.operationsAddress ?? '127.0.0.1:0',
-    version: { version: '1.0.0', commitSha: 'example' },
+    version: { version: '1.0.0', commitSHA: 'example' },
     logging,
     metrics: { provider: 'prometheus' },
   });

@@ -24,7 +24,7 @@ const appPort = Number(process.env.APP_PORT || 8080);
 // count both).
 const operations = createOperationsSystem({
   listenAddress: opsAddress,
-  version: { version: '1.0.0', commitSha: 'example' },
+  version: { version: '1.0.0', commitSHA: 'example' },
   metrics: { provider: 'prometheus' },
 });
 const winstonLogging = createWinstonLogging({ levels: operations.logging.levels });

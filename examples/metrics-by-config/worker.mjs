@@ -36,7 +36,7 @@ export async function startWorker(options = {}) {
   const { metrics } = loaded.config;
   const operations = createOperationsSystem({
     listenAddress: options.listenAddress ?? loaded.config.operations.listenAddress,
-    version: { version: '1.0.0', commitSha: '' },
+    version: { version: '1.0.0', commitSHA: '' },
     // ops-config's parsed section is what ops-metrics takes
     metrics: metrics.provider === 'statsd' ? { provider: 'statsd', statsd: metrics.statsd } : { provider: metrics.provider },
   });

@@ -226,7 +226,7 @@ export async function runOperationsApp<C extends AppConfig>(app: OperationsApp<C
         ...(tls.credentials === undefined ? {} : { tlsCredentials: tls.credentials }),
         tlsClientCaStandIns: standIns.enabled,
         health: config.operations.health,
-        version: { version: app.version, commitSha: resolveCommitSha(env) },
+        version: { version: app.version, commitSHA: resolveCommitSha(env) },
         logging,
         loggerName: app.loggerName,
         metrics: metricsOptionsFor(config.metrics, () => system.address()),

@@ -8,6 +8,6 @@ import { createSystem, type OperationsSystem, type OperationsSystemOptions, type
 // and loads ops-tls-auth only when TLS is on.
 export function createOperationsSystem<L extends LoggingRegistry = Logging>(options: OperationsSystemOptions<L>): OperationsSystem<L> {
   // The `./cluster` entry's primary passes its hooks here (and uses the ExtendedSystem returned).
-  const extensions = (options as { readonly [SYSTEM_EXTENSIONS]?: SystemExtensions })[SYSTEM_EXTENSIONS];
+  const extensions = (options as { readonly [SYSTEM_EXTENSIONS]?: SystemExtensions } | undefined)?.[SYSTEM_EXTENSIONS];
   return createSystem(options, { tlsAuth, ...extensions });
 }

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { answerClientErrorAsGo, createRouter, DEFAULT_SERVER_LIMITS, serverOptionsFor, type Route, type ServerLimits } from '@fabric-ops/ops-http';
 import { formatHostPort } from '@fabric-ops/ops-http/go';
 import { OpsServerError } from './errors.ts';
+import { checkSystemOptions } from './options.ts';
 import { listenError, parseListenAddress, type ListenTarget } from './listen-address.ts';
 import type { SystemPart } from './part.ts';
 import type { Checker, HealthOptions, Readiness, RegisterOptions } from '@fabric-ops/ops-health';
@@ -167,10 +168,11 @@ function listenOn(httpServer: Server, target: ListenTarget, listenAddress: strin
 }
 
 export function createSystem<L extends LoggingRegistry = Logging>(options: OperationsSystemOptions<L>, extensions: SystemExtensions): ExtendedSystem<L> {
+  checkSystemOptions(options);
   const logging: L = resolveLogging(options.logging);
   const logger: OperationsLogger = options.logger ?? logging.getLogger(options.loggerName ?? DEFAULT_OPERATIONS_LOGGER_NAME);
   const limits: ServerLimits = { ...DEFAULT_SERVER_LIMITS, ...options.limits };
-  const shutdownTimeoutMs = options.shutdownTimeoutMs ?? 5_000;
+  const shutdownTimeoutMs = lifecycleMs('shutdownTimeoutMs', options.shutdownTimeoutMs, 5_000);
   const shutdownDelayMs = lifecycleMs('shutdownDelayMs', options.shutdownDelayMs, 0);
   const shutdownHookTimeoutMs = lifecycleMs('shutdownHookTimeoutMs', options.shutdownHookTimeoutMs, 5_000);
   const shutdownHooks = createShutdownHooks();

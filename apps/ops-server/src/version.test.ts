@@ -27,7 +27,7 @@ function call(handler: ReturnType<typeof versionHandler>, method: string) {
 
 describe('/version', () => {
   it('answers GET with CommitSHA then Version, no trailing newline', () => {
-    const reply = call(versionHandler({ version: '1.2.3', commitSha: 'abc1234' }), 'GET');
+    const reply = call(versionHandler({ version: '1.2.3', commitSHA: 'abc1234' }), 'GET');
     expect(reply.status).toBe(200);
     expect(reply.body).toBe('{"CommitSHA":"abc1234","Version":"1.2.3"}');
     expect(reply.headers.get('content-type')).toBe('application/json');
@@ -35,12 +35,12 @@ describe('/version', () => {
   });
 
   it('omits empty fields as Go omitempty does', () => {
-    expect(call(versionHandler({ version: 'latest', commitSha: '' }), 'GET').body).toBe('{"Version":"latest"}');
-    expect(call(versionHandler({ version: '', commitSha: '' }), 'GET').body).toBe('{}');
+    expect(call(versionHandler({ version: 'latest', commitSHA: '' }), 'GET').body).toBe('{"Version":"latest"}');
+    expect(call(versionHandler({ version: '', commitSHA: '' }), 'GET').body).toBe('{}');
   });
 
   it('answers other methods 400 with a capital-E Error', () => {
-    const reply = call(versionHandler({ version: '1', commitSha: 'x' }), 'PUT');
+    const reply = call(versionHandler({ version: '1', commitSHA: 'x' }), 'PUT');
     expect(reply.status).toBe(400);
     expect(reply.body).toBe('{"Error":"invalid request method: PUT"}');
     expect(reply.headers.get('content-type')).toBe('application/json');
@@ -49,10 +49,10 @@ describe('/version', () => {
   it('refuses a field that is not a string, naming the option', () => {
     const bad = (info: unknown) => () => versionHandler(info as VersionInfo);
     expect(bad({ version: '1' })).toThrowError(
-      expect.objectContaining({ code: 'INVALID_OPTIONS', message: 'invalid operations option version.commitSha: expected a string (empty to leave it out), got undefined' }),
+      expect.objectContaining({ code: 'INVALID_OPTIONS', message: 'invalid operations option version.commitSHA: expected a string (empty to leave it out), got undefined' }),
     );
-    expect(bad({ version: 1, commitSha: 'a' })).toThrowError('invalid operations option version.version: expected a string (empty to leave it out), got number');
-    expect(bad({ version: null, commitSha: 'a' })).toThrowError('got null');
+    expect(bad({ version: 1, commitSHA: 'a' })).toThrowError('invalid operations option version.version: expected a string (empty to leave it out), got number');
+    expect(bad({ version: null, commitSHA: 'a' })).toThrowError('got null');
   });
 });
 

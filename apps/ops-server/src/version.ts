@@ -5,7 +5,7 @@ export interface VersionInfo {
   /** The release version, e.g. `1.4.0`. Omitted from /version when empty. */
   readonly version: string;
   /** The short commit SHA of the build. Omitted from /version when empty. */
-  readonly commitSha: string;
+  readonly commitSHA: string;
 }
 
 declare const __FABRIC_OPS_COMMIT_SHA__: string;
@@ -26,15 +26,15 @@ export function resolveCommitSha(env: NodeJS.ProcessEnv = process.env): string {
 
 /**
  * Fabric's `/version`, answered by ops-http's `createVersionHandler` (the handler embedders mount),
- * so the peer and an embedder send the same bytes. A field that is not a string is refused here,
+ * so the peer and an embedder send the same bytes (and take the field under the same name). A field that is not a string is refused here,
  * naming this system's option, before ops-http would refuse it under its own spelling.
  */
 export function versionHandler(info: VersionInfo): VersionHandler {
-  for (const key of ['version', 'commitSha'] as const) {
+  for (const key of ['version', 'commitSHA'] as const) {
     const value: unknown = info[key];
     if (typeof value !== 'string') {
       throw new OpsServerError('INVALID_OPTIONS', `invalid operations option version.${key}: expected a string (empty to leave it out), got ${value === null ? 'null' : typeof value}`);
     }
   }
-  return createVersionHandler({ version: info.version, commitSHA: info.commitSha });
+  return createVersionHandler({ version: info.version, commitSHA: info.commitSHA });
 }

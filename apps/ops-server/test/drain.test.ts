@@ -184,7 +184,7 @@ describe('createServerDrain as an operations system shutdown hook', () => {
     const { server, port, nextArrival } = await hostServer((_req, res) => {
       finish = () => res.end('done');
     });
-    const ops = createOperationsSystem({ listenAddress: '127.0.0.1:0', version: { version: '1', commitSha: 'x' }, logger: { info() {}, warn() {}, error() {} } });
+    const ops = createOperationsSystem({ listenAddress: '127.0.0.1:0', version: { version: '1', commitSHA: 'x' }, logger: { info() {}, warn() {}, error() {} } });
     const drain = createServerDrain(server, { graceMs: 60_000 });
     ops.addShutdownHook('app-server', drain.hook);
     await ops.start();

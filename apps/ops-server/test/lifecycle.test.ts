@@ -74,7 +74,7 @@ describe('stop() for embedders: the not-ready delay and shutdown hooks', () => {
   });
 
   it('refuses bad lifecycle options and hooks with one OpsServerError', () => {
-    const base: OperationsSystemOptions = { listenAddress: '127.0.0.1:0', version: { version: '1', commitSha: '' } };
+    const base: OperationsSystemOptions = { listenAddress: '127.0.0.1:0', version: { version: '1', commitSHA: '' } };
     const bads: Partial<OperationsSystemOptions>[] = [{ shutdownDelayMs: -1 }, { shutdownDelayMs: Number.NaN }, { shutdownHookTimeoutMs: '5s' as unknown as number }];
     for (const bad of bads) {
       let thrown: unknown;

@@ -17,7 +17,7 @@ function system(metrics: MetricsOptions | undefined, version = '2.5.0'): { syste
   const logging = createLogging({ destination: { write: (line: string) => void lines.push(line) } });
   const created = createOperationsSystem({
     listenAddress: '127.0.0.1:0',
-    version: { version, commitSha: 'abc1234' },
+    version: { version, commitSHA: 'abc1234' },
     logging,
     ...(metrics === undefined ? {} : { metrics }),
   });

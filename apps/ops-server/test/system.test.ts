@@ -9,7 +9,7 @@ import { useSystems } from './systems.ts';
 
 const systems = useSystems();
 const system = (listenAddress = '127.0.0.1:0', shutdownTimeoutMs?: number): OperationsSystem =>
-  systems.create({ listenAddress, version: { version: '9.9.9', commitSha: 'abc1234' }, ...(shutdownTimeoutMs === undefined ? {} : { shutdownTimeoutMs }) });
+  systems.create({ listenAddress, version: { version: '9.9.9', commitSHA: 'abc1234' }, ...(shutdownTimeoutMs === undefined ? {} : { shutdownTimeoutMs }) });
 
 /** A route whose answer waits until `release()` is called, to hold a request in flight. */
 function gatedRoute(path: string): { route: Route; release: () => void } {

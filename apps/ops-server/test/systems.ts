@@ -5,7 +5,7 @@ import { createOperationsSystem, type OperationsLogger, type OperationsSystem, t
 // stopped after each test, and a logger that keeps what it is given.
 
 /** What a test system is made with unless the test says otherwise. */
-export const TEST_SYSTEM_DEFAULTS = { listenAddress: '127.0.0.1:0', version: { version: '1.0.0', commitSha: 'abc1234' } } as const;
+export const TEST_SYSTEM_DEFAULTS = { listenAddress: '127.0.0.1:0', version: { version: '1.0.0', commitSHA: 'abc1234' } } as const;
 
 export interface TestSystems {
   /** A system from `TEST_SYSTEM_DEFAULTS` with `options` over them, not started; stopped after the test. */

@@ -108,7 +108,7 @@ describe('operations system with TLS', () => {
   });
 
   it('rejects a malformed allow-list when the system is created', () => {
-    expect(() => createOperationsSystem({ listenAddress: '127.0.0.1:0', version: { version: '1', commitSha: '' }, tls: tlsOn(), tlsAllowList: { '/secure-probe': [] } })).toThrow(
+    expect(() => createOperationsSystem({ listenAddress: '127.0.0.1:0', version: { version: '1', commitSHA: '' }, tls: tlsOn(), tlsAllowList: { '/secure-probe': [] } })).toThrow(
       'tls.allowList./secure-probe: expected a non-empty list of rules',
     );
   });
@@ -212,7 +212,7 @@ describe('operations system with TLS', () => {
 
   it('fails start() with the one-line TlsAuthError and leaves no SIGHUP handler behind', async () => {
     const sighupBefore = process.listenerCount('SIGHUP');
-    const system = createOperationsSystem({ listenAddress: '127.0.0.1:0', version: { version: '1', commitSha: '' }, tls: tlsOn({ certFile: '/missing/cert.pem' }) });
+    const system = createOperationsSystem({ listenAddress: '127.0.0.1:0', version: { version: '1', commitSHA: '' }, tls: tlsOn({ certFile: '/missing/cert.pem' }) });
     await expect(system.start()).rejects.toThrow('operations.tls.cert.file: open /missing/cert.pem: no such file or directory');
     expect(process.listenerCount('SIGHUP')).toBe(sighupBefore);
     expect(system.address()).toBe('');

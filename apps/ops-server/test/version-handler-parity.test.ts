@@ -44,10 +44,10 @@ describe('createVersionHandler and ops-server’s /version', () => {
     ['latest', ''],
     ['', 'development build'],
     ['', ''],
-  ])('answer alike for version %j, commit %j, whatever the method', async (version, commitSha) => {
+  ])('answer alike for version %j, commit %j, whatever the method', async (version, commitSHA) => {
     for (const method of ['GET', 'PUT', 'POST', 'DELETE', 'HEAD', 'OPTIONS']) {
-      const ours = await answers(createVersionHandler({ version, commitSHA: commitSha }), method);
-      const server = await answers(versionHandler({ version, commitSha }), method);
+      const ours = await answers(createVersionHandler({ version, commitSHA }), method);
+      const server = await answers(versionHandler({ version, commitSHA }), method);
       expect(ours).toBe(server);
     }
   });

@@ -26,20 +26,20 @@ const head = (status: string, length: number): string =>
 
 describe('/version on the wire', () => {
   it('answers GET with these exact bytes', async () => {
-    const s = await systems.start({ version: { version: '2.5.16', commitSha: '4072367' } });
+    const s = await systems.start({ version: { version: '2.5.16', commitSHA: '4072367' } });
     const body = '{"CommitSHA":"4072367","Version":"2.5.16"}';
     expect(await rawExchange(s.address(), 'GET /version HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')).toBe(head('200 OK', body.length) + body);
   });
 
   it('answers another method 400 with these exact bytes', async () => {
-    const s = await systems.start({ version: { version: '', commitSha: '' } });
+    const s = await systems.start({ version: { version: '', commitSHA: '' } });
     const body = '{"Error":"invalid request method: PUT"}';
     const request = 'PUT /version HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n';
     expect(await rawExchange(s.address(), request)).toBe(head('400 Bad Request', body.length) + body);
   });
 
   it('answers GET with empty fields left out', async () => {
-    const s = await systems.start({ version: { version: '', commitSha: '' } });
+    const s = await systems.start({ version: { version: '', commitSHA: '' } });
     expect(await rawExchange(s.address(), 'GET /version HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')).toBe(head('200 OK', 2) + '{}');
   });
 });

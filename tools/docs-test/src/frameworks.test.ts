@@ -83,7 +83,7 @@ let expected: Answer[] = [];
 beforeAll(async () => {
   reference = createOperationsSystem({
     listenAddress: '127.0.0.1:0',
-    version: { version: '1.0.0', commitSha: 'example' },
+    version: { version: '1.0.0', commitSHA: 'example' },
     logging: createLogging({ spec: 'info', format: 'json', destination: quiet() }),
     metrics: { provider: 'prometheus' },
   });

@@ -240,7 +240,9 @@ export function createOperationsCluster(options: OperationsClusterOptions): Oper
       return broadcast;
     },
   };
-  const created = createOperationsSystem({ ...options, [SYSTEM_EXTENSIONS]: extensions } as OperationsSystemOptions) as ExtendedSystem;
+  // `cluster` is this entry's own section; the system refuses keys it does not know.
+  const { cluster: _cluster, ...systemOptions } = options;
+  const created = createOperationsSystem({ ...systemOptions, [SYSTEM_EXTENSIONS]: extensions } as OperationsSystemOptions) as ExtendedSystem;
   // StatsD: the cluster's own metrics under Fabric's naming (namespace.subsystem.name); the
   // counters are pushed as the delta since the last push, as every StatsD counter is.
   let timeoutsPushed = 0;

@@ -201,6 +201,10 @@ export function createRouter(options: RouterOptions = {}): Router {
   const bodyLimit = options.bodyLimitBytes === DEFAULT_BODY_LIMIT ? undefined : options.bodyLimitBytes;
 
   const add = (route: Route): void => {
+    // Checked for JavaScript callers: a route without a path or handler fails here, named, not later as a TypeError.
+    if (route === null || typeof route !== 'object') throw new OpsHttpError('INVALID_ROUTE', `a route must be an object { path, secure, handler }, got ${route === null ? 'null' : typeof route}`);
+    if (typeof route.path !== 'string') throw new OpsHttpError('INVALID_ROUTE', `route path must be a string such as '/status', got ${typeof route.path}`);
+    if (typeof route.handler !== 'function') throw new OpsHttpError('INVALID_ROUTE', `route ${route.path}: handler must be a function (req, res), got ${typeof route.handler}`);
     validatePattern(route.path);
     if (exact.has(route.path) || subtrees.some((r) => r.path === route.path)) {
       throw new OpsHttpError('DUPLICATE_ROUTE', `a handler is already registered for ${route.path}`);

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { goJson, readBody, writeEmpty, writeJson, writeJsonText, type Handler } from '@fabric-ops/ops-http';
 import { formatRemoteAddress } from '@fabric-ops/ops-http/go';
-import { isLogspecError } from '../errors.ts';
+import { isLogspecError, LogspecError } from '../errors.ts';
 import { decodeLogSpecBody, decodeParsedLogSpec } from './go-json.ts';
 import { formatSpec, parseSpec, parseSpecInSlices, PARSE_SLICE_CHARS, type ParsedSpec } from './spec.ts';
 
@@ -107,7 +107,32 @@ function specOfParsedBody(value: unknown): string {
  * (`express.text()`, `express.raw()`) is decoded as the raw body, an object
  * (`express.json()`) as the decoded JSON; otherwise the request stream is read.
  */
+const HANDLER_OPTION_KEYS = ['identify', 'bodyLimit', 'auditLoggerName', 'audit', 'beforeActivate'];
+
+function kindOf(value: unknown): string {
+  return value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;
+}
+
+/** What a JavaScript caller handed logspecHandler, checked at once: a bad value is named now, not a TypeError at the first request. */
+function checkHandlerArguments(logging: unknown, options: unknown): void {
+  const invalid = (message: string): never => {
+    throw new LogspecError('INVALID_OPTIONS', `logspecHandler: ${message}`);
+  };
+  const target = logging as Partial<Record<'spec' | 'activateSpec', unknown>> | null | undefined;
+  if (typeof target !== 'object' || target === null || typeof target.spec !== 'function' || typeof target.activateSpec !== 'function') {
+    invalid(`expected the logging to control (createLogging, createLeanLogging, an adapter's logging or createLogLevels: an object with spec() and activateSpec()), got ${kindOf(logging)}`);
+  }
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) invalid(`expected options as an object, got ${kindOf(options)}`);
+  const given = options as Record<string, unknown>;
+  for (const key of Object.keys(given)) if (!HANDLER_OPTION_KEYS.includes(key)) invalid(`unknown option ${key} (known: ${HANDLER_OPTION_KEYS.join(', ')})`);
+  for (const key of ['identify', 'beforeActivate'] as const) if (given[key] !== undefined && typeof given[key] !== 'function') invalid(`${key} must be a function, got ${kindOf(given[key])}`);
+  const limit = given['bodyLimit'];
+  if (limit !== undefined && (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 0)) invalid(`bodyLimit must be a whole number of bytes, got ${kindOf(limit)} ${String(limit)}`);
+  if (given['auditLoggerName'] !== undefined && typeof given['auditLoggerName'] !== 'string') invalid(`auditLoggerName must be a string, got ${kindOf(given['auditLoggerName'])}`);
+}
+
 export function logspecHandler(logging: LogspecTarget, options: LogspecHandlerOptions = {}): Handler {
+  checkHandlerArguments(logging, options);
   const audit = options.audit ?? logging.auditLogger?.(options.auditLoggerName ?? 'operations') ?? SILENT_AUDIT;
   const limit = options.bodyLimit;
   const beforeActivate = options.beforeActivate;
