@@ -82,7 +82,7 @@ export function disagreementClass(d: Pick<Disagreement, 'kind' | 'ours' | 'go' |
 export function runFuzz(
   tools: FuzzTools,
   x509: Verifier,
-  options: { seed: number; cases: number; batch?: number; time?: string; onBatch?: (result: BatchResult, batch: Batch) => void },
+  options: { seed: number; cases: number; start?: number; batch?: number; time?: string; collect?: boolean; onBatch?: (result: BatchResult, batch: Batch) => void },
 ): Promise<FuzzTotals>;
 export function shrink(tools: FuzzTools, x509: Verifier, d: Disagreement, options?: { time?: string }): Promise<Disagreement & { keep: readonly number[] }>;
 export function pem(b64: string): string;

@@ -126,7 +126,7 @@ export function compareBatch(batch, x509) {
 export function reasonShape(reason) {
   return reason
     .replace(/"(?:[^"\\]|\\.)*"/g, '"…"')
-    .replace(/(?<![A-Za-z])\d+/g, 'N')
+    .replace(/(?<![A-Za-z0-9])\d+/g, 'N')
     .replace(/x509: certificate is valid for .*$/, 'x509: certificate is valid for …')
     .slice(0, 160);
 }
@@ -137,16 +137,17 @@ export function disagreementClass(d) {
 }
 
 /**
- * Runs `cases` cases of `seed` in batches, generating the next batch while comparing this one.
- * `onBatch(result, batch)` sees each comparison; resolves the totals.
+ * Runs cases [start, start + cases) of `seed` in batches, generating the next batch while comparing this one.
+ * `onBatch(result, batch)` sees each comparison; resolves the totals (with every disagreement
+ * unless `collect` is false: a long run keeps its own bounded record through onBatch).
  */
-export async function runFuzz(tools, x509, { seed, cases, batch = 2500, time, onBatch }) {
+export async function runFuzz(tools, x509, { seed, cases, start = 0, batch = 2500, time, onBatch, collect = true }) {
   const totals = { cases: 0, agree: 0, goAdmits: 0, goReasons: new Map(), byKind: { admits: 0, refuses: 0, text: 0 }, disagreements: [], generatorMs: 0 };
-  const next = (start) => (start < cases ? makeBatch(tools, { seed, start, count: Math.min(batch, cases - start), time }) : undefined);
+  const next = (done) => (done < cases ? makeBatch(tools, { seed, start: start + done, count: Math.min(batch, cases - done), time }) : undefined);
   let pending = next(0);
-  for (let start = 0; pending !== undefined; start += batch) {
+  for (let done = 0; pending !== undefined; done += batch) {
     const b = await pending;
-    pending = next(start + batch);
+    pending = next(done + batch);
     const r = compareBatch(b, x509);
     totals.cases += r.cases;
     totals.agree += r.agree;
@@ -155,7 +156,7 @@ export async function runFuzz(tools, x509, { seed, cases, batch = 2500, time, on
     for (const [shape, n] of r.goReasons) totals.goReasons.set(shape, (totals.goReasons.get(shape) ?? 0) + n);
     for (const d of r.disagreements) {
       totals.byKind[d.kind]++;
-      totals.disagreements.push(d);
+      if (collect) totals.disagreements.push(d);
     }
     onBatch?.(r, b);
   }

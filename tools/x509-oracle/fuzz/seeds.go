@@ -28,7 +28,7 @@ func printable(o asn1.ObjectIdentifier, v string) attr {
 	}
 	return attr{o, 0x13, []byte(v)}
 }
-func utf8(o asn1.ObjectIdentifier, v string) attr      { return attr{o, 0x0c, []byte(v)} }
+func utf8(o asn1.ObjectIdentifier, v string) attr { return attr{o, 0x0c, []byte(v)} }
 
 func dnsName(s string) gname   { return gname{0x82, []byte(s)} }
 func emailName(s string) gname { return gname{0x81, []byte(s)} }
