@@ -177,6 +177,15 @@ export class Instrument implements Counter, Gauge, Histogram, Summary {
     this.current().observe(value);
   }
 
+  startTimer(): () => number {
+    const started = process.hrtime.bigint();
+    return () => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      this.observe(seconds);
+      return seconds;
+    };
+  }
+
   remove(): boolean {
     this.sink = undefined;
     return this.family.remove(this.values);

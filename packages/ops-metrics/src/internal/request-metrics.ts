@@ -43,6 +43,94 @@ export interface RequestMetrics {
   readonly fastify: (request: FastifyRequestLike, reply: FastifyReplyLike, done: () => void) => void;
 }
 
+/** The little of Express's request and router stacks that naming a mounted route needs (Express 4 and 5). */
+interface ExpressLayer {
+  readonly handle?: { readonly stack?: readonly ExpressLayer[] };
+  readonly route?: unknown;
+  /** Express 5 (router 2): the path as given to `use()`, and its matchers. */
+  readonly rawPath?: unknown;
+  /** Express 5: a `use()` without a path, which matches every path without its matchers. */
+  readonly slash?: boolean;
+  readonly matchers?: readonly ((path: string) => false | { readonly path: string })[];
+  /** Express 4: the compiled path and its parameter names. */
+  readonly regexp?: RegExp;
+  readonly keys?: readonly { readonly name: string | number }[];
+}
+interface ExpressRequest extends IncomingMessage {
+  route?: { path?: unknown };
+  baseUrl?: string;
+  originalUrl?: string;
+  app?: { router?: { stack?: readonly ExpressLayer[] }; _router?: { stack?: readonly ExpressLayer[] } };
+}
+
+/** How much of `path` one mounting layer takes, and that part as a template; undefined when it does not match. */
+function mountedPart(layer: ExpressLayer, path: string): { readonly taken: number; readonly template: string } | undefined {
+  if (layer.slash === true) return { taken: 0, template: '' };
+  if (layer.matchers !== undefined) {
+    const raw = Array.isArray(layer.rawPath) ? layer.rawPath : [layer.rawPath];
+    for (let i = 0; i < layer.matchers.length; i++) {
+      const match = layer.matchers[i]!(path);
+      if (match === false) continue;
+      const template = typeof raw[i] === 'string' ? (raw[i] as string) : 'regexp';
+      return { taken: match.path.length, template: template.endsWith('/') ? template.slice(0, -1) : template };
+    }
+    return undefined;
+  }
+  if (layer.regexp === undefined) return undefined;
+  const match = layer.regexp.exec(path);
+  if (match === null) return undefined;
+  // Each captured parameter value back to `:name`, from the end so earlier offsets hold.
+  let template = match[0];
+  const keys = layer.keys ?? [];
+  for (let i = keys.length; i >= 1; i--) {
+    const value = match[i];
+    if (value === undefined) continue;
+    const at = template.lastIndexOf(value);
+    if (at >= 0) template = `${template.slice(0, at)}:${keys[i - 1]!.name}${template.slice(at + value.length)}`;
+  }
+  return { taken: match[0].length, template: template.endsWith('/') ? template.slice(0, -1) : template };
+}
+
+/** Routers nested deeper than this are not followed (a stack that contains itself ends too). */
+const MAX_MOUNT_DEPTH = 16;
+
+/**
+ * The template of the routers between `stack` and the layer of `route`, for the `rest` of the
+ * request's path; undefined when `route` is not reached that way.
+ */
+function templateUnder(stack: readonly ExpressLayer[], rest: string, route: unknown, depth: number): string | undefined {
+  if (depth >= MAX_MOUNT_DEPTH) return undefined;
+  for (const layer of stack) {
+    if (layer.route !== undefined) {
+      if (layer.route === route && mountedPart(layer, rest) !== undefined) return '';
+      continue;
+    }
+    const inner = layer.handle?.stack;
+    if (inner === undefined) continue;
+    const part = mountedPart(layer, rest);
+    if (part === undefined) continue;
+    const below = templateUnder(inner, rest.slice(part.taken), route, depth + 1);
+    if (below !== undefined) return (part.taken === 0 ? '' : part.template) + below;
+  }
+  return undefined;
+}
+
+/**
+ * The template of the routers a matched route is mounted under (`/api/:version`), found by
+ * walking the app's router stack along the request's path to the route's own layer;
+ * `baseUrl` (the mount with its values) when the stack cannot be read, where at most
+ * `maxRoutes` values still bound the label.
+ */
+function mountTemplate(req: ExpressRequest): string {
+  const app = req.app;
+  // Express 4 keeps its router in _router (its app.router getter throws); Express 5 in router.
+  const stack = app?._router?.stack ?? app?.router?.stack;
+  const url = req.originalUrl ?? req.url ?? '/';
+  const query = url.indexOf('?');
+  const path = query === -1 ? url : url.slice(0, query);
+  return (stack === undefined ? undefined : templateUnder(stack, path, req.route, 0)) ?? req.baseUrl ?? '';
+}
+
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH']);
 const DEFAULT_MAX_ROUTES = 100;
 
@@ -104,9 +192,10 @@ export function createRequestMetrics(provider: MetricsFactory, options: RequestM
   return {
     observe,
     express: (req, res, next) => {
-      // Express sets req.route on the request once a route matched; baseUrl is the router's mount point.
-      const express = req as IncomingMessage & { route?: { path?: unknown }; baseUrl?: string };
-      observe(req, res, () => (typeof express.route?.path === 'string' ? `${express.baseUrl ?? ''}${express.route.path}` : undefined));
+      // Express sets req.route once a route matched; baseUrl is where its router is mounted, with
+      // the mount's parameter values filled in, so the mount's template is read from the app.
+      const express = req as ExpressRequest;
+      observe(req, res, () => (typeof express.route?.path === 'string' ? `${mountTemplate(express)}${express.route.path}` : undefined));
       next();
     },
     fastify: (request, reply, done) => {

@@ -244,3 +244,23 @@ describe('Summary and promtool', () => {
     expect(result.code).toBe(0);
   });
 });
+
+describe('startTimer on histograms and summaries', () => {
+  it('observes the seconds since it was started, on the labels of the child it was started on', async () => {
+    const provider = createPrometheusProvider({ runtimeMetrics: false });
+    const histogram = provider.newHistogram({ name: 'step_seconds', help: 'h', labelNames: ['step'], buckets: [0.001, 10] });
+    const summary = provider.newSummary({ name: 'call_seconds', help: 'h', quantiles: [0.5] });
+    const stopHistogram = histogram.with('step', 'commit').startTimer();
+    const stopSummary = summary.startTimer();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const histogramSeconds = stopHistogram();
+    const summarySeconds = stopSummary();
+    expect(histogramSeconds).toBeGreaterThanOrEqual(0.015);
+    expect(summarySeconds).toBeGreaterThanOrEqual(histogramSeconds);
+    const text = await provider.exposition();
+    expect(text).toContain(`step_seconds_sum{step="commit"} ${histogramSeconds}`);
+    expect(text).toContain('step_seconds_bucket{step="commit",le="0.001"} 0');
+    expect(text).toContain(`call_seconds_sum ${summarySeconds}`);
+    expect(text).toContain('call_seconds_count 1');
+  });
+});

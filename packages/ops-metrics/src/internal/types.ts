@@ -57,6 +57,11 @@ export interface Histogram {
   with(...labelPairs: string[]): Histogram;
   /** Records one observation (Fabric observes durations in seconds). */
   observe(value: number): void;
+  /**
+   * Starts timing now (prom-client's `startTimer()`); the function it returns observes the
+   * seconds since then, on this child's labels, and returns them.
+   */
+  startTimer(): () => number;
   /** As `Counter.remove()`. */
   remove(): boolean;
 }
@@ -65,6 +70,11 @@ export interface Summary {
   with(...labelPairs: string[]): Summary;
   /** Records one observation. */
   observe(value: number): void;
+  /**
+   * Starts timing now (prom-client's `startTimer()`); the function it returns observes the
+   * seconds since then, on this child's labels, and returns them.
+   */
+  startTimer(): () => number;
   /** As `Counter.remove()`. */
   remove(): boolean;
 }
