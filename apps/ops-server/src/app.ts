@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { readRegularFileSync } from '@fabric-ops/ops-http/fs';
 import { formatHostPort } from '@fabric-ops/ops-http/go';
 import type { LoadedConfig, MetricsSettings, OperationsSettings } from '@fabric-ops/ops-config';
-import type { MetricsOptions } from '@fabric-ops/ops-metrics';
+import { createMetricsProvider, isMetricsError, type MetricsOptions } from '@fabric-ops/ops-metrics';
 import { createLeanLogging, isLogspecError, loggingSettingsFromEnv, type EnvLoggingSettings, type LeanLogging } from '@fabric-ops/ops-logspec';
 import type { TlsCredentials } from '@fabric-ops/ops-tls-auth';
 // The system code itself, bundled into this entry rather than taken from the main entry by name:
@@ -164,6 +164,27 @@ function metricsOptionsFor(metrics: MetricsSettings, boundAddress: () => string)
   return { provider: 'prometheus', otlp: { ...metrics.otlp, resourceAttributes } };
 }
 
+/**
+ * What the metrics provider's start needs beyond its settings: with OTLP push, OpenTelemetry's
+ * packages (optional peers of ops-metrics, loaded at start). The check starts and stops a
+ * provider built from the same options, so the packages are loaded by the code the start runs,
+ * resolved from the same place; nothing is pushed (the first push waits an interval).
+ */
+async function metricsProblems(metrics: MetricsSettings): Promise<readonly string[]> {
+  const options = metricsOptionsFor(metrics);
+  if (options.provider !== 'prometheus' || options.otlp === undefined) return [];
+  const provider = createMetricsProvider(options);
+  try {
+    await provider.start();
+    return [];
+  } catch (error) {
+    if (isMetricsError(error)) return [error.message];
+    throw error;
+  } finally {
+    await provider.stop();
+  }
+}
+
 /** The facts an operator checks first, as fields and as one readable message. */
 function readyLine(config: AppConfig, address: string, checks: readonly string[]): { fields: Record<string, unknown>; message: string } {
   const { tls } = config.operations;
@@ -185,7 +206,7 @@ function readyLine(config: AppConfig, address: string, checks: readonly string[]
  * Runs an operations app until SIGTERM/SIGINT and resolves its exit code: 0 after a graceful
  * stop, 1 when start-up fails (one line on stderr, no stack trace), 2 for a bad command line.
  * One direction, each step using what the one before produced: command line and config file →
- * checks (logging settings, TLS credentials) → the verdict, printed for `--check-config` →
+ * checks (logging settings, TLS credentials, what the metrics start loads) → the verdict, printed for `--check-config` →
  * logging from the parsed settings → the system, handed the loaded credentials → listen.
  */
 export async function runOperationsApp<C extends AppConfig>(app: OperationsApp<C>): Promise<number> {
@@ -203,7 +224,8 @@ export async function runOperationsApp<C extends AppConfig>(app: OperationsApp<C
   const tlsAuth: AppTlsAuth | undefined = config.operations.tls.enabled ? await import('@fabric-ops/ops-tls-auth') : undefined;
   const tls = tlsCredentials(loaded, tlsAuth);
   const standIns = clientCaStandIns(env);
-  const verdict = verdictOf(startup, [...logged.problems, ...standIns.problems, ...tls.problems]);
+  const metrics = await metricsProblems(config.metrics);
+  const verdict = verdictOf(startup, [...logged.problems, ...standIns.problems, ...tls.problems, ...metrics]);
   if (verdict.stderr !== '') stderr(verdict.stderr);
   if (verdict.stdout !== '') stdout(verdict.stdout);
   if (verdict.exitCode !== undefined) return verdict.exitCode;
