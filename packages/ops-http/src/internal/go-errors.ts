@@ -1,15 +1,33 @@
 import type { Duplex } from 'node:stream';
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
 // Go's server answers a request it cannot parse before any handler runs, with a fixed text, no
 // Date and no Content-Length, and closes the connection (net/http server.go, conn.serve).
-export function writeGoRequestError(res: ServerResponse, statusLine: string): void {
+export function writeGoRequestError(res: ServerResponse, statusLine: string, body: string = statusLine): void {
   res.sendDate = false;
   // Delimited by the close, as Go's is; Node would otherwise frame it chunked for an HTTP/1.1 client.
   res.useChunkedEncodingByDefault = false;
   const [status, ...reason] = statusLine.split(' ');
   res.writeHead(Number(status), reason.join(' '), ['Content-Type', 'text/plain; charset=utf-8', 'Connection', 'close']);
-  res.end(statusLine);
+  res.end(body);
+}
+
+/**
+ * A request whose transfer coding Go's server does not serve (net/http transfer.go,
+ * parseTransferEncoding): from HTTP/1.1 on, Transfer-Encoding must be one field whose value is
+ * `chunked` (any case); anything else (`gzip, chunked`, two fields) is its 501 before any handler
+ * runs. Node's parser reads `gzip, chunked` as chunked, so the router asks this first.
+ */
+export function unsupportedTransferEncoding(req: IncomingMessage): boolean {
+  const atLeast11 = req.httpVersionMajor > 1 || (req.httpVersionMajor === 1 && req.httpVersionMinor >= 1);
+  if (!atLeast11 || req.headers['transfer-encoding'] === undefined) return false;
+  const fields = req.headersDistinct['transfer-encoding'] ?? [];
+  return fields.length !== 1 || fields[0]!.toLowerCase() !== 'chunked';
+}
+
+/** Go's answer to such a request (server.go): the reason is the body, the value is not echoed. */
+export function writeUnsupportedTransferEncoding(res: ServerResponse): void {
+  writeGoRequestError(res, '501 Not Implemented', 'Unsupported transfer encoding');
 }
 
 /** Go's answer to a malformed request line or request target: `400 Bad Request`. */

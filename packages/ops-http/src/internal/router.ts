@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DEFAULT_BODY_LIMIT, setBodyLimit } from './body.ts';
 import { ConnectionTable, MAX_QUEUED_REQUESTS, type Connection } from './connections.ts';
 import { OpsHttpError, httpStatusFor, isOpsHttpError } from './errors.ts';
-import { writeGoRequestError, writeMalformedRequest, writeUnsupportedVersion } from './go-errors.ts';
+import { unsupportedTransferEncoding, writeGoRequestError, writeMalformedRequest, writeUnsupportedTransferEncoding, writeUnsupportedVersion } from './go-errors.ts';
 import { goJson, writeEmpty } from './json.ts';
 import { writeNotFound } from './not-found.ts';
 import { cleanPath, escapeGoPath, parseRequestTarget } from './path.ts';
@@ -271,6 +271,10 @@ export function createRouter(options: RouterOptions = {}): Router {
 
   const dispatch = (connection: Connection, req: IncomingMessage, res: ServerResponse): void => {
     connections.serving(connection, res);
+    if (unsupportedTransferEncoding(req)) {
+      writeUnsupportedTransferEncoding(res);
+      return;
+    }
     if (req.httpVersionMajor !== 1) {
       // Node's parser takes `HTTP/2.0` and a request line without a version (as HTTP/0.9); Go answers neither.
       if (req.httpVersionMajor === 0) writeMalformedRequest(res);

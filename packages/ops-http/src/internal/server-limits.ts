@@ -11,7 +11,12 @@ export interface ServerLimits {
   readonly writeTimeoutMs: number;
   /** Largest request body, in bytes. Default 1 MiB. */
   readonly bodyLimitBytes: number;
-  /** Largest request header block, in bytes. Default 16 KiB (Node's default). */
+  /**
+   * Largest request header section, in bytes as Node's parser counts them (target, names and
+   * values). Default 1 MiB + 4 KiB: Go's DefaultMaxHeaderBytes and the 4 KiB its server reads
+   * past it (server.go, initialReadLimitSize). A connection holds up to this much (about 1.1 MiB
+   * measured) while its header section arrives, for at most `requestTimeoutMs`.
+   */
   readonly maxHeaderBytes: number;
 }
 
@@ -20,7 +25,7 @@ export const DEFAULT_SERVER_LIMITS: ServerLimits = {
   keepAliveTimeoutMs: 10_000,
   writeTimeoutMs: 120_000,
   bodyLimitBytes: 1024 * 1024,
-  maxHeaderBytes: 16 * 1024,
+  maxHeaderBytes: 1024 * 1024 + 4096,
 };
 
 /**
