@@ -6,13 +6,38 @@ import { sha256Base64 } from '@fabric-ops/go-x509/verifier';
 /** Walk guard: a Certificate message within Go's limit cannot hold more certificates than this. */
 const MAX_LISTED = Math.ceil(MAX_HANDSHAKE_MESSAGE_BYTES / 5);
 
+/** One node of `getPeerCertificate(true)`'s issuer chain (only the fields read here). */
+interface DetailedNode {
+  readonly raw?: Buffer;
+  readonly issuerCertificate?: DetailedNode;
+}
+
 /**
- * The certificates the client sent, leaf first, in the order sent, through Node's own walk
- * (`getPeerX509Certificate().issuerCertificate`...). Where the self-probe found this walk
- * faithful, it is exactly the client's Certificate message; elsewhere it may be shorter
- * (the self-probe warns then). Undefined when the client sent no certificate.
+ * Whether `getPeerX509Certificate()` may be called: it copies each certificate after the leaf
+ * into an object of its own and takes the original out of the session's list with
+ * sk_X509_delete. On Node 20 and 22 the original is never freed (measured: ~3 KiB a
+ * certificate, for good); on 24 and 26 nothing stays, but the copies are linked and are
+ * released one link per full garbage collection, so a long list is held for as many
+ * collections. It is called only where the issuer path may not decide (below), on 24 and
+ * later, and at most EXACT_READS_PER_SECOND times a second (a burst of EXACT_READS_BURST).
  */
-export function nativePeerChain(socket: TLSSocket): Uint8Array[] | undefined {
+const EXACT_READ_FREES = Number(process.versions.node.split('.')[0]) >= 24;
+const EXACT_READS_PER_SECOND = 2;
+const EXACT_READS_BURST = 8;
+let exactReadTokens = EXACT_READS_BURST;
+let exactReadsAt = 0;
+
+function mayReadExactly(now = Date.now()): boolean {
+  if (!EXACT_READ_FREES) return false;
+  exactReadTokens = Math.min(EXACT_READS_BURST, exactReadTokens + ((now - exactReadsAt) / 1000) * EXACT_READS_PER_SECOND);
+  exactReadsAt = now;
+  if (exactReadTokens < 1) return false;
+  exactReadTokens -= 1;
+  return true;
+}
+
+/** The list exactly as sent, through `getPeerX509Certificate()` (see mayReadExactly). */
+function sentList(socket: TLSSocket): Uint8Array[] | undefined {
   const leaf = socket.getPeerX509Certificate();
   if (leaf === undefined) return undefined;
   const list: Uint8Array[] = [leaf.raw];
@@ -24,6 +49,34 @@ export function nativePeerChain(socket: TLSSocket): Uint8Array[] | undefined {
     current = current.issuerCertificate;
   }
   return list;
+}
+
+/**
+ * The certificates the client sent, leaf first (undefined when it sent none), read with
+ * Node's `getPeerCertificate(true)`, which frees everything it makes. That read hands over the
+ * issuer path, not the message: the leaf, then for each level the first certificate still
+ * unused, in the order sent, that OpenSSL's X509_check_issued takes for the issuer of the
+ * previous one; certificates off that path (unrelated extras, duplicates, a second candidate
+ * such as a renewed intermediate listed after its old copy) are not in it, and Node stops early
+ * when the issuer it took was the last one left in its working list. It then appends issuers
+ * from OpenSSL's own CA store: `known` tells those (and the client CAs themselves) apart, and
+ * they are dropped. A path that reaches them, or a client CA, is decided as it is; one that does
+ * not is read again exactly as sent where that read frees what it makes (mayReadExactly).
+ */
+export function nativePeerChain(socket: TLSSocket, known?: (der: Buffer) => boolean): Uint8Array[] | undefined {
+  const leaf = socket.getPeerCertificate(true) as DetailedNode;
+  if (leaf.raw === undefined) return undefined;
+  const list: Buffer[] = [leaf.raw];
+  const seen = new Set<DetailedNode>([leaf]);
+  // a self-signed last certificate is its own issuer in Node's object
+  for (let at = leaf.issuerCertificate; at?.raw !== undefined && !seen.has(at) && list.length <= MAX_LISTED; at = at.issuerCertificate) {
+    seen.add(at);
+    list.push(at.raw);
+  }
+  const length = list.length;
+  if (known !== undefined) while (list.length > 1 && known(list[list.length - 1]!)) list.pop();
+  if (list.length < length || known === undefined || !mayReadExactly()) return list;
+  return sentList(socket);
 }
 
 /** What a connection's client sent, read as soon as its handshake finished. */
@@ -50,7 +103,7 @@ export interface ChainCapture {
  * its 'secure' event is 'keylog' (emitted while the handshake's secrets are derived); the
  * line itself is ignored. Starts unhooked.
  */
-export function createChainCapture(server: TlsNetServer): ChainCapture {
+export function createChainCapture(server: TlsNetServer, known?: (der: Buffer) => boolean): ChainCapture {
   const captured = new WeakMap<TLSSocket, CapturedChain>();
   const hooked = new WeakSet<TLSSocket>();
   const onKeylog = (_line: Buffer, socket: TLSSocket): void => {
@@ -58,7 +111,7 @@ export function createChainCapture(server: TlsNetServer): ChainCapture {
     hooked.add(socket);
     socket.prependOnceListener('secure', () => {
       try {
-        captured.set(socket, { list: nativePeerChain(socket) });
+        captured.set(socket, { list: nativePeerChain(socket, known) });
       } catch {
         captured.set(socket, { malformed: true });
       }
@@ -77,8 +130,8 @@ export function createChainCapture(server: TlsNetServer): ChainCapture {
 }
 
 /** The capture, always hooked (the self-probe's, and tests'). */
-export function captureChainsEarly(server: TlsNetServer): (socket: TLSSocket) => CapturedChain | undefined {
-  const capture = createChainCapture(server);
+export function captureChainsEarly(server: TlsNetServer, known?: (der: Buffer) => boolean): (socket: TLSSocket) => CapturedChain | undefined {
+  const capture = createChainCapture(server, known);
   capture.setActive(true);
   return capture.read;
 }

@@ -3,9 +3,9 @@ import { Duplex } from 'node:stream';
 import { connect, createServer, type Server, type TLSSocket } from 'node:tls';
 import { captureChainsEarly, type CapturedChain } from './peer-chain.ts';
 
-// Does the server of this process read the client's certificates exactly as sent? The walk
-// from getPeerX509Certificate is the Certificate message on Node 20-26 when read early enough
-// (see captureChainsEarly); asking the running process once is sounder than a table of versions.
+// Does the server of this process read a client's chain (leaf, intermediate, root, in issuing
+// order) in full? nativePeerChain reads Node's issuer path, which some Node lines shorten on the
+// server (nodejs/node#65579); asking the running process once is sounder than a table of versions.
 
 function derLength(length: number): Buffer {
   if (length < 0x80) return Buffer.from([length]);
@@ -111,8 +111,8 @@ async function capturedList(server: Server, read: (socket: TLSSocket) => Capture
 let probed: Promise<boolean> | undefined;
 
 /**
- * True when, in this process, the early capture (captureChainsEarly) reads every certificate
- * a client sent, in order, with duplicates and unrelated extras, on TLS 1.2 and 1.3, both when
+ * True when, in this process, the early capture (captureChainsEarly) reads every certificate of
+ * a chain sent in issuing order (leaf, intermediate, root), on TLS 1.2 and 1.3, both when
  * OpenSSL's own verification succeeds and when it fails. Asked once per process, through a
  * real tls.Server over in-memory streams, with throwaway certificates made here.
  * Any failure of the probe itself answers false.
@@ -122,16 +122,18 @@ export function nativeChainIsFaithful(): Promise<boolean> {
     try {
       const ca = issue('probe-ca', 1, undefined, true);
       const serverCertificate = issue('probe-server', 2, ca);
-      const verified = issue('probe-leaf', 3, ca);
-      const unverified = issue('probe-stranger', 4);
-      const extra = issue('probe-extra', 5);
-      const other = issue('probe-other', 6, ca, true);
+      const intermediate = issue('probe-intermediate', 3, ca, true);
+      const verified = issue('probe-leaf', 4, intermediate);
+      const strangerCa = issue('probe-stranger-ca', 5, undefined, true);
+      const strangerIntermediate = issue('probe-stranger-intermediate', 6, strangerCa, true);
+      const unverified = issue('probe-stranger', 7, strangerIntermediate);
       const server = createServer({ cert: serverCertificate.pem, key: serverCertificate.key, ca: [ca.pem], requestCert: true, rejectUnauthorized: false, minVersion: 'TLSv1.2' });
       const read = captureChainsEarly(server);
       const results = [];
       for (const version of ['TLSv1.2', 'TLSv1.3'] as const) {
-        // A duplicate and unrelated extras, once under a CA the server trusts, once not.
-        for (const leaf of [verified, unverified]) results.push(await capturedList(server, read, version, [leaf, extra, other, extra]));
+        // Once under a CA the server trusts, once not.
+        results.push(await capturedList(server, read, version, [verified, intermediate, ca]));
+        results.push(await capturedList(server, read, version, [unverified, strangerIntermediate, strangerCa]));
       }
       return results.every(Boolean);
     } catch {

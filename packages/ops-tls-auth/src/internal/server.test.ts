@@ -192,7 +192,10 @@ describe('createTlsServer: client certificates as Go judges them', () => {
 });
 
 describe('createTlsServer: the whole list the client sent', () => {
-  it('admits a client whose renewed intermediate comes after an untrusted copy with the same name and key, in either order', async () => {
+  // Node's non-leaking read hands over one issuer per level (the first sent); the list as sent is
+  // read again only where that read frees what it makes (Node 24 and later, peer-chain.ts).
+  const readsExactly = Number(process.versions.node.split('.')[0]) >= 24;
+  it(`${readsExactly ? 'admits' : 'refuses (Node 20, 22)'} a client whose renewed intermediate comes after an untrusted copy with the same name and key; admits it in the other order`, async () => {
     // The state during a CA rotation: the client still sends the old copy of its intermediate
     // (issued by a CA this server does not trust) next to the new one (issued by the trusted
     // root). Go tries both; a reader that keeps one issuer per level refuses the client.
@@ -246,11 +249,13 @@ describe('createTlsServer: the whole list the client sent', () => {
     const client = (...chain: string[]): PemPair => ({ cert: chain.map(read).join(''), key: read('client.key'), certFile: '', keyFile: '' });
 
     const target = await start({ clientAuthRequired: true, clientRootCAs: [file('root.pem')] });
-    expect(await get(target, client('client.pem', 'int-old.pem', 'int-new.pem'))).toBe('CN=rotating-client,O=Org1');
+    const oldFirst = get(target, client('client.pem', 'int-old.pem', 'int-new.pem'));
+    if (readsExactly) expect(await oldFirst).toBe('CN=rotating-client,O=Org1');
+    else await expect(oldFirst).rejects.toThrow();
     expect(await get(target, client('client.pem', 'int-new.pem', 'int-old.pem'))).toBe('CN=rotating-client,O=Org1');
     await expect(get(target, client('client.pem', 'int-old.pem'))).rejects.toThrow();
-    await expect.poll(() => target.lines.length).toBe(1);
-    expect(target.lines[0]!.message).toMatch(/: tls: failed to verify certificate: x509: certificate signed by unknown authority/);
+    await expect.poll(() => target.lines.length).toBe(readsExactly ? 1 : 2);
+    for (const { message } of target.lines) expect(message).toMatch(/: tls: failed to verify certificate: x509: certificate signed by unknown authority/);
   });
 });
 
@@ -342,11 +347,11 @@ describe('createTlsServer: ordinary chains decided on the event loop', () => {
     await expect(get(target, pki.clients.rogueCa)).rejects.toThrow();
     await expect(get(target, pki.clients.expired)).rejects.toThrow();
     expect(judge?.threads).toBe(0);
-    // Five certificates (the leaf, then its intermediate and CA twice over): past the small-chain
-    // size, so a thread decides it, and Go admits it (extra copies are harmless).
+    // Five certificates (the leaf, then its intermediate and CA twice over): Node's issuer path is
+    // the leaf and its intermediate (the copies and the client CA are not judged), still small.
     const fiveLong = { ...fromIntermediate, cert: fromIntermediate.cert + pki.intermediateCa.cert + pki.ca.cert + pki.intermediateCa.cert + pki.ca.cert };
     expect(await get(target, fiveLong)).toBe('CN=intermediate-client,O=Org1');
-    expect(judge?.threads).toBe(1);
+    expect(judge?.threads).toBe(0);
     expect(target.lines.map((line) => line.message)).toEqual([expect.stringMatching(/unknown authority/), expect.stringMatching(/expired or is not yet valid/)]);
   });
 });

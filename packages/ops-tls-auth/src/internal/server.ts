@@ -80,6 +80,11 @@ interface ServerState {
   readonly remotes: WeakMap<Socket, string>;
 }
 
+/** The base64 bodies of a PEM text's CERTIFICATE blocks (as the DER's base64). */
+function pemBodies(pem: string): string[] {
+  return (pem.match(/-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g) ?? []).map((block) => block.slice(27, -25).replace(/\s+/g, ''));
+}
+
 function connectionKey(socket: Socket): string {
   return `${socket.remoteAddress ?? ''}|${socket.remotePort ?? 0}`;
 }
@@ -117,8 +122,12 @@ export function createTlsServerWith(options: TlsServerOptions, onRequest: Reques
   const openSslCas = createOpenSslClientCas(options.clientCaStandIns ?? true, (message) => options.logger?.warn({ reason: 'client CA stand-in' }, message));
   // OpenSSL gets the stand-ins; the judge gets the real CA files.
   let openSslCanVerify = true;
+  // what OpenSSL's store holds and the client CAs: Node appends the former to the issuer path
+  let known = new Set<string>();
+  const isKnown = (der: Buffer): boolean => known.has(der.toString('base64'));
   const forOpenSsl = (credentials: TlsCredentials): TlsCredentials => {
     const ca = openSslCas.forCredentials(credentials);
+    known = new Set([...ca, ...credentials.ca].flatMap(pemBodies));
     // Only a real CA lets OpenSSL's verification succeed (the case where Node shortens the list
     // the client sent). With no client CA the hook stays too: it is cheap to keep where it cannot
     // be proven unneeded (an empty list is rare, and what store OpenSSL then holds is Node's choice).
@@ -151,7 +160,7 @@ export function createTlsServerWith(options: TlsServerOptions, onRequest: Reques
   internals.observeJudge?.(judge);
   interceptConnections(state);
   logTlsClientErrors(state);
-  const chainCapture = createChainCapture(server);
+  const chainCapture = createChainCapture(server, isKnown);
   chainCapture.setActive(openSslCanVerify);
   let unhookTimer: NodeJS.Timeout | undefined;
   const captureWhileNeeded = (): void => {
@@ -177,7 +186,7 @@ export function createTlsServerWith(options: TlsServerOptions, onRequest: Reques
       }
     });
   };
-  gateSecureConnections(state, judge, chainCapture.read, options.clientAuthRequired ?? false, probeChainReading);
+  gateSecureConnections(state, judge, (socket) => chainCapture.read(socket) ?? { list: nativePeerChain(socket, isKnown) }, options.clientAuthRequired ?? false, probeChainReading);
   server.on('close', () => {
     clearTimeout(unhookTimer);
     void judge.close();
@@ -298,13 +307,7 @@ function logTlsClientErrors(state: ServerState): void {
  * verdict. A refused connection, or one still waiting for its verdict, is never seen by them
  * and never has a byte of a request read from it.
  */
-function gateSecureConnections(
-  state: ServerState,
-  judge: ChainJudge,
-  readCaptured: (socket: TLSSocket) => CapturedChain | undefined,
-  clientAuthRequired: boolean,
-  onClientCertificate: () => void,
-): void {
+function gateSecureConnections(state: ServerState, judge: ChainJudge, readCaptured: (socket: TLSSocket) => CapturedChain, clientAuthRequired: boolean, onClientCertificate: () => void): void {
   const { server, pending, logFailure } = state;
   const admittedChains = createAdmittedChains();
   type Emit = (this: HttpsServer, event: string | symbol, ...args: unknown[]) => boolean;
@@ -392,14 +395,10 @@ function gateSecureConnections(
  * session was admitted with (Go checks the session's certificates again); undefined when the
  * client sent none; a string when the list is refused outright (the reason).
  */
-function presentedList(
-  socket: TLSSocket,
-  readCaptured: (socket: TLSSocket) => CapturedChain | undefined,
-  admittedChains: ReturnType<typeof createAdmittedChains>,
-): readonly Uint8Array[] | undefined | string {
+function presentedList(socket: TLSSocket, readCaptured: (socket: TLSSocket) => CapturedChain, admittedChains: ReturnType<typeof createAdmittedChains>): readonly Uint8Array[] | undefined | string {
   let presented: readonly Uint8Array[] | undefined;
   try {
-    const captured = readCaptured(socket) ?? { list: nativePeerChain(socket) };
+    const captured = readCaptured(socket);
     if ('malformed' in captured) throw new Error('malformed');
     presented = captured.list;
   } catch {
