@@ -9,7 +9,7 @@ import type { TlsCredentials } from '@fabric-ops/ops-tls-auth';
 // the main entry imports ops-tls-auth for embedders, and this one loads it only when TLS is on
 // (with TLS off, ops-tls-auth, go-x509, node:tls and node:https are never loaded: ~3 MiB of a
 // bin's idle RSS on Node 20). A process runs either this entry or the main one.
-import { runUntilSignalled } from './run.ts';
+import { FORCE_EXIT_AFTER_MS, runUntilSignalled } from './run.ts';
 import { createSystem, type OperationsSystem } from './system.ts';
 import type { TlsAuthApi } from './tls.ts';
 import { resolveCommitSha } from './version.ts';
@@ -154,7 +154,7 @@ function verdictOf(startup: { readonly action: 'run' | 'check-config'; readonly 
  * An OTLP push names the node `<host name>:<bound port>` (`instance` in Prometheus), read at the
  * first push, once the server listens: two nodes on one host are two instances.
  */
-function metricsOptionsFor(metrics: MetricsSettings, boundAddress: () => string): MetricsOptions {
+function metricsOptionsFor(metrics: MetricsSettings, boundAddress: () => string = () => ''): MetricsOptions {
   if (metrics.provider === 'statsd') return { provider: 'statsd', statsd: metrics.statsd };
   if (metrics.provider !== 'prometheus' || metrics.otlp === undefined) return { provider: metrics.provider };
   const resourceAttributes = () => {
@@ -269,7 +269,7 @@ export async function runOperationsApp<C extends AppConfig>(app: OperationsApp<C
     return 1;
   }
   // Arm the signal handlers before announcing readiness: a supervisor may signal as soon as it reads the line.
-  const stopped = runUntilSignalled(system, { logger });
+  const stopped = runUntilSignalled(system, { logger, forceExitAfterMs: FORCE_EXIT_AFTER_MS });
   const ready = readyLine(config, system.address(), checks.sort());
   logger.info({ config: loaded.file, ...ready.fields }, ready.message);
   app.onReady?.(system);

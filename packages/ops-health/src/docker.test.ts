@@ -8,6 +8,7 @@ import { dockerChecker, parseDockerEndpoint } from './docker.ts';
 import { readDockerEndpoint } from './internal/endpoint.ts';
 import { describePingError } from './internal/ping-error.ts';
 import { isHealthError } from './errors.ts';
+import type { Checker } from './registry.ts';
 
 const defer = useCleanup();
 const tempDir = (): string => scratchDir(defer, 'ops-health-docker-');
@@ -18,7 +19,7 @@ async function listen<T extends HttpServer | NetServer>(server: T, where: string
   return server;
 }
 
-async function failureOf(promise: Promise<void> | void): Promise<string> {
+async function failureOf(promise: ReturnType<Checker>): Promise<string> {
   try {
     await promise;
   } catch (error) {

@@ -94,6 +94,20 @@ describe('register / deregister', () => {
 });
 
 describe('run', () => {
+  it('fails a check whose checker returns or resolves false; true, undefined and other values pass', async () => {
+    const registry = createHealthRegistry();
+    registry.register('sync-false', () => false);
+    registry.register('async-false', async () => false);
+    registry.register('true', () => true);
+    registry.register('void', () => undefined);
+    const report = await registry.run();
+    expect(report.failed.map((r) => [r.component, r.reason])).toEqual([
+      ['async-false', 'check returned false'],
+      ['sync-false', 'check returned false'],
+    ]);
+    expect(report.results.filter((r) => r.healthy).map((r) => r.component)).toEqual(['true', 'void']);
+  });
+
   it('is healthy with no checkers', async () => {
     const report = await createHealthRegistry().run();
     expect(report).toMatchObject({ healthy: true, results: [], failed: [] });

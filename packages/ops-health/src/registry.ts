@@ -4,11 +4,16 @@ import { reasonOf, timeoutReason } from './internal/reason.ts';
 import { optionalMs, positiveMs, resolveHealthSettings, type HealthSettings } from './internal/settings.ts';
 
 /**
- * One health check. It resolves when the component is healthy and rejects (or throws)
- * with the reason when it is not. The signal aborts when the check's own timeout passes
+ * One health check. It resolves (or returns) when the component is healthy and rejects (or
+ * throws) with the reason when it is not; resolving `false` also fails it, with the reason
+ * `check returned false` (a boolean probe such as `() => pool.isConnected()` is read as meant,
+ * not as a pass). Any other value passes. The signal aborts when the check's own timeout passes
  * or its component is deregistered; a checker should stop its work then.
  */
-export type Checker = (signal: AbortSignal) => Promise<void> | void;
+export type Checker = (signal: AbortSignal) => Promise<void | boolean> | void | boolean;
+
+/** The reason of a check whose checker resolved `false`. */
+export const FALSE_RESULT_REASON = 'check returned false';
 
 /** The outcome of one check, as one run saw it. */
 export interface CheckResult {
@@ -153,7 +158,7 @@ export function createHealthRegistry(options: HealthOptions = {}): HealthRegistr
     const work = (async () => entry.checker(controller.signal))();
     const outcome = await Promise.race([
       work.then(
-        () => ({ healthy: true as const }),
+        (value) => (value === false ? { healthy: false as const, reason: FALSE_RESULT_REASON } : { healthy: true as const }),
         (error: unknown) => ({ healthy: false as const, reason: reasonOf(error) }),
       ),
       timedOut,

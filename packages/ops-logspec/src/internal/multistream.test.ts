@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createLeanLogging } from './lean.ts';
+import type { LoggingRegistry } from './logger-types.ts';
 import { createLogging } from './registry.ts';
 
 function collector(): { stream: Writable; lines: () => string[] } {
@@ -33,8 +34,8 @@ describe('a pino.multistream destination', () => {
           { level: 'debug', stream: all.stream },
           { level: 'error', stream: errors.stream },
         ]);
-        const create = engine === 'createLogging' ? createLogging : createLeanLogging;
-        const logging = create({ spec: 'debug', format, destination });
+        const options = { spec: 'debug', format, destination } as const;
+        const logging: LoggingRegistry = engine === 'createLogging' ? createLogging(options) : createLeanLogging(options);
         const logger = logging.getLogger('orders');
         logger.debug('looking');
         logger.info('placed');
