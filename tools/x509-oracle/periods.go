@@ -18,6 +18,7 @@ func (g *gen) generatePeriods() {
 	plain := root("Plain Root", nil)
 	dnsPermit := root("NC DNS example.com", func(s *spec) { s.extra = permit(dns("example.com")) })
 	emailPermit := root("NC email example.com", func(s *spec) { s.extra = permit(email("example.com")) })
+	uriPermit := root("NC URI example.com", func(s *spec) { s.extra = permit(uri("example.com")) })
 	// Constraints Go 1.26 cannot parse: these roots are dropped from the pool.
 	badConstraints := map[string][]ext{
 		"dns-double-period":   permit(dns("..example.com")),
@@ -28,7 +29,7 @@ func (g *gen) generatePeriods() {
 		"email-single-period": permit(email(".example.com")),
 	}
 	badRoots := map[string]*cert{}
-	files := [][]string{{plain.pem()}, {dnsPermit.pem()}, {emailPermit.pem()}}
+	files := [][]string{{plain.pem()}, {dnsPermit.pem()}, {emailPermit.pem()}, {uriPermit.pem()}}
 	for _, name := range sortedKeys(badConstraints) {
 		c := root("NC "+name, func(s *spec) { s.extra = badConstraints[name] })
 		badRoots[name] = c
@@ -72,6 +73,12 @@ func (g *gen) generatePeriods() {
 			ca := g.inter(plain, 1, kP256, func(s *spec) { s.extra = badConstraints[name] })
 			leafUnder("period-nc-"+name+"-intermediate", ca, nil, ca)
 		}
+	}
+	// A URI SAN in an error text: Go prints it as url.URL.String() re-assembles it (the scheme in
+	// lower case, the userinfo and fragment re-escaped).
+	for _, u := range []string{"HTTPS://User:p!w@x.other.org/a%41 b?q#F g", "Spiffe://x.other.org/ns/a%2fb"} {
+		g.begin("text-uri-reserialised")
+		leafUnder("text-uri-reserialised", uriPermit, seq(uri(u)))
 	}
 	// The IP constraint's text: Go quotes a *net.IPNet once.
 	ipExclude := g.inter(plain, 1, kP256, func(s *spec) { s.extra = exclude(tlv(0x87, []byte{10, 0, 0, 0, 255, 0, 0, 0})) })

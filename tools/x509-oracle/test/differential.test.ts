@@ -130,6 +130,7 @@ const REQUIRED_CLASSES = [
     ['ca-file', 'intermediate'].map((where) => `period-nc-${n}-${where}`),
   ),
   'period-ip-constraint-text',
+  'text-uri-reserialised',
 ];
 
 let corpus: LoadedCorpus;

@@ -1,6 +1,7 @@
 import type { Certificate } from './certificate.ts';
 import { domainNameValid, ipNetString, ipString, parseMailbox, parseNetipAddr, type IpNet, type Mailbox } from './names.ts';
 import { goQuote } from './quote.ts';
+import { urlString } from './uri.ts';
 
 // Name constraints as Go 1.26 checks them on a built chain (crypto/x509/constraints.go, the
 // log-linear check of CVE-2025-58187): each CA's constraints are sorted and pruned once, then
@@ -244,7 +245,7 @@ function domainValid(name: string): boolean {
 
 interface NamesToCheck {
   readonly dns: readonly string[];
-  readonly uris: readonly { raw: string; domain: string }[];
+  readonly uris: readonly { shown: string; domain: string }[];
   readonly emails: readonly Mailbox[];
   readonly ips: readonly Uint8Array[];
 }
@@ -260,8 +261,8 @@ function check(cc: CaConstraints, names: NamesToCheck): string | undefined {
     if (problem !== undefined) return problem;
   }
   for (const u of names.uris) {
-    if (!domainValid(u.domain)) return `x509: internal error: URI SAN ${goQuote(u.raw)} failed to parse`;
-    const problem = checkConstraints(cc.uri, u.domain, u.raw);
+    if (!domainValid(u.domain)) return `x509: internal error: URI SAN ${goQuote(u.shown)} failed to parse`;
+    const problem = checkConstraints(cc.uri, u.domain, u.shown);
     if (problem !== undefined) return problem;
   }
   for (const e of names.emails) {
@@ -296,10 +297,12 @@ function splitHostPortHost(hostport: string): string | { error: string } {
 /** parseURIs and parseMailboxes: the names of one certificate as the checks need them, or Go's error. */
 function namesOf(c: Certificate): NamesToCheck | string {
   const san = c.subjectAltNames!;
-  const uris: { raw: string; domain: string }[] = [];
+  const uris: { shown: string; domain: string }[] = [];
   for (const uri of san.uris) {
+    // Go prints a URI SAN as url.URL.String() re-assembles it.
+    const shown = urlString(uri);
     let host = asciiLower(uri.host);
-    if (host.length === 0) return `URI with empty host (${goQuote(uri.raw)}) cannot be matched against constraints`;
+    if (host.length === 0) return `URI with empty host (${goQuote(shown)}) cannot be matched against constraints`;
     if (host.includes(':') && !host.endsWith(']')) {
       const split = splitHostPortHost(uri.host);
       if (typeof split !== 'string') return `cannot parse URI host ${goQuote(uri.host)}: ${split.error}`;
@@ -307,9 +310,9 @@ function namesOf(c: Certificate): NamesToCheck | string {
     }
     // netip.ParseAddr accepts an IPv6 zone, so "[fe80::1%25eth0]:80" is an IP here (Go 1.22.11).
     if (parseNetipAddr(host) !== undefined || (host.startsWith('[') && host.endsWith(']'))) {
-      return `URI with IP (${goQuote(uri.raw)}) cannot be matched against constraints`;
+      return `URI with IP (${goQuote(shown)}) cannot be matched against constraints`;
     }
-    uris.push({ raw: uri.raw, domain: host });
+    uris.push({ shown, domain: host });
   }
   const emails: Mailbox[] = [];
   for (const email of san.emailAddresses) {

@@ -132,7 +132,15 @@ describe('a name constraint that is a lone period', () => {
   });
 });
 
-describe('IP constraints in error texts', () => {
+describe('names in error texts', () => {
+  it('prints a URI SAN as url.URL.String() re-assembles it', () => {
+    const permits = root('uri-root', ext.nameConstraints([ext.uri('example.com')], []));
+    expect(verdict([leaf(permits, ext.uri('HTTPS://User:p!w@x.other.org/a%41 b?q#F g'))], permits)).toBe(
+      `${NAME}URI "https://User:p%21w@x.other.org/aA%20b?q#F%20g" is not permitted by any constraint`,
+    );
+    expect(verdict([leaf(permits, ext.uri('Spiffe://x.other.org/ns/a%2fb'))], permits)).toBe(`${NAME}URI "spiffe://x.other.org/ns/a%2fb" is not permitted by any constraint`);
+  });
+
   it('quotes an IP constraint once, as Go prints a *net.IPNet with %q', () => {
     const excludes = root('ip-root', ext.nameConstraints([], [ext.ip(10, 0, 0, 0, 255, 0, 0, 0)]));
     expect(verdict([leaf(excludes, ext.ip(10, 1, 2, 3))], excludes)).toBe(`${NAME}IP address "10.1.2.3" is excluded by constraint "10.0.0.0/8"`);

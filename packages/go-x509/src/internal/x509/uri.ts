@@ -111,20 +111,20 @@ function parseHost(scheme: string, host: string): string {
   return unescape(host, 'host');
 }
 
-function parseAuthority(scheme: string, authority: string): string {
+interface User {
+  readonly username: string;
+  readonly password: string | undefined;
+}
+
+function parseAuthority(scheme: string, authority: string): { host: string; user: User | undefined } {
   const i = authority.lastIndexOf('@');
   const host = parseHost(scheme, i < 0 ? authority : authority.slice(i + 1));
-  if (i >= 0) {
-    const userinfo = authority.slice(0, i);
-    if (!validUserinfo(userinfo)) throw new UrlError('net/url: invalid userinfo');
-    const colon = userinfo.indexOf(':');
-    if (colon < 0) unescape(userinfo, 'userPassword');
-    else {
-      unescape(userinfo.slice(0, colon), 'userPassword');
-      unescape(userinfo.slice(colon + 1), 'userPassword');
-    }
-  }
-  return host;
+  if (i < 0) return { host, user: undefined };
+  const userinfo = authority.slice(0, i);
+  if (!validUserinfo(userinfo)) throw new UrlError('net/url: invalid userinfo');
+  const colon = userinfo.indexOf(':');
+  if (colon < 0) return { host, user: { username: unescape(userinfo, 'userPassword'), password: undefined } };
+  return { host, user: { username: unescape(userinfo.slice(0, colon), 'userPassword'), password: unescape(userinfo.slice(colon + 1), 'userPassword') } };
 }
 
 function getScheme(raw: string): { scheme: string; rest: string } {
@@ -144,28 +144,69 @@ function getScheme(raw: string): { scheme: string; rest: string } {
   return { scheme: '', rest: raw };
 }
 
-function parseWithoutFragment(raw: string): { host: string } {
+/** The fields of a url.URL that its String() reads. */
+interface UrlParts {
+  scheme: string;
+  opaque: string;
+  user: User | undefined;
+  host: string;
+  omitHost: boolean;
+  path: string;
+  rawPath: string;
+  forceQuery: boolean;
+  rawQuery: string;
+  fragment: string;
+  rawFragment: string;
+}
+
+function escape(s: string, mode: Mode): string {
+  let out = '';
+  for (let i = 0; i < s.length; i++) {
+    const code = s.charCodeAt(i);
+    out += shouldEscape(code, mode) ? `%${code.toString(16).toUpperCase().padStart(2, '0')}` : s[i];
+  }
+  return out;
+}
+
+/** url.URL.setPath and setFragment: the decoded text, and the raw one only when it differs from the default escaping. */
+function decoded(raw: string, mode: Mode): { text: string; raw: string } {
+  const text = unescape(raw, mode);
+  return { text, raw: escape(text, mode) === raw ? '' : raw };
+}
+
+function parseWithoutFragment(raw: string): UrlParts {
   for (let i = 0; i < raw.length; i++) {
     const b = raw.charCodeAt(i);
     if (b < 0x20 || b === 0x7f) throw new UrlError('net/url: invalid control character in URL');
   }
-  if (raw === '*') return { host: '' };
+  const url: UrlParts = { scheme: '', opaque: '', user: undefined, host: '', omitHost: false, path: '', rawPath: '', forceQuery: false, rawQuery: '', fragment: '', rawFragment: '' };
+  if (raw === '*') {
+    url.path = '*';
+    return url;
+  }
   const { scheme: rawScheme, rest: afterScheme } = getScheme(raw);
-  const scheme = rawScheme.toLowerCase();
+  url.scheme = rawScheme.toLowerCase();
   let rest = afterScheme;
-  if (rest.endsWith('?') && rest.split('?').length === 2) rest = rest.slice(0, -1);
-  else {
+  if (rest.endsWith('?') && rest.split('?').length === 2) {
+    url.forceQuery = true;
+    rest = rest.slice(0, -1);
+  } else {
     const q = rest.indexOf('?');
-    if (q >= 0) rest = rest.slice(0, q);
+    if (q >= 0) {
+      url.rawQuery = rest.slice(q + 1);
+      rest = rest.slice(0, q);
+    }
   }
   if (!rest.startsWith('/')) {
-    if (scheme !== '') return { host: '' };
+    if (url.scheme !== '') {
+      url.opaque = rest;
+      return url;
+    }
     const slash = rest.indexOf('/');
     const segment = slash < 0 ? rest : rest.slice(0, slash);
     if (segment.includes(':')) throw new UrlError('first path segment in URL cannot contain colon');
   }
-  let host = '';
-  if ((scheme !== '' || !rest.startsWith('///')) && rest.startsWith('//')) {
+  if ((url.scheme !== '' || !rest.startsWith('///')) && rest.startsWith('//')) {
     let authority = rest.slice(2);
     rest = '';
     const i = authority.indexOf('/');
@@ -173,36 +214,96 @@ function parseWithoutFragment(raw: string): { host: string } {
       rest = authority.slice(i);
       authority = authority.slice(0, i);
     }
-    host = parseAuthority(scheme, authority);
+    const parsed = parseAuthority(url.scheme, authority);
+    url.host = parsed.host;
+    url.user = parsed.user;
+  } else if (url.scheme !== '' && rest.startsWith('/')) {
+    url.omitHost = true;
   }
-  unescape(rest, 'path');
-  return { host };
+  const path = decoded(rest, 'path');
+  url.path = path.text;
+  url.rawPath = path.raw;
+  return url;
 }
 
-/** A URI SAN as name constraints see it: its text and the host url.Parse found in it. */
+/** validEncoded: no byte that would need escaping, RFC 3986's sub-delims, ':', '@', '[', ']' and '%' allowed. */
+function validEncoded(s: string, mode: Mode): boolean {
+  for (let i = 0; i < s.length; i++) {
+    if ("!$&'()*+,;=:@[]%".includes(s[i]!)) continue;
+    if (shouldEscape(s.charCodeAt(i), mode)) return false;
+  }
+  return true;
+}
+
+/** EscapedPath and EscapedFragment: the raw text when it is a valid escaping of the decoded one. */
+function escaped(text: string, raw: string, mode: Mode): string {
+  if (raw !== '' && validEncoded(raw, mode)) {
+    try {
+      if (unescape(raw, mode) === text) return raw;
+    } catch {
+      // not a valid escaping: computed below
+    }
+  }
+  if (mode === 'path' && text === '*') return '*';
+  return escape(text, mode);
+}
+
+/** url.URL.String(), as Go 1.26 reassembles a parsed URL. */
+function reassemble(u: UrlParts): string {
+  let out = u.scheme === '' ? '' : `${u.scheme}:`;
+  if (u.opaque !== '') out += u.opaque;
+  else {
+    if ((u.scheme !== '' || u.host !== '' || u.user !== undefined) && !(u.omitHost && u.host === '' && u.user === undefined)) {
+      if (u.host !== '' || u.path !== '' || u.user !== undefined) out += '//';
+      if (u.user !== undefined) {
+        out += escape(u.user.username, 'userPassword');
+        if (u.user.password !== undefined) out += `:${escape(u.user.password, 'userPassword')}`;
+        out += '@';
+      }
+      if (u.host !== '') out += escape(u.host, 'host');
+    }
+    const path = escaped(u.path, u.rawPath, 'path');
+    if (path !== '' && path[0] !== '/' && u.host !== '') out += '/';
+    if (out.length === 0 && (path.split('/')[0] ?? '').includes(':')) out += './';
+    out += path;
+  }
+  if (u.forceQuery || u.rawQuery !== '') out += `?${u.rawQuery}`;
+  if (u.fragment !== '') out += `#${escaped(u.fragment, u.rawFragment, 'fragment')}`;
+  return out;
+}
+
+/** A URI SAN as name constraints see it: its text, the host url.Parse found in it, and how Go prints it. */
 export interface ParsedUri {
   readonly raw: string;
   readonly host: string;
+  readonly parts: UrlParts;
+}
+
+/** url.URL.String() of a parsed URI SAN (what %q shows in Go's constraint errors). */
+export function urlString(uri: ParsedUri): string {
+  return reassemble(uri.parts);
 }
 
 /** url.Parse: the host, or the text of Go's *url.Error. */
 export function parseUrl(raw: string): ParsedUri | { error: string } {
   const hash = raw.indexOf('#');
   const u = hash < 0 ? raw : raw.slice(0, hash);
-  let parsed: { host: string };
+  let parts: UrlParts;
   try {
-    parsed = parseWithoutFragment(u);
+    parts = parseWithoutFragment(u);
   } catch (e) {
     if (e instanceof UrlError) return { error: `parse ${goQuote(u)}: ${e.message}` };
     throw e;
   }
   if (hash >= 0 && hash + 1 < raw.length) {
     try {
-      unescape(raw.slice(hash + 1), 'fragment');
+      const fragment = decoded(raw.slice(hash + 1), 'fragment');
+      parts.fragment = fragment.text;
+      parts.rawFragment = fragment.raw;
     } catch (e) {
       if (e instanceof UrlError) return { error: `parse ${goQuote(raw)}: ${e.message}` };
       throw e;
     }
   }
-  return { raw, host: parsed.host };
+  return { raw, host: parts.host, parts };
 }
