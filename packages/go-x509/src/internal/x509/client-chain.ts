@@ -50,7 +50,8 @@ export function createClientTrustPool(pemTexts: readonly string[]): ClientTrustP
 export function verifyClientChain(presented: readonly Uint8Array[], pool: ClientTrustPool, now: Date = new Date()): ClientChainVerdict {
   const certPool = pools.get(pool);
   if (certPool === undefined) throw new TypeError('verifyClientChain: the pool was not made by createClientTrustPool');
-  return verifyPresented(presented, certPool, now.getTime());
+  const parsed: Certificate[] = [];
+  return afterChain(verifyPresented(presented, certPool, now.getTime(), parsed), parsed);
 }
 
 /**
@@ -81,9 +82,24 @@ export function verifyClientChainWithin(presented: readonly Uint8Array[], pool: 
   }
 }
 
+/** crypto/rsa's floor (Go 1.24 and later, GODEBUG rsa1024min unset). */
+const MIN_RSA_KEY_BITS = 1024;
+
+/**
+ * What crypto/tls checks after the chain: the client's CertificateVerify, signed with the
+ * leaf's key. OpenSSL has checked that signature already; Go's check also refuses an RSA key
+ * under 1,024 bits (crypto/rsa's checkPublicKeySize, reached through rsa.VerifyPKCS1v15 and
+ * rsa.VerifyPSS), at TLS 1.2 and 1.3 alike, with this text.
+ */
+function afterChain(verdict: ClientChainVerdict, parsed: readonly Certificate[]): ClientChainVerdict {
+  const key = parsed[0]?.publicKey;
+  if (!verdict.accept || key?.kind !== 'RSA' || key.bits >= MIN_RSA_KEY_BITS) return verdict;
+  return { accept: false, reason: `tls: invalid signature by the client certificate: crypto/rsa: ${key.bits}-bit keys are insecure (see https://go.dev/pkg/crypto/rsa#hdr-Minimum_key_size)` };
+}
+
 function timedVerdict(presented: readonly Uint8Array[], certPool: CertPool, nowMs: number, limits: SignatureLimits | undefined): TimedClientChainVerdict {
   const parsed: Certificate[] = [];
-  const verdict = verifyPresented(presented, certPool, nowMs, parsed, limits);
+  const verdict = afterChain(verifyPresented(presented, certPool, nowMs, parsed, limits), parsed);
   const sent = nextValidityChange(parsed, nowMs);
   const held = nextValidityChange(certPool.certificates(), nowMs);
   return { verdict, changesAt: sent === undefined || (held !== undefined && held < sent) ? held : sent };
