@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { answerClientErrorAsGo, createRouter, DEFAULT_SERVER_LIMITS, serverOptionsFor, type Route, type ServerLimits } from '@fabric-ops/ops-http';
 import { formatHostPort } from '@fabric-ops/ops-http/go';
 import { OpsServerError } from './errors.ts';
@@ -209,6 +209,12 @@ export function createSystem<L extends LoggingRegistry = Logging>(options: Opera
   let state: State = 'new';
   let server: Server | undefined;
   let bound = '';
+  // Every connection the HTTP layer holds, so stop() can close at once those with nothing to answer.
+  const open = new Set<Socket>();
+  const track = (socket: Socket): void => {
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
+  };
 
   const closeIdleSoon = () => setImmediate(() => server?.closeIdleConnections());
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
@@ -228,6 +234,8 @@ export function createSystem<L extends LoggingRegistry = Logging>(options: Opera
       const httpServer = tls === undefined ? createServer(serverOptionsFor(limits), onRequest) : tls.createServer(serverOptionsFor(limits), onRequest);
       // Requests Node's parser refuses get Go's bytes (text/plain reason), not Node's bare 400.
       httpServer.on('clientError', answerClientErrorAsGo);
+      // With TLS, the sockets the HTTP layer gets are the admitted ones (ops-tls-auth ends the rest).
+      httpServer.on(tls === undefined ? 'connection' : 'secureConnection', track);
       // No socket inactivity timer (`httpServer.timeout`): re-armed on every request it cost ~1 µs
       // each, and every phase already has its deadline: the handshake (ops-tls-auth), headers and
       // body (requestTimeout), idle keep-alive (keepAliveTimeout), the response (the router's
@@ -262,10 +270,16 @@ export function createSystem<L extends LoggingRegistry = Logging>(options: Opera
     const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
     httpServer.closeIdleConnections();
     // Requests that arrived before stop() must not leave their connection open once answered.
+    const answering = new Set<unknown>();
     for (const res of router.inFlight()) {
+      answering.add(res.socket);
       if (!res.headersSent) res.setHeader('Connection', 'close');
       res.once('finish', closeIdleSoon);
     }
+    // A connection with no request being answered has nothing to finish: its request line or
+    // headers are still arriving (as a slowloris client's never finish) and Node counts it
+    // active, so closeIdleConnections leaves it. It is closed now, not at shutdownTimeoutMs.
+    for (const socket of open) if (!answering.has(socket)) socket.destroy();
     const force = setTimeout(() => httpServer.closeAllConnections(), shutdownTimeoutMs);
     force.unref();
     await closed;
