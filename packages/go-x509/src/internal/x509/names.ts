@@ -1,3 +1,5 @@
+import { parseAddr } from './netip.ts';
+
 export interface IpNet {
   readonly ip: Uint8Array;
   readonly mask: Uint8Array;
@@ -174,18 +176,8 @@ export function ipNetString(n: IpNet): string {
  * Go 1.22.11 name constraints see it), undefined when it does not parse.
  */
 export function parseNetipAddr(s: string): 4 | 6 | undefined {
-  for (let i = 0; i < s.length; i++) {
-    const c = s[i];
-    if (c === '.') return parseIPv4(s) === undefined ? undefined : 4;
-    if (c === ':') {
-      const percent = s.indexOf('%');
-      if (percent === -1) return parseIPv6(s) === undefined ? undefined : 6;
-      if (percent === s.length - 1) return undefined;
-      return parseIPv6(s.slice(0, percent)) === undefined ? undefined : 6;
-    }
-    if (c === '%') return undefined;
-  }
-  return undefined;
+  const family = parseAddr(s);
+  return typeof family === 'object' ? undefined : family;
 }
 
 /** net.ParseIP succeeds: dotted-quad IPv4 or an IPv6 literal (no zone). */

@@ -27,6 +27,10 @@ describe("net/url.Parse's (Go 1.26) verdicts on URI SANs", () => {
     ['https://x[::1]/', { error: 'parse "https://x[::1]/": invalid IP-literal' }],
     ['mongodb://a:1,b:2/', { raw: 'mongodb://a:1,b:2/', host: 'a:1,b:2' }],
     ['https://a:1,b:2/', { error: 'parse "https://a:1,b:2/": invalid port ":1,b:2" after host' }],
+    // A bracketed host is net/netip's to parse, and its error is Go's text.
+    ['https://[1::2::3]/', { error: 'parse "https://[1::2::3]/": invalid host: ParseAddr("1::2::3"): multiple :: in address (at ":3")' }],
+    ['https://[example]/', { error: 'parse "https://[example]/": invalid host: ParseAddr("example"): unable to parse IP' }],
+    ['https://[fe80::1%25]/', { error: 'parse "https://[fe80::1%25]/": invalid host: ParseAddr("fe80::1%"): zone must be a non-empty string' }],
   ] as const)('%j', (input, expected) => {
     const parsed = parseUrl(input);
     expect('error' in parsed ? parsed : { raw: parsed.raw, host: parsed.host }).toEqual(expected);

@@ -1,4 +1,4 @@
-import { parseNetipAddr } from './names.ts';
+import { parseAddr } from './netip.ts';
 import { goQuote } from './quote.ts';
 
 // The parts of Go 1.26's net/url.Parse that decide whether a URI SAN parses, and the host it
@@ -94,8 +94,8 @@ function parseHost(scheme: string, host: string): string {
     const zone = hostname.indexOf('%25');
     const unescaped = zone >= 0 ? unescape(hostname.slice(0, zone), 'host') + unescape(hostname.slice(zone), 'zone') : unescape(hostname, 'host');
     // Only an IPv6 address (a zone allowed) may stand in brackets (RFC 3986).
-    const family = parseNetipAddr(unescaped);
-    if (family === undefined) throw new UrlError(`invalid host: ParseAddr(${goQuote(unescaped)}): unable to parse IP`);
+    const family = parseAddr(unescaped);
+    if (typeof family === 'object') throw new UrlError(`invalid host: ${family.error}`);
     if (family === 4) throw new UrlError('invalid IP-literal');
     return `[${unescaped}]${port}`;
   }
