@@ -1,7 +1,38 @@
 import { execFileSync } from 'node:child_process';
+import { basename, resolve } from 'node:path';
 import type { Options } from 'tsup';
 
 type TsupPlugin = NonNullable<Options['plugins']>[number];
+type EsbuildPlugin = NonNullable<Options['esbuildPlugins']>[number];
+
+/**
+ * Every entry of a package but `entry` itself loads `module` (a source file) from the built
+ * `entry` (`./<entry>.js` or `./<entry>.cjs` beside it) instead of bundling a copy of it. Each
+ * entry is bundled alone (no code splitting), so a module two entries import is otherwise in
+ * both, twice: for the error base that made `instanceof FabricOpsError` false for the classes of
+ * the main entry. Entries are all built into `dist/` itself, so the path is the same from each.
+ */
+export function sharedFromEntry(module: string, entry: string, entrySource: string): EsbuildPlugin {
+  const modulePath = resolve(module);
+  const entryPath = resolve(entrySource);
+  return {
+    name: 'shared-from-entry',
+    setup(build) {
+      // The extension this build gives its entries (tsup builds CommonJS through an ES module
+      // pass, so the format option says 'esm' for both; the output extension tells them apart).
+      const extension = build.initialOptions.outExtension?.['.js'] ?? '.js';
+      const named = new RegExp(
+        `(^|/)${basename(modulePath)
+          .replace(/\.ts$/, '')
+          .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(\\.ts)?$`,
+      );
+      build.onResolve({ filter: named }, (args) => {
+        if (resolve(args.resolveDir, args.path) !== modulePath || args.importer === entryPath) return undefined;
+        return { path: `./${entry}${extension}`, external: true };
+      });
+    },
+  };
+}
 
 /**
  * Node builtins whose ES module facade costs far more than the builtin: an `import` of one makes

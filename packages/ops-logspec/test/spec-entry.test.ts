@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +9,7 @@ import { describe, expect, it, vi } from 'vitest';
 // where pino, the package's peer dependency, is not installed.
 
 const dist = fileURLToPath(new URL('../dist/', import.meta.url));
+const opsHttpDist = fileURLToPath(new URL('../../ops-http/dist/', import.meta.url));
 const packageJson = JSON.parse(readFileSync(fileURLToPath(new URL('../package.json', import.meta.url)), 'utf8')) as {
   exports: Record<string, unknown>;
 };
@@ -33,11 +34,17 @@ describe('the ./spec entry', () => {
     vi.doUnmock('pino');
   });
 
-  it.each(['spec.js', 'spec.cjs'])('built %s runs from a directory with no node_modules at all', (file) => {
+  it.each(['spec.js', 'spec.cjs'])('built %s runs where only its dependency ops-http is installed (no logger library)', (file) => {
     // `pnpm test` builds before testing; the built file is what a user installs.
     expect(existsSync(join(dist, file))).toBe(true);
     const dir = mkdtempSync(join(tmpdir(), 'logspec-no-pino-'));
     copyFileSync(join(dist, file), join(dir, file));
+    // ops-http's error base, the one import of the entry: its built `./errors` entry alone.
+    const opsHttp = join(dir, 'node_modules', '@fabric-ops', 'ops-http');
+    mkdirSync(join(opsHttp, 'dist'), { recursive: true });
+    for (const built of ['errors.js', 'errors.cjs']) copyFileSync(join(opsHttpDist, built), join(opsHttp, 'dist', built));
+    const errorsEntry = { import: './dist/errors.js', require: './dist/errors.cjs' };
+    writeFileSync(join(opsHttp, 'package.json'), JSON.stringify({ name: '@fabric-ops/ops-http', type: 'module', exports: { './errors': errorsEntry } }));
     const script = join(dir, file.endsWith('.cjs') ? 'check.cjs' : 'check.mjs');
     const load = file.endsWith('.cjs') ? `const m = require('./${file}');` : `const m = await import('./${file}');`;
     writeFileSync(

@@ -37,7 +37,7 @@ let scratch = '';
 // What every entry point must offer, beyond "loads and has named exports".
 const KEY_EXPORTS: Readonly<Record<string, readonly string[]>> = {
   '@fabric-ops/ops-http': ['createRouter', 'writeJson'],
-  '@fabric-ops/ops-logspec': ['createLogging', 'logspecHandler', 'parseSpec'],
+  '@fabric-ops/ops-logspec': ['createLogging', 'createLeanLogging', 'logspecHandler'],
   '@fabric-ops/ops-health': ['createHealthRegistry', 'createHealthEndpoints', 'dockerChecker'],
   '@fabric-ops/ops-metrics': ['createMetricsProvider', 'MetricsError'],
   '@fabric-ops/go-x509': ['createClientTrustPool', 'verifyClientChain', 'clientCertificateMessageProblem'],
@@ -69,7 +69,7 @@ beforeAll(async () => {
   // The scratch project's own npm settings: no workspace .npmrc reaches it from /tmp.
   await writeFile(join(scratch, '.npmrc'), 'audit=false\nfund=false\nupdate-notifier=false\n');
   await exec('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '--prefer-offline', ...tgz], scratch, 200_000);
-  for (const file of ['check-modules.mjs', 'builtins-loaded.mjs', 'exercise.cjs', 'run-esm.mjs', 'run-cjs.cjs', 'tsconfig.json']) {
+  for (const file of ['check-modules.mjs', 'error-classes.mjs', 'builtins-loaded.mjs', 'exercise.cjs', 'run-esm.mjs', 'run-cjs.cjs', 'tsconfig.json']) {
     await copyFile(join(repoRoot, 'tools', 'consumer-test', 'fixtures', file), join(scratch, file));
   }
   // One consumer source, type-checked as an ES module and as CommonJS.
@@ -110,6 +110,19 @@ describe('the packed packages, installed with npm outside the workspace', () => 
       expect(entry.esm, entry.name).toEqual(entry.cjs);
       for (const name of KEY_EXPORTS[entry.name] ?? []) expect(entry.esm, entry.name).toContain(name);
     }
+  });
+
+  it('derive every exported error class, in every entry, ESM and CommonJS, from the one FabricOpsError of ops-http/errors', async () => {
+    const report = JSON.parse(await exec(process.execPath, ['error-classes.mjs', ...packages.map((p) => p.name)], scratch, 60_000)) as {
+      classes: { specifier: string; exported: string; system: string; derives: boolean }[];
+      unloadable: { specifier: string; code: string; message: string }[];
+    };
+    // Only an adapter whose optional peer is not installed may fail to load, and never for want of one of ours.
+    for (const entry of report.unloadable) expect(entry.message, entry.specifier).not.toMatch(/@fabric-ops\//);
+    const found = new Set(report.classes.map((c) => c.exported));
+    for (const name of ['FabricOpsError', 'OpsHttpError', 'LogspecError', 'HealthError', 'MetricsError', 'ConfigError', 'TlsAuthError', 'OpsServerError', 'OpsctlError'])
+      expect(found, name).toContain(name);
+    expect(report.classes.filter((c) => !c.derives).map((c) => `${c.specifier} ${c.exported} (${c.system})`)).toEqual([]);
   });
 
   it('cost as little to import as to require: no builtin module facade that loads undici, http2, zlib, worker_threads or streams', async () => {
