@@ -5,6 +5,6 @@ export { createOperationsCluster, workerComponent, CLUSTER_COMPONENT } from './c
 export type { ClusterMember, ClusterSettings, OperationsCluster, OperationsClusterOptions } from './cluster/primary.ts';
 export { joinOperationsCluster, startOperationsWorker } from './cluster/worker.ts';
 export type { ClusterWorker, ClusterWorkerOptions, OperationsWorker, OperationsWorkerOptions } from './cluster/worker.ts';
-export type { GaugeRule } from '@fabric-ops/ops-metrics';
+export type { GaugeRule } from '@fabric-ops/ops-metrics/cluster';
 export type { WorkerStatus } from './cluster/coordinator.ts';
 export type { ClusterMetricsKind } from './cluster/protocol.ts';

@@ -6,7 +6,8 @@ import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
 import Fastify from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createMetricsProvider, createRequestMetrics } from '@fabric-ops/ops-metrics';
+import { createMetricsProvider } from '@fabric-ops/ops-metrics';
+import { createRequestMetrics } from '@fabric-ops/ops-metrics/request-metrics';
 
 // Express ships no type declarations (and @types/express is not installed): the little used here, typed.
 interface ExpressApp {

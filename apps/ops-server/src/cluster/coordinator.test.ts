@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ClusterCoordinator, DEPARTED_LIMIT, GREETINGS_PER_WORKER, type CoordinatorEvent } from './coordinator.ts';
-import type { KeyedFamily, SeriesFamily, SeriesSnapshot } from '@fabric-ops/ops-metrics';
+import type { KeyedFamily, SeriesFamily, SeriesSnapshot } from '@fabric-ops/ops-metrics/cluster';
 import { PROTOCOL_TAG, type PrimaryMessage, type WorkerChannel } from './protocol.ts';
 import { encodeValues, ValuesSender } from './worker-series.ts';
 

@@ -1,15 +1,6 @@
-import { normaliseSpec } from '@fabric-ops/ops-logspec';
-import {
-  createSeriesMerger,
-  keyLayouts,
-  withValues,
-  type SeriesMerger,
-  type GaugeRule,
-  type KeyedFamily,
-  type ScrapeCancelToken,
-  type SeriesSnapshot,
-  type StatsdInterval,
-} from '@fabric-ops/ops-metrics';
+import { normaliseSpec } from '@fabric-ops/ops-logspec/spec';
+import type { StatsdInterval } from '@fabric-ops/ops-metrics';
+import { createSeriesMerger, keyLayouts, withValues, type SeriesMerger, type GaugeRule, type KeyedFamily, type ScrapeCancelToken, type SeriesSnapshot } from '@fabric-ops/ops-metrics/cluster';
 import { DEFAULT_GAUGE_RULES } from './gauge-rules.ts';
 import { RetiredSeries, type RetiredLimits } from './retired.ts';
 import { takeSeriesReply, type ApplyCounts, type WorkerSeries, type DropReason, type SeriesLimits } from './worker-series.ts';

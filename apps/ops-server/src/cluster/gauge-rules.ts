@@ -1,5 +1,5 @@
 // How the runtime gauges every Node process reports combine across a cluster's processes.
-import type { GaugeRule } from '@fabric-ops/ops-metrics';
+import type { GaugeRule } from '@fabric-ops/ops-metrics/cluster';
 
 /** Sensible rules for the runtime gauges every Node process reports. */
 export const DEFAULT_GAUGE_RULES: Readonly<Record<string, GaugeRule>> = {

@@ -6,7 +6,8 @@ import type { ExtendedSystem, SystemExtensions } from '../system.ts';
 import { SYSTEM_EXTENSIONS } from '../system-extensions.ts';
 import { ClusterCoordinator, DEFAULT_MAX_QUEUED_BYTES, DEFAULT_RETIRED_LIMITS, DEFAULT_SERIES_LIMITS, type CoordinatorOptions, type WorkerStatus } from './coordinator.ts';
 import type { WorkerChannel } from './protocol.ts';
-import type { GaugeRule, KeyedFamily, StatsdInterval } from '@fabric-ops/ops-metrics';
+import type { GaugeRule, KeyedFamily } from '@fabric-ops/ops-metrics/cluster';
+import type { StatsdInterval } from '@fabric-ops/ops-metrics';
 
 export interface ClusterSettings {
   /** `/readyz` (and `/healthz`, as the `cluster` check) fail while fewer workers than this have joined. Default 1. */

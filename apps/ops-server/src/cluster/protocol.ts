@@ -2,7 +2,7 @@
 // child_process.fork give every worker. Each carries a tag so that the application's own IPC
 // messages on the same channel are left alone.
 
-import type { SeriesFamily } from '@fabric-ops/ops-metrics';
+import type { SeriesFamily } from '@fabric-ops/ops-metrics/cluster';
 import type { WireStatsdInterval } from './statsd-merge.ts';
 
 export const PROTOCOL_TAG = 'fabric-ops/cluster/v1';

@@ -1,7 +1,7 @@
 // What exited workers had counted, kept so the cluster's counters and histograms never go down
 // when a worker is replaced. Bounded in series and characters: a worker whose series carry its
 // pid (or a crash loop of them) would otherwise add its series for good at every exit.
-import type { KeyedFamily, SeriesType } from '@fabric-ops/ops-metrics';
+import type { KeyedFamily, SeriesType } from '@fabric-ops/ops-metrics/cluster';
 import type { WorkerSeries } from './worker-series.ts';
 
 export interface RetiredLimits {

@@ -5,7 +5,7 @@
 // worker is kept after it exits (unlike the Prometheus merge, which keeps a dead worker's
 // totals): its deltas were already pushed, and pushing them again would count them twice.
 import type { StatsdInterval } from '@fabric-ops/ops-metrics';
-import type { GaugeRule } from '@fabric-ops/ops-metrics';
+import type { GaugeRule } from '@fabric-ops/ops-metrics/cluster';
 import { DEFAULT_GAUGE_RULES } from './gauge-rules.ts';
 
 /** Sensible rules for the `nodejs.` runtime gauges every process pushes (keyed like the Prometheus rules, by metric name). */

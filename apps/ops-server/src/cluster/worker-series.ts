@@ -3,7 +3,7 @@
 // only up to the limits; values are checked on every reply. Counters and histograms only grow:
 // a value that is not a finite number ≥ 0 is refused, and a decrease is that worker's reset (what
 // it had counted before is kept as an offset), so the cluster's sums never go down.
-import { isSeriesType, sampleKey, type KeyedLayout, type SeriesType } from '@fabric-ops/ops-metrics';
+import { isSeriesType, sampleKey, type KeyedLayout, type SeriesType } from '@fabric-ops/ops-metrics/cluster';
 import type { WireSeries } from './protocol.ts';
 
 /** What the primary holds per worker; past these, samples are left out and counted. */

@@ -1,6 +1,7 @@
 import { createHealthRegistry, type Checker, type HealthOptions, type HealthRegistry, type RegisterOptions } from '@fabric-ops/ops-health';
 import { createLoggingFromEnv, type Logging, type LoggingRegistry } from '@fabric-ops/ops-logspec';
-import { createMetricsProvider, type MetricsOptions, type PrometheusProvider, type SeriesFamily, type SeriesSnapshot, type StatsdInterval, type StatsdProvider } from '@fabric-ops/ops-metrics';
+import { createMetricsProvider, type MetricsOptions, type PrometheusProvider, type StatsdInterval, type StatsdProvider } from '@fabric-ops/ops-metrics';
+import type { SeriesFamily, SeriesSnapshot } from '@fabric-ops/ops-metrics/cluster';
 import { OpsServerError } from '@fabric-ops/ops-server';
 import { observeLogging } from '../metrics.ts';
 import { isProtocolMessage, PROTOCOL_TAG, type ClusterMetricsKind, type PrimaryMessage, type WorkerMessage } from './protocol.ts';
