@@ -3,7 +3,7 @@ import { readRegularFileSync } from '@fabric-ops/ops-http/fs';
 import { formatHostPort } from '@fabric-ops/ops-http/go';
 import type { LoadedConfig, MetricsSettings, OperationsSettings } from '@fabric-ops/ops-config';
 import { createMetricsProvider, isMetricsError, type MetricsOptions } from '@fabric-ops/ops-metrics';
-import { createLeanLogging, isLogspecError, loggingSettingsFromEnv, type EnvLoggingSettings, type LeanLogging } from '@fabric-ops/ops-logspec';
+import { createLeanLogging, isLogspecError, loggingSettingsFromEnv, type LeanLogging } from '@fabric-ops/ops-logspec';
 import type { TlsCredentials } from '@fabric-ops/ops-tls-auth';
 // The system code itself, bundled into this entry rather than taken from the main entry by name:
 // the main entry imports ops-tls-auth for embedders, and this one loads it only when TLS is on
@@ -65,7 +65,7 @@ function loggingProblemLine(message: string): string {
 }
 
 /** FABRIC_LOGGING_SPEC and FABRIC_LOGGING_FORMAT, parsed once: the settings the logging is built from, or the problem. */
-function loggingSettings(env: NodeJS.ProcessEnv): { readonly settings?: EnvLoggingSettings; readonly problems: readonly string[] } {
+function loggingSettings(env: NodeJS.ProcessEnv): { readonly settings?: ReturnType<typeof loggingSettingsFromEnv>; readonly problems: readonly string[] } {
   try {
     return { settings: loggingSettingsFromEnv(env), problems: [] };
   } catch (error) {

@@ -52,7 +52,7 @@ describe('runUntilSignalled', () => {
   it('resolves 1 once forceExitAfterMs passes with the stop still hanging, and logs why', async () => {
     const source = new EventEmitter();
     const lines: string[] = [];
-    const logger = { info() {}, warn() {}, error: (_fields: object, message?: string) => void lines.push(message ?? '') };
+    const logger = { info() {}, warn() {}, error: (_fields: object | string, message?: string) => void lines.push(message ?? '') };
     const done = runUntilSignalled(
       fakeSystem(() => new Promise(() => {})),
       { source: source as unknown as SignalSource, forceExitAfterMs: 20, logger },
@@ -66,7 +66,7 @@ describe('runUntilSignalled', () => {
   it('clears the backstop when the stop finishes in time', async () => {
     const source = new EventEmitter();
     const lines: string[] = [];
-    const logger = { info() {}, warn() {}, error: (_fields: object, message?: string) => void lines.push(message ?? '') };
+    const logger = { info() {}, warn() {}, error: (_fields: object | string, message?: string) => void lines.push(message ?? '') };
     const done = runUntilSignalled(
       fakeSystem(() => new Promise((resolve) => setTimeout(resolve, 5))),
       { source: source as unknown as SignalSource, forceExitAfterMs: 30, logger },

@@ -1,4 +1,4 @@
 // `@fabric-ops/ops-logspec/winston`: Fabric's spec over winston loggers. It imports winston
 // (an optional peer dependency of the package) and no other logger library.
 export { createWinstonLogging } from './internal/winston.ts';
-export type { WinstonFollowOptions, WinstonLogging, WinstonLoggingOptions } from './internal/winston.ts';
+export type { WinstonLogging } from './internal/winston.ts';
