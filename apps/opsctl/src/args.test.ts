@@ -93,11 +93,11 @@ describe('parseArgs for a set of targets', () => {
       rollback: false,
     });
     expect(parseArgs(['--address', 'a:1', '--address', '[::1]:2', 'version']).fleet).toMatchObject({ addresses: ['a:1', '[::1]:2'] });
-    expect(parseArgs(['--prometheus', 'http://prom:9090/', '--job', 'fabric', '--concurrency', '4', '--deadline', '30s', 'logspec', 'set', 'info', '--rollback']).fleet).toEqual({
+    expect(parseArgs(['--prometheus', 'http://prom:9090/', '--job', 'fabric', '--job', 'ops', '--concurrency', '4', '--deadline', '30s', 'logspec', 'set', 'info', '--rollback']).fleet).toEqual({
       targetFiles: [],
       addresses: [],
       prometheusUrl: 'http://prom:9090',
-      job: 'fabric',
+      jobs: ['fabric', 'ops'],
       concurrency: 4,
       deadlineMs: 30_000,
       dryRun: false,

@@ -34,8 +34,8 @@ export interface FleetOptions {
   readonly addresses: readonly string[];
   /** `--prometheus`: base URL of a Prometheus server whose active targets are the fleet. */
   readonly prometheusUrl?: string;
-  /** `--job`: only this scrape job of that Prometheus. */
-  readonly job?: string;
+  /** `--job` (repeatable): only these scrape jobs of that Prometheus; absent, the jobs named `fabric-<something>`. */
+  readonly jobs?: readonly string[];
   /** `--match name=value` (and `--role r`, which is `--match role=r`): only targets with every one of these labels. */
   readonly match?: readonly { readonly name: string; readonly value: string }[];
   /** Targets worked on at once. */
@@ -70,7 +70,8 @@ commands:
   logspec get              print the active logging spec
   logspec set <spec>       activate a logging spec (e.g. "gossip=debug:info")
   health [component]       run the health checks (/healthz, or /healthz/<component>)
-    --verbose              per-check lines from the server (?verbose)
+    --verbose              a line per check: every check with --live/--ready
+                           (?verbose); the failing ones only on /healthz
     --live | --ready       ask /livez or /readyz instead
   version                  print the server's version and commit
   metrics                  print the Prometheus metrics (--json: parsed)
@@ -92,7 +93,9 @@ fleet (every target of a set at once; health, version, logspec get|set):
   --targets <file>         a Prometheus file_sd file (JSON or YAML); may be repeated
   --address <host:port>    given more than once: each is a target
   --prometheus <url>       the active targets of a running Prometheus server
-  --job <name>             only that Prometheus scrape job
+  --job <name>             only that Prometheus scrape job; may be repeated
+                           (default: the jobs named fabric-<something>; never
+                           exporter probes, whose scrape URL has a target parameter)
   --match <name>=<value>   only targets with that label; may be repeated (all must match)
   --role peer|orderer      only targets labelled role=peer or role=orderer
   --concurrency <n>        targets worked on at once (default ${DEFAULT_CONCURRENCY})
@@ -110,7 +113,7 @@ fleet: 0 every target succeeded, 1 any target failed, 2 usage,
 
 const VALUE_OPTIONS = new Set(['--address', '--cert', '--key', '--cacert', '--server-name', '--timeout', '--targets', '--prometheus', '--job', '--concurrency', '--deadline', '--match', '--role']);
 /** Options that may be given more than once; each value counts. */
-const REPEATABLE_OPTIONS = new Set(['--address', '--targets', '--match']);
+const REPEATABLE_OPTIONS = new Set(['--address', '--targets', '--match', '--job']);
 const FLAG_OPTIONS = new Set(['--json', '--verbose', '--live', '--ready', '--tls', '--help', '-h', '--dry-run', '--rollback', '--version']);
 const ROLES = ['peer', 'orderer'];
 const MAX_CONCURRENCY = 1_024;
@@ -236,8 +239,8 @@ function fleetOptions(values: ReadonlyMap<string, string>, repeated: ReadonlyMap
     }
     return undefined;
   }
-  const job = values.get('--job');
-  if (job !== undefined && prometheusUrl === undefined) throw new OpsctlError('USAGE', '--job picks a scrape job of --prometheus; give --prometheus too');
+  const jobs = repeated.get('--job');
+  if (jobs !== undefined && prometheusUrl === undefined) throw new OpsctlError('USAGE', '--job picks a scrape job of --prometheus; give --prometheus too');
   for (const address of addresses) checkAddress(address);
   const match = parseMatch(values, repeated);
   return {
@@ -245,7 +248,7 @@ function fleetOptions(values: ReadonlyMap<string, string>, repeated: ReadonlyMap
     addresses,
     ...(match.length > 0 ? { match } : {}),
     ...(prometheusUrl !== undefined ? { prometheusUrl: checkPrometheusUrl(prometheusUrl) } : {}),
-    ...(job !== undefined ? { job } : {}),
+    ...(jobs !== undefined ? { jobs } : {}),
     concurrency: values.has('--concurrency') ? parseConcurrency(values.get('--concurrency')!) : DEFAULT_CONCURRENCY,
     deadlineMs: values.has('--deadline') ? parseTimeout(values.get('--deadline')!, '--deadline') : DEFAULT_DEADLINE_MS,
     dryRun: flags.has('--dry-run'),

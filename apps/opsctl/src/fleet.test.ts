@@ -158,7 +158,7 @@ describe('runFleetCommand', () => {
   });
 });
 
-describe('target selection and the rollback summary (issue 29)', () => {
+describe('target selection and the rollback summary', () => {
   it('works only on the targets whose labels match, and names the labels when none does', async () => {
     const orderer = await jsonServer(200, '{"Version":"2.5.0","CommitSHA":"abc"}');
     const file = join(tempDir(), 'sd.json');
@@ -191,5 +191,65 @@ describe('target selection and the rollback summary (issue 29)', () => {
       row('c:3', { ok: false, reason: 'connection-refused', error: 'connection refused' }),
     ];
     expect(fleetText({ kind: 'logspec-set', spec: 'debug' }, rows).trimEnd().split('\n').at(-1)).toBe('3 targets: 0 ok, 2 rolled back, 1 failed');
+  });
+});
+
+/** A loopback node with a /logspec that keeps what is PUT; its `host:port` and the specs it was given. */
+async function logspecNode(): Promise<{ address: string; puts: string[] }> {
+  const puts: string[] = [];
+  let spec = 'info';
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      if (req.method === 'PUT') {
+        spec = (JSON.parse(body) as { spec: string }).spec;
+        puts.push(spec);
+        res.writeHead(204).end();
+      } else res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ spec }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  defer(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return { address: `127.0.0.1:${(server.address() as { port: number }).port}`, puts };
+}
+
+describe('logspec set --rollback beside a target that is not an operations server', () => {
+  it.each([
+    ['an exporter page (200, HTML)', 200, '<html><body>Blackbox Exporter</body></html>'],
+    ['404', 404, '404 page not found'],
+  ])('%s: changes nothing there, and rolls nothing back on the operations servers', async (_name, status, body) => {
+    const exporter = createServer((_req, res) => res.writeHead(status, { 'Content-Type': 'text/html' }).end(body));
+    await new Promise<void>((resolve) => exporter.listen(0, '127.0.0.1', resolve));
+    defer(() => new Promise<void>((resolve) => exporter.close(() => resolve())));
+    const exporterAddress = `127.0.0.1:${(exporter.address() as { port: number }).port}`;
+    const [a, b] = [await logspecNode(), await logspecNode()];
+    const file = join(tempDir(), 'sd.json');
+    writeFileSync(file, JSON.stringify([{ targets: [a.address, b.address, exporterAddress] }]));
+    const result = await runFleetCommand({ kind: 'logspec-set', spec: 'debug' }, { address: '127.0.0.1:9443', tls: false, timeoutMs: 2_000 }, { ...fleet([file]), rollback: true });
+    const byTarget = Object.fromEntries(result.rows.map((r) => [r.target, r]));
+    expect(byTarget[exporterAddress]).toMatchObject({ ok: false, reason: 'not-operations-server' });
+    expect(byTarget[exporterAddress]!.error).toMatch(/^not an operations server \(nothing sent\): /);
+    for (const node of [a, b]) {
+      expect(byTarget[node.address]).toMatchObject({ ok: true, changed: true, spec: 'debug' });
+      expect(byTarget[node.address]!.rolled_back).toBeUndefined();
+      expect(node.puts).toEqual(['debug']);
+    }
+    expect(result.exitCode).toBe(1);
+  });
+
+  it('a failing operations server still rolls the others back', async () => {
+    const [a, b] = [await logspecNode(), await logspecNode()];
+    const file = join(tempDir(), 'sd.json');
+    writeFileSync(file, JSON.stringify([{ targets: [a.address, b.address, '127.0.0.1:1'] }]));
+    const result = await runFleetCommand({ kind: 'logspec-set', spec: 'debug' }, { address: '127.0.0.1:9443', tls: false, timeoutMs: 2_000 }, { ...fleet([file]), rollback: true });
+    expect(result.rows.map((r) => [r.target, r.ok, r.rolled_back ?? false])).toEqual(
+      expect.arrayContaining([
+        [a.address, true, true],
+        [b.address, true, true],
+        ['127.0.0.1:1', false, false],
+      ]),
+    );
+    expect(a.puts).toEqual(['debug', 'info']);
   });
 });

@@ -3,8 +3,9 @@ import type { Command, ConnectionOptions, FleetOptions } from './args.ts';
 import { openOpsClient, readTlsMaterial, type OpsClient, type OpsResponse, type TlsMaterial } from './client.ts';
 import { healthAnswer, parseJsonAnswer, rejectionText, specAnswer, versionAnswer } from './answers.ts';
 import { isOpsctlError, OpsctlError } from './errors.ts';
+import { MAX_PARKED, PARK_AFTER_MS, ParkingRoom, parkingClient, Slots } from './internal/schedule.ts';
 import { cutText, detached } from './internal/terminal-text.ts';
-import { addressTarget, CREDENTIAL_LABELS, fetchPrometheusTargets, mergeTargets, readFileSd, type FleetTarget, type TargetCredentials } from './targets.ts';
+import { addressTarget, CREDENTIAL_LABELS, fetchPrometheusTargets, jobsText, mergeTargets, readFileSd, type FleetTarget, type TargetCredentials } from './targets.ts';
 
 /**
  * Why a target's row failed. Stable strings, for `--json` consumers:
@@ -20,9 +21,23 @@ import { addressTarget, CREDENTIAL_LABELS, fetchPrometheusTargets, mergeTargets,
  * - `credentials`: the credential files named by the target's labels cannot be used
  * - `unreachable`: any other network failure (unknown host, host unreachable, connection dropped)
  * - `unexpected-response`: another status, or a body that is not what the endpoint sends
+ * - `not-operations-server`: logspec set: the first GET /logspec answered what no operations
+ *   server sends (another status than 200 or 401, or not a spec); nothing was sent to it, and
+ *   `--rollback` does not count it as a failure of the change
  */
 export type FleetFailureReason =
-  'connection-refused' | 'timeout' | 'deadline' | 'tls-refused' | 'untrusted-certificate' | 'unauthorized' | 'unhealthy' | 'rejected' | 'credentials' | 'unreachable' | 'unexpected-response';
+  | 'connection-refused'
+  | 'timeout'
+  | 'deadline'
+  | 'tls-refused'
+  | 'untrusted-certificate'
+  | 'unauthorized'
+  | 'unhealthy'
+  | 'rejected'
+  | 'credentials'
+  | 'unreachable'
+  | 'unexpected-response'
+  | 'not-operations-server';
 
 /** One target's outcome; the JSON field names are part of the CLI's contract. */
 export interface FleetRow {
@@ -73,14 +88,6 @@ export const MAX_ROW_FIELD_CHARS: number = 512;
 export const MAX_FAILED_CHECKS: number = 16;
 /** Longest previous spec `--rollback` keeps to put back; a node answering more is not changed. */
 export const MAX_ROLLBACK_SPEC_CHARS: number = 64 * 1024;
-/**
- * A target's first request gets this long (or --timeout if shorter) while other targets are
- * still untried; one that has not answered by then is set aside and tried again, with the
- * full --timeout, once every target has had its turn. Black holes sorted first thus cost
- * a fraction of a second each before the healthy nodes are reached, not a --timeout each.
- */
-export const FIRST_TRY_MS: number = 500;
-
 /** A field as a row keeps it: cut, and copied so that it holds nothing of the answer it came in. */
 const bounded = (text: string): string => detached(cutText(text, MAX_ROW_FIELD_CHARS));
 
@@ -255,8 +262,22 @@ const uncertain = new WeakSet<FleetRow>();
 /** The whole previous spec of each row `--rollback` may restore (the row shows it cut). */
 const restorable = new WeakMap<FleetRow, string>();
 
+/**
+ * The first read of `logspec set`: an answer no operations server gives (404, HTML, JSON without
+ * a spec) names the target as not one, so that it changes nothing and rolls nothing back.
+ */
+async function readFirstSpec(client: OpsClient): Promise<string> {
+  try {
+    return await readSpec(client);
+  } catch (error) {
+    const failure = classifyFailure(error, client);
+    if (failure.reason !== 'unexpected-response') throw failure;
+    throw new TargetFailure('not-operations-server', `not an operations server (nothing sent): ${failure.message}`);
+  }
+}
+
 async function setSpec(client: OpsClient, spec: string, fleet: FleetOptions, row: FleetRow): Promise<void> {
-  const previous = await readSpec(client);
+  const previous = await readFirstSpec(client);
   row.previous_spec = bounded(previous);
   row.spec = row.previous_spec;
   row.changed = false;
@@ -289,15 +310,11 @@ async function setSpec(client: OpsClient, spec: string, fleet: FleetOptions, row
 async function discoverTargets(fleet: FleetOptions, connection: ConnectionOptions, deadline: AbortSignal): Promise<FleetTarget[]> {
   const sources: Promise<FleetTarget[]>[] = [...fleet.targetFiles.map((file) => readFileSd(file)), Promise.resolve(fleet.addresses.map((address) => addressTarget(address)))];
   if (fleet.prometheusUrl !== undefined) {
-    sources.push(fetchPrometheusTargets(fleet.prometheusUrl, fleet.job, { timeoutMs: connection.timeoutMs, deadline, deadlineText: `--deadline ${fleet.deadlineMs / 1000}s` }));
+    sources.push(fetchPrometheusTargets(fleet.prometheusUrl, fleet.jobs, { timeoutMs: connection.timeoutMs, deadline, deadlineText: `--deadline ${fleet.deadlineMs / 1000}s` }));
   }
   const found = mergeTargets(await Promise.all(sources));
   const where = () =>
-    [
-      ...fleet.targetFiles,
-      ...(fleet.prometheusUrl !== undefined ? [`${fleet.prometheusUrl}${fleet.job !== undefined ? ` job ${fleet.job}` : ''}`] : []),
-      ...(fleet.addresses.length > 0 ? ['--address'] : []),
-    ].join(', ');
+    [...fleet.targetFiles, ...(fleet.prometheusUrl !== undefined ? [`${fleet.prometheusUrl} ${jobsText(fleet.jobs)}`] : []), ...(fleet.addresses.length > 0 ? ['--address'] : [])].join(', ');
   if (found.length === 0) throw new OpsctlError('USAGE', `no targets in ${where()}`);
   const wanted = fleet.match ?? [];
   const targets = found.filter((target) => wanted.every(({ name, value }) => target.labels[name] === value));
@@ -306,27 +323,6 @@ async function discoverTargets(fleet: FleetOptions, connection: ConnectionOption
     throw new OpsctlError('USAGE', `no target has the labels ${asked} (of ${found.length} in ${where()})`);
   }
   return targets;
-}
-
-/** Thrown by a target's first request that did not answer within its first try. */
-const SET_ASIDE = Symbol('set aside');
-
-/** `client`, with its first request bounded by `firstTryMs`: a timeout there throws SET_ASIDE. */
-function firstTryClient(client: OpsClient, firstTryMs: number): OpsClient {
-  let first = true;
-  return {
-    origin: client.origin,
-    async request(method, path, body) {
-      if (!first) return client.request(method, path, body);
-      first = false;
-      try {
-        return await client.request(method, path, body, { timeoutMs: firstTryMs });
-      } catch (error) {
-        if (isOpsctlError(error) && (error.cause as NodeJS.ErrnoException | undefined)?.code === 'OPSCTL_TIMEOUT') throw SET_ASIDE;
-        throw error;
-      }
-    },
-  };
 }
 
 /** Calls `onRow` with each row once it and every row before it are final. */
@@ -368,16 +364,17 @@ export async function runFleetCommand(command: Command, connection: ConnectionOp
     clearTimeout(timer);
   }
   if (rollingBack) {
-    if (rows.some((row) => !row.ok)) await rollBack(targets, rows, context, fleet);
+    // A target that is not an operations server (an exporter's address, say) says nothing about the change.
+    if (rows.some((row) => !row.ok && row.reason !== 'not-operations-server')) await rollBack(targets, rows, context, fleet);
     if (hooks.onRow !== undefined) for (const row of rows) hooks.onRow(row);
   }
   return { exitCode: rows.every((row) => row.ok) ? 0 : 1, rows };
 }
 
 /**
- * Every target once, `concurrency` at a time; then, while --deadline allows, again with the
- * full --timeout for those whose first request did not answer within FIRST_TRY_MS (only when
- * targets wait for a slot: with no more targets than slots, nobody is kept waiting).
+ * Every target once, `concurrency` at a time, in order. With more targets than slots, a target
+ * whose first request has not answered within PARK_AFTER_MS waits for it without a slot
+ * (internal/schedule.ts), so black-holed nodes never keep the others waiting for their --timeout.
  */
 async function runTargets(
   command: Command,
@@ -394,54 +391,43 @@ async function runTargets(
     emit(index, row);
   };
   const why = `--deadline ${fleet.deadlineMs / 1000}s passed first`;
-  const notTried = (target: FleetTarget): FleetRow => ({ target: target.address, labels: target.labels, ok: false, error: `not tried: ${why}`, reason: 'deadline', latency_ms: 0 });
-  const firstTryMs = targets.length > fleet.concurrency && FIRST_TRY_MS < context.connection.timeoutMs ? FIRST_TRY_MS : undefined;
-  const setAside: number[] = [];
-  const firstSpent = new Map<number, number>();
-  const indices = targets.map((_, index) => index);
-  await mapLimited(
-    indices,
-    fleet.concurrency,
-    signal,
-    async (index) => {
-      const started = performance.now();
-      const row = await runOnTarget(command, targets[index]!, context, fleet, signal, firstTryMs);
-      if (row === SET_ASIDE) {
-        setAside.push(index);
-        firstSpent.set(index, performance.now() - started);
-      } else finish(index, row);
-    },
-    (index) => finish(index, notTried(targets[index]!)),
-  );
-  setAside.sort((a, b) => a - b);
-  await mapLimited(
-    setAside,
-    fleet.concurrency,
-    signal,
-    async (index) => {
-      const row = (await runOnTarget(command, targets[index]!, context, fleet, signal, undefined)) as FleetRow;
-      row.latency_ms += Math.round(firstSpent.get(index) ?? 0);
-      finish(index, row);
-    },
-    (index) => finish(index, { ...notTried(targets[index]!), error: `no answer within ${FIRST_TRY_MS / 1000}s, and ${why} for a longer wait` }),
-  );
+  const slots = new Slots(fleet.concurrency);
+  const parking = targets.length > fleet.concurrency ? { room: new ParkingRoom(MAX_PARKED), afterMs: Math.min(PARK_AFTER_MS, context.connection.timeoutMs) } : undefined;
+  const stopped = new Promise<void>((resolve) => {
+    const stop = () => {
+      slots.close();
+      resolve();
+    };
+    if (signal.aborted) stop();
+    else signal.addEventListener('abort', stop, { once: true });
+  });
+  const tasks: Promise<void>[] = [];
+  for (let index = 0; index < targets.length; index++) {
+    if (!signal.aborted) await Promise.race([slots.acquire(false), stopped]);
+    const target = targets[index]!;
+    if (signal.aborted) {
+      finish(index, { target: target.address, labels: target.labels, ok: false, error: `not tried: ${why}`, reason: 'deadline', latency_ms: 0 });
+      continue;
+    }
+    const holder = { holding: true };
+    tasks.push(
+      runOnTarget(command, target, context, fleet, signal, (client) => (parking !== undefined ? parkingClient(client, parking.afterMs, slots, parking.room, holder) : client)).then((row) => {
+        if (holder.holding) slots.release();
+        finish(index, row);
+      }),
+    );
+  }
+  await Promise.all(tasks);
   return rows;
 }
 
-/** One target's row, or SET_ASIDE when its first request outlasted `firstTryMs`. */
-async function runOnTarget(
-  command: Command,
-  target: FleetTarget,
-  context: FleetContext,
-  fleet: FleetOptions,
-  signal: AbortSignal,
-  firstTryMs: number | undefined,
-): Promise<FleetRow | typeof SET_ASIDE> {
+/** One target's row; `wrap` gives the client its scheduling (parkingClient) or leaves it. */
+async function runOnTarget(command: Command, target: FleetTarget, context: FleetContext, fleet: FleetOptions, signal: AbortSignal, wrap: (client: OpsClient) => OpsClient): Promise<FleetRow> {
   const row: FleetRow = { target: target.address, labels: boundedLabels(target.labels), ok: true, latency_ms: 0 };
   const started = performance.now();
   const reached = await reach(target, context, signal);
   if ('failure' in reached) return failed(row, reached.failure);
-  const client = firstTryMs !== undefined ? firstTryClient(reached.client, firstTryMs) : reached.client;
+  const client = wrap(reached.client);
   try {
     switch (command.kind) {
       case 'health':
@@ -460,7 +446,6 @@ async function runOnTarget(
         throw new TargetFailure('unexpected-response', `'${command.kind}' does not run against a set of targets`);
     }
   } catch (error) {
-    if (error === SET_ASIDE) return SET_ASIDE;
     failed(row, classifyFailure(error, reached.client));
   } finally {
     row.latency_ms = Math.round(performance.now() - started);

@@ -70,11 +70,35 @@ describe('targetsFromPrometheus', () => {
   };
 
   it('takes address and scheme from the scrape URL, credentials from the discovered labels, and filters by job', () => {
-    expect(targetsFromPrometheus(body, 'p', 'fabric')).toEqual([
+    expect(targetsFromPrometheus(body, 'p', ['fabric'])).toEqual([
       { address: '127.0.0.1:9443', host: '127.0.0.1', port: 9443, scheme: 'https', labels: { job: 'fabric', org: 'org1' }, credentials: { caFile: '/etc/prometheus/sd/ca.pem' } },
       { address: '[::1]:9444', host: '::1', port: 9444, scheme: 'http', labels: { instance: 'peer1', job: 'fabric' } },
     ]);
-    expect(targetsFromPrometheus(body, 'p')).toHaveLength(3);
+    expect(targetsFromPrometheus(body, 'p', ['fabric', 'prometheus'])).toHaveLength(3);
+  });
+
+  it('without --job takes only the jobs named fabric-<something>, and never an exporter probing for a target', () => {
+    const probe = (job: string, target: string) => ({
+      discoveredLabels: { __address__: target },
+      labels: { instance: target, job },
+      scrapePool: job,
+      scrapeUrl: `http://127.0.0.1:9115/probe?module=fabric_healthz&target=${encodeURIComponent(`https://${target}/healthz`)}`,
+    });
+    const fleet = {
+      data: {
+        activeTargets: [
+          ...body.data.activeTargets,
+          { discoveredLabels: {}, labels: { instance: '10.0.0.1:9443', job: 'fabric-org1' }, scrapePool: 'fabric-org1', scrapeUrl: 'https://10.0.0.1:9443/metrics' },
+          { discoveredLabels: {}, labels: { instance: '10.0.0.2:8443', job: 'fabric-orderer' }, scrapePool: 'fabric-orderer', scrapeUrl: 'https://10.0.0.2:8443/metrics' },
+          probe('blackbox-fabric-healthz', '10.0.0.1:9443'),
+          // An exporter's probe job named like an operations job is still not one.
+          probe('fabric-healthz', '10.0.0.2:8443'),
+        ],
+      },
+    };
+    expect(targetsFromPrometheus(fleet, 'p').map((t) => `${t.labels['job']} ${t.address}`)).toEqual(['fabric-org1 10.0.0.1:9443', 'fabric-orderer 10.0.0.2:8443']);
+    expect(targetsFromPrometheus(fleet, 'p', ['blackbox-fabric-healthz', 'fabric-healthz'])).toEqual([]);
+    expect(targetsFromPrometheus(fleet, 'p', ['fabric-orderer', 'prometheus']).map((t) => t.address)).toEqual(['localhost:9090', '10.0.0.2:8443']);
   });
 
   it('refuses an answer without the target list', () => {
@@ -109,7 +133,7 @@ describe('fetchPrometheusTargets', () => {
   }
 
   it('asks /api/v1/targets for the active targets', async () => {
-    const body = { status: 'success', data: { activeTargets: [{ labels: { job: 'fabric' }, scrapePool: 'fabric', scrapeUrl: 'https://10.0.0.1:9443/metrics' }] } };
+    const body = { status: 'success', data: { activeTargets: [{ labels: { job: 'fabric-peer' }, scrapePool: 'fabric-peer', scrapeUrl: 'https://10.0.0.1:9443/metrics' }] } };
     let asked = '';
     await withServer(
       (url) => {

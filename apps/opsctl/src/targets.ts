@@ -158,17 +158,32 @@ function stringMap(value: unknown, where: string): Record<string, string> {
 }
 
 /**
+ * The scrape jobs `--prometheus` takes when no `--job` is given: those named `fabric-<something>`,
+ * as deploy/prometheus names its operations jobs and as alerts.yml selects them. A Prometheus also
+ * scrapes itself, exporters and probes; those are not operations servers.
+ */
+export const DEFAULT_JOB_PATTERN: RegExp = /^fabric-./;
+
+/** How the selected jobs are named in messages. */
+export function jobsText(jobs: readonly string[] | undefined): string {
+  return jobs === undefined || jobs.length === 0 ? 'jobs named fabric-<something>' : `job ${jobs.join(', job ')}`;
+}
+
+/**
  * One element of Prometheus's `data.activeTargets`: address and scheme from its scrape URL,
  * the labels Prometheus attaches (without `instance` when it is just the address), and the
- * credential labels from the discovered labels. Undefined when `job` excludes it or its scrape
- * URL is neither http nor https.
+ * credential labels from the discovered labels. Undefined when it is not an operations target:
+ * its job is not among `jobs` (without `jobs`: not named fabric-<something>), its scrape URL is
+ * neither http nor https, or its scrape URL carries a `target` parameter (an exporter probing
+ * another address for it, as the blackbox exporter's jobs do: the address is the exporter's).
  */
-export function targetFromPrometheusEntry(entry: unknown, index: number, source: string, job?: string): FleetTarget | undefined {
+export function targetFromPrometheusEntry(entry: unknown, index: number, source: string, jobs?: readonly string[]): FleetTarget | undefined {
   const where = `${source}: data.activeTargets[${index}]`;
   if (!isRecord(entry)) throw new OpsctlError('UNEXPECTED_RESPONSE', `${where}: expected a target object, got ${shapeOf(entry)}`);
   const labels = stringMap(entry['labels'], `${where}.labels`);
-  const scrapePool = entry['scrapePool'];
-  if (job !== undefined && scrapePool !== job && labels['job'] !== job) return undefined;
+  const scrapePool = typeof entry['scrapePool'] === 'string' ? entry['scrapePool'] : undefined;
+  const jobNames = [scrapePool, labels['job']].filter((name): name is string => name !== undefined);
+  const selected = jobs === undefined || jobs.length === 0 ? jobNames.some((name) => DEFAULT_JOB_PATTERN.test(name)) : jobNames.some((name) => jobs.includes(name));
   const scrapeUrl = entry['scrapeUrl'];
   let url: URL;
   try {
@@ -177,6 +192,7 @@ export function targetFromPrometheusEntry(entry: unknown, index: number, source:
   } catch {
     throw new OpsctlError('UNEXPECTED_RESPONSE', `${where}: no valid scrapeUrl (${typeof scrapeUrl === 'string' ? JSON.stringify(scrapeUrl.slice(0, 200)) : shapeOf(scrapeUrl)})`);
   }
+  if (!selected || url.searchParams.has('target')) return undefined;
   const scheme = url.protocol === 'https:' ? 'https' : url.protocol === 'http:' ? 'http' : undefined;
   if (scheme === undefined) return undefined;
   const port = url.port === '' ? (scheme === 'https' ? '443' : '80') : url.port;
@@ -195,12 +211,12 @@ export function targetFromPrometheusEntry(entry: unknown, index: number, source:
 }
 
 /** The targets of a whole, already parsed `/api/v1/targets` answer (see targetFromPrometheusEntry). */
-export function targetsFromPrometheus(body: unknown, source: string, job?: string): FleetTarget[] {
+export function targetsFromPrometheus(body: unknown, source: string, jobs?: readonly string[]): FleetTarget[] {
   const active = isRecord(body) && isRecord(body['data']) ? body['data']['activeTargets'] : undefined;
   if (!Array.isArray(active)) throw new OpsctlError('UNEXPECTED_RESPONSE', `${source}: the answer has no data.activeTargets list`);
   const targets: FleetTarget[] = [];
   active.forEach((entry: unknown, index) => {
-    const target = targetFromPrometheusEntry(entry, index, source, job);
+    const target = targetFromPrometheusEntry(entry, index, source, jobs);
     if (target !== undefined) targets.push(target);
   });
   return targets;
@@ -235,7 +251,7 @@ export interface DiscoveryLimits {
  * --deadline. The answer is parsed as it arrives (see ActiveTargetsScanner): one target entry
  * is held at a time, and a wrong one ends the read.
  */
-export async function fetchPrometheusTargets(baseUrl: string, job: string | undefined, limits: DiscoveryLimits): Promise<FleetTarget[]> {
+export async function fetchPrometheusTargets(baseUrl: string, jobs: readonly string[] | undefined, limits: DiscoveryLimits): Promise<FleetTarget[]> {
   const source = `--prometheus ${baseUrl}`;
   const timeout = AbortSignal.timeout(limits.timeoutMs);
   const signal = limits.deadline !== undefined ? AbortSignal.any([timeout, limits.deadline]) : timeout;
@@ -257,7 +273,7 @@ export async function fetchPrometheusTargets(baseUrl: string, job: string | unde
   }
   const targets: FleetTarget[] = [];
   const scanner = new ActiveTargetsScanner((entry, index) => {
-    const target = targetFromPrometheusEntry(entry, index, source, job);
+    const target = targetFromPrometheusEntry(entry, index, source, jobs);
     if (target !== undefined) targets.push(target);
   });
   const decoder = new TextDecoder('utf-8');

@@ -33,7 +33,7 @@ describe('--deadline covers discovery; the target list is read as it arrives (it
     const node = await startAnswering(() => ({ status: 200, body: '{"status":"OK"}' }));
     const filler = '[],'.repeat(8 * 1024 * 1024);
     const body = Buffer.from(
-      `{"status":"success","data":{"droppedTargets":[${filler}[]],"activeTargets":[{"labels":{"job":"fabric"},"scrapePool":"fabric","scrapeUrl":"http://${node.address}/metrics"}]}}`,
+      `{"status":"success","data":{"droppedTargets":[${filler}[]],"activeTargets":[{"labels":{"job":"fabric-peer"},"scrapePool":"fabric-peer","scrapeUrl":"http://${node.address}/metrics"}]}}`,
     );
     const prometheus = await startAnswering(() => ({ status: 200, body }));
     try {

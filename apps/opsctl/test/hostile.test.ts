@@ -154,7 +154,9 @@ describe('files that are not regular files of a sane size (finding 12)', () => {
       body: JSON.stringify({
         status: 'success',
         data: {
-          activeTargets: [{ discoveredLabels: { __opsctl_cacert: fifo }, labels: { job: 'fabric', instance: '127.0.0.1:4' }, scrapePool: 'fabric', scrapeUrl: 'https://127.0.0.1:4/metrics' }],
+          activeTargets: [
+            { discoveredLabels: { __opsctl_cacert: fifo }, labels: { job: 'fabric-peer', instance: '127.0.0.1:4' }, scrapePool: 'fabric-peer', scrapeUrl: 'https://127.0.0.1:4/metrics' },
+          ],
         },
       }),
     }));
