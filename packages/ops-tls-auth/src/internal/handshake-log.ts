@@ -1,6 +1,7 @@
 import type { WarnLogger } from './authorize.ts';
 
-export type HandshakeLog = (remoteAddress: string, reason: string) => void;
+/** `names`: fields that identify the client (a refused certificate's Subject and Issuer). */
+export type HandshakeLog = (remoteAddress: string, reason: string, names?: Readonly<Record<string, string>>) => void;
 
 /**
  * A budget of log lines a second. Lines past it are not written but counted; the count is
@@ -36,11 +37,11 @@ export function createLineBudget(maxPerSecond: number, clock: () => number = Dat
 export function createHandshakeLog(logger: WarnLogger | undefined, maxPerSecond: number, clock: () => number = Date.now): HandshakeLog {
   if (logger === undefined) return () => {};
   const budget = createLineBudget(maxPerSecond, clock);
-  return (remoteAddress, reason) => {
+  return (remoteAddress, reason, names) => {
     const dropped = budget();
     if (dropped < 0) return;
     logger.warn(
-      dropped > 0 ? { RemoteAddr: remoteAddress, reason, suppressed: dropped } : { RemoteAddr: remoteAddress, reason },
+      dropped > 0 ? { RemoteAddr: remoteAddress, reason, ...names, suppressed: dropped } : { RemoteAddr: remoteAddress, reason, ...names },
       `http: TLS handshake error from ${remoteAddress}: ${reason}${dropped > 0 ? ` (${dropped} more handshake errors not logged)` : ''}`,
     );
   };

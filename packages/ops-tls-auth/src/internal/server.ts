@@ -5,10 +5,11 @@ import type { TLSSocket } from 'node:tls';
 import type { WarnLogger } from './authorize.ts';
 import type { TlsCredentials } from './credentials.ts';
 import { formatRemoteAddress } from '@fabric-ops/ops-http/go';
-import { createHandshakeLog } from './handshake-log.ts';
+import { createHandshakeLog, type HandshakeLog } from './handshake-log.ts';
 import { markVerifiedClient } from './identity.ts';
 import { secureContextOptions, tlsServerOptions } from './options.ts';
 import { createOpenSslClientCas } from './stand-in-ca.ts';
+import { clientNames, NO_CERTIFICATE_REASON, refuseMissingCertificateInHandshake } from './refusal.ts';
 import { clientCertificateMessageProblem } from '@fabric-ops/go-x509';
 import { createAdmittedChains, createChainCapture, nativePeerChain, type CapturedChain } from './peer-chain.ts';
 import { nativeChainIsFaithful } from './self-probe.ts';
@@ -71,7 +72,7 @@ interface PendingConnection {
 interface ServerState {
   readonly server: HttpsServer;
   readonly handshakeTimeoutMs: number;
-  readonly logFailure: (remote: string, reason: string) => void;
+  readonly logFailure: HandshakeLog;
   /** Connections whose handshake (verdict included) has not finished, by `connectionKey`. */
   readonly pending: Map<string, PendingConnection>;
   /** Sockets this module closed; the TLS layer's own error report for them would repeat the reason. */
@@ -90,6 +91,7 @@ function connectionKey(socket: Socket): string {
 }
 
 function errorReason(error: Error & { reason?: unknown; code?: unknown }): string {
+  if (error.code === 'ERR_SSL_PEER_DID_NOT_RETURN_A_CERTIFICATE') return NO_CERTIFICATE_REASON;
   if (typeof error.reason === 'string' && error.reason !== '') return `tls: ${error.reason}`;
   if (error.code === 'ECONNRESET') return 'EOF';
   return error.message.split('\n')[0] ?? 'handshake failed';
@@ -158,6 +160,7 @@ export function createTlsServerWith(options: TlsServerOptions, onRequest: Reques
   });
 
   internals.observeJudge?.(judge);
+  if (options.clientAuthRequired === true) refuseMissingCertificateInHandshake(server);
   interceptConnections(state);
   logTlsClientErrors(state);
   const chainCapture = createChainCapture(server, isKnown);
@@ -312,9 +315,9 @@ function gateSecureConnections(state: ServerState, judge: ChainJudge, readCaptur
   const admittedChains = createAdmittedChains();
   type Emit = (this: HttpsServer, event: string | symbol, ...args: unknown[]) => boolean;
   const emit = server.emit as Emit;
-  const refuse = (socket: TLSSocket, key: string, reason: string): void => {
+  const refuse = (socket: TLSSocket, key: string, reason: string, names?: Readonly<Record<string, string>>): void => {
     settle(state, key);
-    logFailure(remoteOf(state, socket), reason);
+    logFailure(remoteOf(state, socket), reason, names);
     socket.destroy();
   };
   const admit = (socket: TLSSocket, key: string, endOnError: () => void): void => {
@@ -349,7 +352,7 @@ function gateSecureConnections(state: ServerState, judge: ChainJudge, readCaptur
     }
     const decided = (verdict: Verdict): void => {
       if (!verdict.accept) {
-        refuse(socket, key, verdict.reason);
+        refuse(socket, key, verdict.reason, clientNames(presented[0]!));
         return;
       }
       admittedChains.remember(presented);
