@@ -156,6 +156,9 @@ func decide(c caseOut, pool *x509.CertPool) (verdict, error) {
 	default:
 		return refuse("tls: client certificate contains an unsupported public key of type %T", certs[0].PublicKey)
 	}
+	if err := clientKeyRefusal(certs[0].PublicKey); err != nil {
+		return refuse("tls: invalid signature by the client certificate: %v", err)
+	}
 	v.Admit = true
 	v.Reason = "admitted"
 	return v, nil

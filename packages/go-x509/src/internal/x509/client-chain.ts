@@ -1,5 +1,6 @@
 import { appendCertsFromPem, CertPool, type SkippedBlock } from './pool.ts';
 import type { Certificate } from './certificate.ts';
+import { rsaKeyProblem } from './signature.ts';
 import { nextValidityChange, OverLimits, verifyPresented, type ClientChainVerdict, type SignatureLimits } from './verify.ts';
 
 export type { ClientChainVerdict, SignatureLimits };
@@ -82,19 +83,19 @@ export function verifyClientChainWithin(presented: readonly Uint8Array[], pool: 
   }
 }
 
-/** crypto/rsa's floor (Go 1.24 and later, GODEBUG rsa1024min unset). */
-const MIN_RSA_KEY_BITS = 1024;
-
 /**
  * What crypto/tls checks after the chain: the client's CertificateVerify, signed with the
- * leaf's key. OpenSSL has checked that signature already; Go's check also refuses an RSA key
- * under 1,024 bits (crypto/rsa's checkPublicKeySize, reached through rsa.VerifyPKCS1v15 and
- * rsa.VerifyPSS), at TLS 1.2 and 1.3 alike, with this text.
+ * leaf's key. OpenSSL has checked that signature already; Go's check (rsa.VerifyPKCS1v15 and
+ * rsa.VerifyPSS, at TLS 1.2 and 1.3 alike) also refuses the key itself before any arithmetic:
+ * under 1,024 bits (crypto/rsa's checkPublicKeySize, GODEBUG rsa1024min unset), an even modulus,
+ * an exponent that is even, under 2 or over 2^31 - 1 (checkPublicKey), all of which Go's x509
+ * parser admits in a leaf.
  */
 function afterChain(verdict: ClientChainVerdict, parsed: readonly Certificate[]): ClientChainVerdict {
   const key = parsed[0]?.publicKey;
-  if (!verdict.accept || key?.kind !== 'RSA' || key.bits >= MIN_RSA_KEY_BITS) return verdict;
-  return { accept: false, reason: `tls: invalid signature by the client certificate: crypto/rsa: ${key.bits}-bit keys are insecure (see https://go.dev/pkg/crypto/rsa#hdr-Minimum_key_size)` };
+  if (!verdict.accept || key?.kind !== 'RSA') return verdict;
+  const problem = rsaKeyProblem(key);
+  return problem === undefined ? verdict : { accept: false, reason: `tls: invalid signature by the client certificate: ${problem}` };
 }
 
 function timedVerdict(presented: readonly Uint8Array[], certPool: CertPool, nowMs: number, limits: SignatureLimits | undefined): TimedClientChainVerdict {

@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest';
+import { createClientTrustPool, verifyClientChain } from './client-chain.ts';
+
+// crypto/tls verifies the client's CertificateVerify with rsa.VerifyPSS / rsa.VerifyPKCS1v15,
+// and crypto/rsa refuses the key itself before any arithmetic: under 1,024 bits, an even modulus,
+// an exponent that is even, under 2 or over 2^31 - 1 (checkPublicKeySize, checkPublicKey). Go's
+// x509 parser admits such leaf keys, so the chain verifies and the handshake fails. Chains made
+// by tools/x509-oracle/fuzz (seed 1, cases 1331, 3461 and 1900, one operator kept), valid at
+// 2025-06-01; the oracle gives the texts below.
+const AT = new Date('2025-06-01T00:00:00Z');
+const CRYPTOGEN_CA = `-----BEGIN CERTIFICATE-----
+MIICPDCCAeKgAwIBAgIBZDAKBggqhkjOPQQDAjB2MQswCQYDVQQGEwJVUzETMBEG
+A1UECBMKQ2FsaWZvcm5pYTEWMBQGA1UEBxMNU2FuIEZyYW5jaXNjbzEZMBcGA1UE
+ChMQb3JnMS5leGFtcGxlLmNvbTEfMB0GA1UEAxMWdGxzY2Eub3JnMS5leGFtcGxl
+LmNvbTAeFw0yNDA2MDEwMDAwMDBaFw0zNTA1MzAwMDAwMDBaMHYxCzAJBgNVBAYT
+AlVTMRMwEQYDVQQIEwpDYWxpZm9ybmlhMRYwFAYDVQQHEw1TYW4gRnJhbmNpc2Nv
+MRkwFwYDVQQKExBvcmcxLmV4YW1wbGUuY29tMR8wHQYDVQQDExZ0bHNjYS5vcmcx
+LmV4YW1wbGUuY29tMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEsAhaQaJ/4mmS
+FwdZVN8YVqUGsIDbNN1kHL9YGKGGZ+agzhcKy679lo5TBGYG1i261QrQcGswhl3o
+R+u0lUqlyaNhMF8wDgYDVR0PAQH/BAQDAgGGMA8GA1UdEwEB/wQFMAMBAf8wHQYD
+VR0OBBYEFOynH7kGzJymq3a2nYnGpEb4PX4oMB0GA1UdJQQWMBQGCCsGAQUFBwMC
+BggrBgEFBQcDATAKBggqhkjOPQQDAgNIADBFAiBTEzoHNp/wzlIy3g2rCbeqGOcW
+YwIixQ7ZO20dVzt37QIhAPB3YGYtwyEIQaqYas1YbJU7oxrLSym9zaXIjOqipYXA
+-----END CERTIFICATE-----
+`;
+const LEAF_E65536 = `-----BEGIN CERTIFICATE-----
+MIIDRDCCAuqgAwIBAgIBZTAKBggqhkjOPQQDAjB2MQswCQYDVQQGEwJVUzETMBEG
+A1UECBMKQ2FsaWZvcm5pYTEWMBQGA1UEBxMNU2FuIEZyYW5jaXNjbzEZMBcGA1UE
+ChMQb3JnMS5leGFtcGxlLmNvbTEfMB0GA1UEAxMWdGxzY2Eub3JnMS5leGFtcGxl
+LmNvbTAeFw0yNTA1MDIwMDAwMDBaFw0yNjA1MDIwMDAwMDBaMIGHMQswCQYDVQQG
+EwJVUzETMBEGA1UECBMKQ2FsaWZvcm5pYTEWMBQGA1UEBxMNU2FuIEZyYW5jaXNj
+bzEZMBcGA1UEChMQb3JnMS5leGFtcGxlLmNvbTEPMA0GA1UECxMGY2xpZW50MR8w
+HQYDVQQDDBZBZG1pbkBvcmcxLmV4YW1wbGUuY29tMIIBIjANBgkqhkiG9w0BAQEF
+AAOCAQ8AMIIBCgKCAQEAwouB7NMZl6HjbI8CRqqgBcREKjsQQ5rDHsZZKx4MmPhs
+91Jsd7RaeMcvdabRhl/Tl33LbXfX6P9QwkovtYuNo6qSNYEpiPi+m+NUaqNtny3g
+NyKV4EI6BBgS8VfvDFD+Dp2oM8FmpTkB9G2H+piESCtlJdhZy2baTy32JOCHEZdd
+eL/NzqLub3lXjFBfdMjxuJLNmPR4Xy1jb9l1DCpdP1GsEdU2VtiBH1o6DBOcoOL9
+wYbJ0uBgDuvMeS0S6QSznxoYnVBENd42zqqFGybRMVRX0hor9RnBQ6iEHJJnHcqN
+icHXEr0/6toAN5LAoWxW8fPz3ae28PsclD5GmPOB3QIDAQAAo4GLMIGIMA4GA1Ud
+DwEB/wQEAwIHgDAdBgNVHSUEFjAUBggrBgEFBQcDAQYIKwYBBQUHAwIwDAYDVR0T
+AQH/BAIwADAfBgNVHSMEGDAWgBTspx+5Bsycpqt2tp2JxqRG+D1+KDAoBgNVHREE
+ITAfghZwZWVyMC5vcmcxLmV4YW1wbGUuY29tggVwZWVyMDAKBggqhkjOPQQDAgNI
+ADBFAiACn2MqaxkGEzS1x+GCthaKWb4xcjdrN9dy41xoJiGMEwIhALko0K1bwamz
+6nFV7nlymKdh6EEknHMncEusR3g7KxhE
+-----END CERTIFICATE-----
+`;
+const LEAF_E1 = `-----BEGIN CERTIFICATE-----
+MIIDQTCCAuigAwIBAgIBZTAKBggqhkjOPQQDAjB2MQswCQYDVQQGEwJVUzETMBEG
+A1UECBMKQ2FsaWZvcm5pYTEWMBQGA1UEBxMNU2FuIEZyYW5jaXNjbzEZMBcGA1UE
+ChMQb3JnMS5leGFtcGxlLmNvbTEfMB0GA1UEAxMWdGxzY2Eub3JnMS5leGFtcGxl
+LmNvbTAeFw0yNTA1MDIwMDAwMDBaFw0yNjA1MDIwMDAwMDBaMIGHMQswCQYDVQQG
+EwJVUzETMBEGA1UECBMKQ2FsaWZvcm5pYTEWMBQGA1UEBxMNU2FuIEZyYW5jaXNj
+bzEZMBcGA1UEChMQb3JnMS5leGFtcGxlLmNvbTEPMA0GA1UECxMGY2xpZW50MR8w
+HQYDVQQDDBZBZG1pbkBvcmcxLmV4YW1wbGUuY29tMIIBIDANBgkqhkiG9w0BAQEF
+AAOCAQ0AMIIBCAKCAQEA84WRiUXSPYjRhdLp7BRZhqOqmaBkziOQeviMh23gQxVc
+hQu81m7Ym0NYjWlEONfwknP6mksJ0AR/L6n3VtamHJqmMi+MxKdvhfyFNAL3QCd4
+2PFBiNlbXudXWnfOGLqAjoMobxmVbf6TH24XXaOKR35KsfNs6NNV/WGEmDm9OLHJ
+16U/1dFsAjTDmhWlJzQpVC057WqjdJJKgzL1JFMB2McrQHwwGSFcYnMnzV4joq6P
+NvR3IqLJSrR6/Z6aHfdxMSDiwiCDH8EkEAW5Glh+Qq2uDcHDgqR6tlKMUtYmasxg
+5sOStmDz2qzs+QD6X7etd7i4G3HP6tOhsPTEpPP7LQIBAaOBizCBiDAOBgNVHQ8B
+Af8EBAMCB4AwHQYDVR0lBBYwFAYIKwYBBQUHAwEGCCsGAQUFBwMCMAwGA1UdEwEB
+/wQCMAAwHwYDVR0jBBgwFoAU7KcfuQbMnKardradicakRvg9figwKAYDVR0RBCEw
+H4IWcGVlcjAub3JnMS5leGFtcGxlLmNvbYIFcGVlcjAwCgYIKoZIzj0EAwIDRwAw
+RAIgYLHimI2WLLSNF4DV4Lm7XPDz6E6Gx4im5OEPALZS0fACIDFYU+9L60bMS6Sd
+VviRkcr9WhRDhKfseLOF8t1La15+
+-----END CERTIFICATE-----
+`;
+const DIRECT_CA = `-----BEGIN CERTIFICATE-----
+MIICGDCCAb6gAwIBAgICArwwCgYIKoZIzj0EAwIwczELMAkGA1UEBhMCVVMxEzAR
+BgNVBAgTCkNhbGlmb3JuaWExFjAUBgNVBAcTDVNhbiBGcmFuY2lzY28xGTAXBgNV
+BAoTEG9yZzcuZXhhbXBsZS5jb20xHDAaBgNVBAMTE2NhLm9yZzcuZXhhbXBsZS5j
+b20wHhcNMjQwNjAxMDAwMDAwWhcNMzUwNTMwMDAwMDAwWjBzMQswCQYDVQQGEwJV
+UzETMBEGA1UECBMKQ2FsaWZvcm5pYTEWMBQGA1UEBxMNU2FuIEZyYW5jaXNjbzEZ
+MBcGA1UEChMQb3JnNy5leGFtcGxlLmNvbTEcMBoGA1UEAxMTY2Eub3JnNy5leGFt
+cGxlLmNvbTBZMBMGByqGSM49AgEGCCqGSM49AwEHA0IABOZA02B6z2GszwZy7+aP
+A651Cf9trwGJipaxY/8/tD6J7W0G9427/nW0VcprHhmxuiNCe2GQsGyX+iHRJ2M0
+VfGjQjBAMA4GA1UdDwEB/wQEAwIBhjAPBgNVHRMBAf8EBTADAQH/MB0GA1UdDgQW
+BBSz/onVvCaRYpc9njYgvH7Wyjp2mzAKBggqhkjOPQQDAgNIADBFAiAKTjVIQHTq
+eOou/xr/AEUsZdnCOI7DjxsL58I8Gn7c5QIhAIeNK2DWHUmEzKDHZcojIbfO8nzI
+0Ld6Iw8M8nt/EgxY
+-----END CERTIFICATE-----
+`;
+const LEAF_E3 = `-----BEGIN CERTIFICATE-----
+MIIDGTCCAr6gAwIBAgICAr0wCgYIKoZIzj0EAwIwczELMAkGA1UEBhMCVVMxEzAR
+BgNVBAgTCkNhbGlmb3JuaWExFjAUBgNVBAcTDVNhbiBGcmFuY2lzY28xGTAXBgNV
+BAoTEG9yZzcuZXhhbXBsZS5jb20xHDAaBgNVBAMTE2NhLm9yZzcuZXhhbXBsZS5j
+b20wHhcNMjUwNTAyMDAwMDAwWhcNMjYwNTAyMDAwMDAwWjCBhzELMAkGA1UEBhMC
+VVMxEzARBgNVBAgTCkNhbGlmb3JuaWExFjAUBgNVBAcTDVNhbiBGcmFuY2lzY28x
+GTAXBgNVBAoTEG9yZzcuZXhhbXBsZS5jb20xDzANBgNVBAsTBmNsaWVudDEfMB0G
+A1UEAwwWVXNlcjdAb3JnNy5leGFtcGxlLmNvbTCCASAwDQYJKoZIhvcNAQEBBQAD
+ggENADCCAQgCggEBAKPV7bqSIeTeHYKNmJ1kCSP/4CzOIPjzMf79EF7bJHsgq+ek
+0q6JN6/4PwC9EbxsOH69Th6V+d/snpINxl34+iUCNbMIfdwlChFFXypiyGRhgr1g
++t6XTAMdI8Lme5YiJ0WDZO/9LURVF21dz8IInIXyw51CZx3XqtzJK3PrDO8fYSQU
+9spMaw3rUF3wF6aaaYNNvrnsr49ZLdXqYQIUuAZp96cbCz39bhd8+6WL0sdCebCo
+YHdv1XMZvj+gMJ4vLIXI0BcaAWzMck+IQXVWOHGPDGlT6vAsmDQw/gMDV1vP4pml
+itjpGc63YuKLw9JO0t+r3O+94SBkntjwVDZtaKcCAQOjZDBiMA4GA1UdDwEB/wQE
+AwIHgDAMBgNVHRMBAf8EAjAAMB8GA1UdIwQYMBaAFLP+idW8JpFilz2eNiC8ftbK
+OnabMCEGA1UdEQQaMBiCFnBlZXIwLm9yZzcuZXhhbXBsZS5jb20wCgYIKoZIzj0E
+AwIDSQAwRgIhAJMDMCtvM55/rP5/s3uvjFhpigdMdfZVEqOC8X3VzXXIAiEAp6Dv
+RsIgl6uSMDAwPWoIsk9ss4MbwQyURPTamqou2A8=
+-----END CERTIFICATE-----
+`;
+
+function der(text: string): Uint8Array {
+  return new Uint8Array(Buffer.from(text.replace(/-----[A-Z ]+-----|\s/g, ''), 'base64'));
+}
+
+describe('an RSA client key crypto/rsa refuses at the CertificateVerify check', () => {
+  it("refuses an even exponent and an exponent under 2, with Go's texts", () => {
+    const pool = createClientTrustPool([CRYPTOGEN_CA]);
+    expect(verifyClientChain([der(LEAF_E65536)], pool, AT)).toEqual({ accept: false, reason: 'tls: invalid signature by the client certificate: crypto/rsa: public exponent is even' });
+    expect(verifyClientChain([der(LEAF_E1)], pool, AT)).toEqual({ accept: false, reason: 'tls: invalid signature by the client certificate: crypto/rsa: public exponent too small or negative' });
+  });
+
+  it('admits an odd exponent of 3, as Go does', () => {
+    expect(verifyClientChain([der(LEAF_E3)], createClientTrustPool([DIRECT_CA]), AT)).toEqual({ accept: true });
+  });
+});
