@@ -342,7 +342,7 @@ export class WorkerSeries {
    * keys match, in slices of at most a few milliseconds (a layout of 200,000 samples took a
    * third of a second in one stretch when each key was looked up as a new string).
    */
-  async carryFrom(previous: WorkerSeries, sliceMs = SLICE_MS): Promise<void> {
+  async carryFrom(previous: WorkerSeries, sliceMs: number = SLICE_MS): Promise<void> {
     let sliceStart = performance.now();
     for (const _ of this.carrySteps(previous)) {
       if (performance.now() - sliceStart >= sliceMs) {
