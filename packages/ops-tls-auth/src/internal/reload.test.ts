@@ -12,14 +12,18 @@ beforeAll(async () => {
 });
 afterAll(() => pki.cleanup());
 
+/** A copy of the server's certificate and key to rewrite, and what the reloader reports. */
+function watched(name: string): { certFile: string; keyFile: string; applied: TlsCredentials[]; failed: { message: string; trigger: ReloadTrigger }[] } {
+  const certFile = join(pki.dir, `${name}.cert.pem`);
+  const keyFile = join(pki.dir, `${name}.key.pem`);
+  copyFileSync(pki.server.certFile, certFile);
+  copyFileSync(pki.server.keyFile, keyFile);
+  return { certFile, keyFile, applied: [], failed: [] };
+}
+
 describe('createCredentialReloader', () => {
   it('applies changed files after the debounce, reports failures without applying, and stops on close', async () => {
-    const certFile = join(pki.dir, 'live.cert.pem');
-    const keyFile = join(pki.dir, 'live.key.pem');
-    copyFileSync(pki.server.certFile, certFile);
-    copyFileSync(pki.server.keyFile, keyFile);
-    const applied: TlsCredentials[] = [];
-    const failed: { message: string; trigger: ReloadTrigger }[] = [];
+    const { certFile, keyFile, applied, failed } = watched('live');
     const reloaded: ReloadTrigger[] = [];
     const reloader = createCredentialReloader({
       settings: { certFile, keyFile, clientRootCAs: [pki.ca.certFile] },
@@ -67,13 +71,8 @@ describe('createCredentialReloader', () => {
     expect(process.listenerCount('SIGHUP')).toBe(before);
   });
 
-  it('a certificate replaced by a FIFO or a symlink to /dev/zero: refused at once, the old credentials kept, the loop never held (issue 23, finding 7)', async () => {
-    const certFile = join(pki.dir, 'swapped.cert.pem');
-    const keyFile = join(pki.dir, 'swapped.key.pem');
-    copyFileSync(pki.server.certFile, certFile);
-    copyFileSync(pki.server.keyFile, keyFile);
-    const applied: TlsCredentials[] = [];
-    const failed: { message: string; trigger: ReloadTrigger }[] = [];
+  it('a certificate replaced by a FIFO or a symlink to /dev/zero: refused at once, the old credentials kept, the loop never held', async () => {
+    const { certFile, keyFile, applied, failed } = watched('swapped');
     const reloader = createCredentialReloader({
       settings: { certFile, keyFile, clientRootCAs: [] },
       apply: (c) => applied.push(c),
