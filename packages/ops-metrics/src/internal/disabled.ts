@@ -1,6 +1,5 @@
 import { Family, NOOP_SINK } from './family.ts';
 import { Declarations, type MetricsProvider } from './provider-base.ts';
-import type { Counter, Gauge, Histogram, HistogramOptions, MetricOptions, Summary, SummaryOptions } from './types.ts';
 
 export interface DisabledProvider extends MetricsProvider {
   readonly kind: 'disabled';
@@ -24,10 +23,7 @@ export function createDisabledProvider(): DisabledProvider {
   return {
     kind: 'disabled',
     routes: [],
-    newCounter: (o: MetricOptions): Counter => declarations.newCounter(o),
-    newGauge: (o: MetricOptions): Gauge => declarations.newGauge(o),
-    newHistogram: (o: HistogramOptions): Histogram => declarations.newHistogram(o),
-    newSummary: (o: SummaryOptions): Summary => declarations.newSummary(o),
+    ...declarations.factories(),
     start: async () => {},
     stop: async () => {},
   };

@@ -12,7 +12,7 @@ import { renderKeyedFamilies } from './series-merge.ts';
 import { snapshotSeries, type SeriesSnapshot } from './series-snapshot.ts';
 import { Declarations, DEFAULT_MAX_SERIES_PER_METRIC, type MetricsProvider } from './provider-base.ts';
 import { createRuntimeCollectors, DEFAULT_RUNTIME_SAMPLE_INTERVAL_MS, type RuntimeCollectors } from './runtime-collectors.ts';
-import type { AppMetric, Counter, Gauge, Histogram, HistogramOptions, MetricOptions, Summary, SummaryOptions, MetricsLogger, PrometheusOptions } from './types.ts';
+import type { AppMetric, MetricsLogger, PrometheusOptions } from './types.ts';
 
 export interface PrometheusProviderOptions extends PrometheusOptions {
   readonly logger?: MetricsLogger;
@@ -223,10 +223,7 @@ export function createPrometheusProvider(options: PrometheusProviderOptions = {}
     exposition: async () => (await renderOwn(TEXT_FORMAT, NEVER_CANCELLED)).toString(),
     seriesSnapshot,
     routes: [{ path: '/metrics', secure: true, handler }] satisfies Route[],
-    newCounter: (o: MetricOptions): Counter => declarations.newCounter(o),
-    newGauge: (o: MetricOptions): Gauge => declarations.newGauge(o),
-    newHistogram: (o: HistogramOptions): Histogram => declarations.newHistogram(o),
-    newSummary: (o: SummaryOptions): Summary => declarations.newSummary(o),
+    ...declarations.factories(),
     start: async () => {
       startRuntime();
       await startOtlp();

@@ -55,4 +55,14 @@ export class Declarations implements MetricsFactory {
   newSummary(options: SummaryOptions): Summary {
     return this.instrument('summary', options);
   }
+
+  /** The four factories as own properties bound to this table, for a provider object to spread. */
+  factories(): MetricsFactory {
+    return {
+      newCounter: (o: MetricOptions): Counter => this.newCounter(o),
+      newGauge: (o: MetricOptions): Gauge => this.newGauge(o),
+      newHistogram: (o: HistogramOptions): Histogram => this.newHistogram(o),
+      newSummary: (o: SummaryOptions): Summary => this.newSummary(o),
+    };
+  }
 }

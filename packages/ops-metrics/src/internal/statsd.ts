@@ -6,7 +6,7 @@ import { Declarations, DEFAULT_MAX_SERIES_PER_METRIC, type MetricsProvider } fro
 import { createRuntimeGauges, type RuntimeGauges } from './runtime-gauges.ts';
 import { StatsdAggregate, statsdLines } from './statsd-aggregate.ts';
 import { StatsdTransport, type StatsdTransportStats } from './statsd-transport.ts';
-import type { Counter, Gauge, Histogram, HistogramOptions, MetricOptions, Summary, SummaryOptions, MetricsLogger, StatsdCaptureOptions, StatsdInterval, StatsdOptions, StatsdTarget } from './types.ts';
+import type { Counter, MetricsLogger, StatsdCaptureOptions, StatsdInterval, StatsdOptions, StatsdTarget } from './types.ts';
 
 export interface StatsdProviderOptions extends StatsdOptions {
   readonly logger?: MetricsLogger;
@@ -118,10 +118,7 @@ export function createStatsdCaptureProvider(options: StatsdCaptureOptions & { re
   return {
     kind: 'statsd',
     routes: [],
-    newCounter: (o: MetricOptions): Counter => declarations.newCounter(o),
-    newGauge: (o: MetricOptions): Gauge => declarations.newGauge(o),
-    newHistogram: (o: HistogramOptions): Histogram => declarations.newHistogram(o),
-    newSummary: (o: SummaryOptions): Summary => declarations.newSummary(o),
+    ...declarations.factories(),
     flush() {},
     drain: () => {
       // Read when taken, so the gauges describe the interval the primary is about to push.
@@ -200,10 +197,7 @@ export function createStatsdProvider(statsd: StatsdTarget, options: StatsdProvid
   return {
     kind: 'statsd',
     routes: [],
-    newCounter: (o: MetricOptions): Counter => declarations.newCounter(o),
-    newGauge: (o: MetricOptions): Gauge => declarations.newGauge(o),
-    newHistogram: (o: HistogramOptions): Histogram => declarations.newHistogram(o),
-    newSummary: (o: SummaryOptions): Summary => declarations.newSummary(o),
+    ...declarations.factories(),
     flush,
     drain: () => {
       throw new MetricsError('INVALID_SETTINGS', 'drain() is for a provider created with capture: true; this one pushes to its daemon');
