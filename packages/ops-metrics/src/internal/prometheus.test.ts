@@ -157,6 +157,16 @@ describe('/metrics handler', () => {
     return (server.address() as AddressInfo).port;
   }
 
+  /** A provider holding only fabric_version{version="1.2.3"} 1, served on a loopback port. */
+  async function serveVersionGauge(options: { readonly openMetrics?: boolean } = {}): Promise<number> {
+    const provider = createPrometheusProvider({ runtimeMetrics: false, ...options });
+    provider
+      .newGauge({ name: 'fabric_version', help: 'The active version of Fabric.', labelNames: ['version'] })
+      .with('version', '1.2.3')
+      .set(1);
+    return serve(provider.handler);
+  }
+
   function get(port: number, headers: Record<string, string> = {}, method = 'GET', path = '/metrics') {
     return new Promise<{ status: number; headers: Record<string, unknown>; body: Buffer }>((resolve, reject) => {
       const req = request({ host: '127.0.0.1', port, path, method, headers, agent: false }, (res) => {
@@ -203,24 +213,14 @@ describe('/metrics handler', () => {
   });
 
   it('serves text 0.0.4 even to an OpenMetrics-preferring Prometheus unless OpenMetrics is switched on', async () => {
-    const provider = createPrometheusProvider({ runtimeMetrics: false });
-    provider
-      .newGauge({ name: 'fabric_version', help: 'The active version of Fabric.', labelNames: ['version'] })
-      .with('version', '1.2.3')
-      .set(1);
-    const port = await serve(provider.handler);
+    const port = await serveVersionGauge();
     const reply = await get(port, { Accept: 'application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1' });
     expect(reply.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8; escaping=underscores');
     expect(reply.body.toString()).not.toContain('# EOF');
   });
 
   it('serves text 0.0.4 by default, OpenMetrics on request when enabled, gzip when allowed, and every method', async () => {
-    const provider = createPrometheusProvider({ runtimeMetrics: false, openMetrics: true });
-    provider
-      .newGauge({ name: 'fabric_version', help: 'The active version of Fabric.', labelNames: ['version'] })
-      .with('version', '1.2.3')
-      .set(1);
-    const port = await serve(provider.handler);
+    const port = await serveVersionGauge({ openMetrics: true });
 
     const plain = await get(port);
     expect(plain.status).toBe(200);
@@ -249,12 +249,7 @@ describe('/metrics handler', () => {
   });
 
   it('answers escaping=, the delimited protobuf and identity / gzip / zstd as promhttp 1.20.5 does', async () => {
-    const provider = createPrometheusProvider({ runtimeMetrics: false });
-    provider
-      .newGauge({ name: 'fabric_version', help: 'The active version of Fabric.', labelNames: ['version'] })
-      .with('version', '1.2.3')
-      .set(1);
-    const port = await serve(provider.handler);
+    const port = await serveVersionGauge();
     // The scrape counter moves with every request; everything else must be byte for byte the same.
     const own = (body: Buffer | string) =>
       String(body)

@@ -5,19 +5,26 @@ import { textToDelimitedProtobuf } from './protobuf.ts';
 
 type Field = { readonly field: number; readonly value: number | Buffer };
 
+/** A base-128 varint at `at`: its value and the offset after it. */
+function readVarint(bytes: Buffer, at: number): { readonly value: number; readonly next: number } {
+  let value = 0;
+  let scale = 1;
+  for (;;) {
+    const byte = bytes[at++]!;
+    value += (byte & 0x7f) * scale;
+    scale *= 0x80;
+    if (byte < 0x80) return { value, next: at };
+  }
+}
+
 /** A protobuf reader for the test: the fields of one message, in order (varints, doubles, bytes). */
 function fields(message: Buffer): Field[] {
   const out: Field[] = [];
   let at = 0;
   const varint = (): number => {
-    let value = 0;
-    let scale = 1;
-    for (;;) {
-      const byte = message[at++]!;
-      value += (byte & 0x7f) * scale;
-      scale *= 0x80;
-      if (byte < 0x80) return value;
-    }
+    const { value, next } = readVarint(message, at);
+    at = next;
+    return value;
   };
   while (at < message.length) {
     const key = varint();
@@ -47,16 +54,9 @@ function delimited(body: Buffer): Buffer[] {
   const messages: Buffer[] = [];
   let at = 0;
   while (at < body.length) {
-    let length = 0;
-    let scale = 1;
-    for (;;) {
-      const byte = body[at++]!;
-      length += (byte & 0x7f) * scale;
-      scale *= 0x80;
-      if (byte < 0x80) break;
-    }
-    messages.push(body.subarray(at, at + length));
-    at += length;
+    const { value: length, next } = readVarint(body, at);
+    messages.push(body.subarray(next, next + length));
+    at = next + length;
   }
   return messages;
 }
