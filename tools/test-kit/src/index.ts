@@ -26,3 +26,4 @@ export type { OrdererSetup, PeerLauncher, PeerSetup, PeerTlsFiles } from './peer
 export { useAppHarness, useTestPki } from './app-harness.ts';
 export type { AppHarness } from './app-harness.ts';
 export { heapLimitsContract } from './heap-contract.ts';
+export { thrownCode } from './thrown.ts';

@@ -1,3 +1,4 @@
+import { thrownCode } from '@fabric-ops/test-kit';
 import { describe, expect, it } from 'vitest';
 import { isMetricsError, type MetricsErrorCode } from './errors.ts';
 import { createMetricsProvider } from './provider.ts';
@@ -5,15 +6,7 @@ import { createPrometheusProvider, renderBody } from './prometheus.ts';
 import { TEXT_FORMAT } from './negotiate.ts';
 import type { MetricsOptions, StatsdTarget } from './types.ts';
 
-function codeOf(action: () => unknown): MetricsErrorCode | undefined {
-  try {
-    action();
-  } catch (error) {
-    if (isMetricsError(error)) return error.code;
-    throw error;
-  }
-  return undefined;
-}
+const codeOf = (action: () => unknown): MetricsErrorCode | undefined => thrownCode(action, isMetricsError);
 
 function recordingLogger() {
   const warnings: string[] = [];

@@ -1,4 +1,5 @@
 import { createSocket } from 'node:dgram';
+import { thrownCode } from '@fabric-ops/test-kit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isMetricsError, type MetricsErrorCode } from './errors.ts';
 import { TEXT_FORMAT } from './negotiate.ts';
@@ -11,15 +12,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-function codeOf(action: () => unknown): MetricsErrorCode | undefined {
-  try {
-    action();
-  } catch (error) {
-    if (isMetricsError(error)) return error.code;
-    throw error;
-  }
-  return undefined;
-}
+const codeOf = (action: () => unknown): MetricsErrorCode | undefined => thrownCode(action, isMetricsError);
 
 async function exposition(provider: ReturnType<typeof createPrometheusProvider>): Promise<string> {
   return (await renderBody(provider, TEXT_FORMAT)).toString();
