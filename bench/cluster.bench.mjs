@@ -164,7 +164,7 @@ async function runTarget() {
   }
 }
 
-function get(address, path) {
+function get(address, path, timeoutMs = 30_000) {
   const colon = address.lastIndexOf(':');
   return new Promise((resolve, reject) => {
     const req = request({ host: address.slice(0, colon), port: Number(address.slice(colon + 1)), path, agent: false }, (res) => {
@@ -172,7 +172,7 @@ function get(address, path) {
       res.on('data', (chunk) => (bytes += chunk.length));
       res.on('end', () => resolve({ status: res.statusCode, bytes }));
     });
-    req.setTimeout(30_000, () => req.destroy(new Error('timed out')));
+    req.setTimeout(timeoutMs, () => req.destroy(new Error('timed out')));
     req.on('error', reject);
     req.end();
   });
@@ -335,19 +335,8 @@ const TAG = 'fabric-ops/cluster/v1';
 // The primary's protocol: `series` (structured, this tree) or `text` (an earlier version's).
 const FORMAT = process.env.HOSTILE_FORMAT ?? 'series';
 
-function getWithTimeout(address, path, timeoutMs = 120_000) {
-  const colon = address.lastIndexOf(':');
-  return new Promise((resolve, reject) => {
-    const req = request({ host: address.slice(0, colon), port: Number(address.slice(colon + 1)), path, agent: false }, (res) => {
-      let bytes = 0;
-      res.on('data', (chunk) => (bytes += chunk.length));
-      res.on('end', () => resolve({ status: res.statusCode, bytes }));
-    });
-    req.setTimeout(timeoutMs, () => req.destroy(new Error('timed out')));
-    req.on('error', reject);
-    req.end();
-  });
-}
+// A scrape of a hostile worker's millions of samples takes long: these requests wait up to 120 s.
+const getWithTimeout = (address, path) => get(address, path, 120_000);
 const mib = (bytes) => (bytes / 1048576).toFixed(0);
 const pause = (ms) => new Promise((r) => setTimeout(r, ms));
 

@@ -78,6 +78,13 @@ function raw(registry) {
   };
 }
 
+/** The provider's /metrics handler on a loopback port. */
+async function serveProvider(provider) {
+  const server = createServer((req, res) => void provider.handler(req, res));
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return { server, port: server.address().port };
+}
+
 function get(port, headers = {}) {
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, path: '/metrics', headers, agent: false }, (res) => {
@@ -97,9 +104,7 @@ async function scrapeBench() {
   for (const series of [1_000, 10_000, 100_000]) {
     const provider = createMetricsProvider({ provider: 'prometheus', runtimeMetrics: false, maxSeriesPerMetric: 1_000_000 });
     fill(ours(provider), series);
-    const server = createServer((req, res) => void provider.handler(req, res));
-    await new Promise((r) => server.listen(0, '127.0.0.1', r));
-    const port = server.address().port;
+    const { server, port } = await serveProvider(provider);
     await get(port); // warm-up
     const runs = [];
     for (let i = 0; i < 5; i++) runs.push(await withStallProbe(() => get(port)));
@@ -137,9 +142,7 @@ async function wireBench() {
   for (const series of [1_000, 10_000, 100_000]) {
     const provider = createMetricsProvider({ provider: 'prometheus', runtimeMetrics: false, maxSeriesPerMetric: 1_000_000 });
     fill(ours(provider), series);
-    const server = createServer((req, res) => void provider.handler(req, res));
-    await new Promise((r) => server.listen(0, '127.0.0.1', r));
-    const port = server.address().port;
+    const { server, port } = await serveProvider(provider);
     let base;
     for (const [label, headers] of answers) {
       await get(port, headers); // warm-up
@@ -167,9 +170,7 @@ async function histogramBench() {
       ourHistogram.with('channel', `channel${i % 100}`, 'op', `op${i}`).observe((i % 50) / 10);
       rawHistogram.observe({ channel: `channel${i % 100}`, op: `op${i}` }, (i % 50) / 10);
     }
-    const server = createServer((req, res) => void provider.handler(req, res));
-    await new Promise((r) => server.listen(0, '127.0.0.1', r));
-    const port = server.address().port;
+    const { server, port } = await serveProvider(provider);
     await get(port);
     const runs = [];
     for (let i = 0; i < 5; i++) runs.push(await withStallProbe(() => get(port)));
