@@ -52,20 +52,32 @@ function load(port, path, mode, client, connections, seconds = SECONDS) {
   });
 }
 
-/** raw node:https answering with the exact status, headers and body the system sent. */
-async function rawServer(pki, samples, extra = {}) {
-  const server = createHttpsServer({ ...pki.server, requestCert: true, rejectUnauthorized: false, ...extra }, (req, res) => {
-    const sample = samples.get(req.url);
-    if (!sample) {
-      res.writeHead(404).end();
-      return;
-    }
-    res.writeHead(200, sample.headers);
-    res.end(sample.body);
-  });
+/** The system's recorded answer for this path; a path it never answered gets a bare 404. */
+function sampleFor(samples, req, res) {
+  const sample = samples.get(req.url);
+  if (!sample) res.writeHead(404).end();
+  return sample;
+}
+
+function replay(res, sample) {
+  res.writeHead(200, sample.headers);
+  res.end(sample.body);
+}
+
+/** Listens on a loopback port, closed with the other servers at the end; resolves the port. */
+async function listenForBench(server) {
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
   cleanups.push(() => new Promise((r) => server.close(r)));
   return server.address().port;
+}
+
+/** raw node:https answering with the exact status, headers and body the system sent. */
+async function rawServer(pki, samples, extra = {}) {
+  const server = createHttpsServer({ ...pki.server, requestCert: true, rejectUnauthorized: false, ...extra }, (req, res) => {
+    const sample = sampleFor(samples, req, res);
+    if (sample) replay(res, sample);
+  });
+  return listenForBench(server);
 }
 
 /** raw node:https plus only this package's layer (options, certificate guard, secure-route
@@ -74,22 +86,16 @@ async function tlsLayerOnly(pki, samples) {
   const credentials = loadTlsCredentials({ certFile: pki.files.certFile, keyFile: pki.files.keyFile, clientRootCAs: [pki.files.caFile] });
   const authorize = createAuthorizer();
   const { server } = createTlsServer({ credentials }, (req, res) => {
-    const sample = samples.get(req.url);
-    if (!sample) {
-      res.writeHead(404).end();
-      return;
-    }
+    const sample = sampleFor(samples, req, res);
+    if (!sample) return;
     const decision = req.url === '/logspec' ? authorize(req, { path: '/logspec' }) : { allow: true };
     if (!decision.allow) {
       res.writeHead(decision.status, { 'Content-Length': '0' }).end();
       return;
     }
-    res.writeHead(200, sample.headers);
-    res.end(sample.body);
+    replay(res, sample);
   });
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  cleanups.push(() => new Promise((r) => server.close(r)));
-  return server.address().port;
+  return listenForBench(server);
 }
 
 async function startSystem(pki) {
