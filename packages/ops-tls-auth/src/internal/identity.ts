@@ -1,4 +1,4 @@
-import type { X509Certificate } from 'node:crypto';
+import { X509Certificate } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
@@ -88,14 +88,14 @@ const identities = new WeakMap<Socket, ClientIdentity | null>();
 const VERIFIED_CLIENT = Symbol.for('@fabric-ops/ops-tls-auth.verified-client');
 
 /** Records that the TLS layer admitted this connection's client certificate (Go's rules). */
-export function markVerifiedClient(socket: TLSSocket): void {
-  (socket as unknown as Record<symbol, boolean>)[VERIFIED_CLIENT] = true;
+export function markVerifiedClient(socket: TLSSocket, leaf?: Uint8Array): void {
+  (socket as unknown as Record<symbol, Uint8Array | boolean>)[VERIFIED_CLIENT] = leaf ?? true;
 }
 
 function isVerifiedClient(socket: TLSSocket): boolean {
   // Only createTlsServer's verdict counts: OpenSSL's `authorized` disagrees with Go's rules in
   // both directions, so a server set up without createTlsServer has no verified clients.
-  return (socket as unknown as Record<symbol, boolean | undefined>)[VERIFIED_CLIENT] === true;
+  return (socket as unknown as Record<symbol, unknown>)[VERIFIED_CLIENT] !== undefined;
 }
 
 function isTlsSocket(socket: Socket): socket is TLSSocket {
@@ -114,7 +114,10 @@ export function clientIdentityOf(req: IncomingMessage): ClientIdentity | undefin
   if (known !== undefined) return known ?? undefined;
   let identity: ClientIdentity | null = null;
   if (isTlsSocket(socket) && isVerifiedClient(socket)) {
-    const certificate = socket.getPeerX509Certificate();
+    // The leaf the verdict was taken on: getPeerX509Certificate() would keep native memory for
+    // every other certificate the client sent (peer-chain.ts).
+    const leaf = (socket as unknown as Record<symbol, unknown>)[VERIFIED_CLIENT];
+    const certificate = leaf instanceof Uint8Array ? new X509Certificate(leaf) : socket.getPeerX509Certificate();
     if (certificate !== undefined) identity = identityOfCertificate(certificate);
   }
   identities.set(socket, identity);

@@ -217,11 +217,19 @@ export function createTlsServerWith(options: TlsServerOptions, onRequest: Reques
 }
 
 /**
- * A renegotiation attempt on an admitted connection ends it at once, whatever the HTTP layer does
- * with the error: Go servers never renegotiate, and the verified identity must not change.
+ * Errors on an admitted connection. A renegotiation attempt ends it at once, whatever the HTTP
+ * layer does with the error: Go servers never renegotiate, and the verified identity must not
+ * change. A TLS 1.3 session ticket OpenSSL cannot build (its stateless ticket holds the client's
+ * leaf and must fit 65,280 bytes, so a client certificate of ~64 KiB or more) ends the connection
+ * before its first response with an internal_error alert; Go's ticket has no such limit, so the
+ * line logged says what happened instead of quoting Go.
  */
-function endOnRenegotiation(this: TLSSocket, error: Error & { code?: string }): void {
-  if (error.code === 'ERR_TLS_RENEGOTIATION_DISABLED' || error.code === 'ERR_TLS_SESSION_ATTACK') this.destroy();
+function onAdmittedError(state: ServerState, socket: TLSSocket): (error: Error & { code?: string }) => void {
+  return (error) => {
+    if (error.code === 'ERR_TLS_RENEGOTIATION_DISABLED' || error.code === 'ERR_TLS_SESSION_ATTACK') socket.destroy();
+    else if (error.message.includes('construct_stateless_ticket'))
+      state.logFailure(remoteOf(state, socket), 'tls: internal error: the client certificate does not fit in a TLS 1.3 session ticket (OpenSSL)');
+  };
 }
 
 /** Ends the deadline. The key is unique among open connections (one local address, one remote address and port each). */
@@ -320,12 +328,12 @@ function gateSecureConnections(state: ServerState, judge: ChainJudge, readCaptur
     logFailure(remoteOf(state, socket), reason, names);
     socket.destroy();
   };
-  const admit = (socket: TLSSocket, key: string, endOnError: () => void): void => {
+  const admit = (socket: TLSSocket, key: string, endOnError: (error: Error) => void): void => {
     settle(state, key);
     socket.off('error', endOnError);
     // Added before the HTTP layer's own listener, so it runs first: that one answers an error
     // with a graceful end, which can let a renegotiation finish before the connection closes.
-    socket.on('error', endOnRenegotiation);
+    socket.on('error', onAdmittedError(state, socket));
     emit.call(server, 'secureConnection', socket);
   };
   const decide = (socket: TLSSocket): void => {
@@ -335,7 +343,9 @@ function gateSecureConnections(state: ServerState, judge: ChainJudge, readCaptur
     socket.disableRenegotiation();
     // Until the HTTP layer has the socket, a TLS error on it (a renegotiation attempt, a
     // reset) ends it: Node only reports such errors to whoever listens, and nobody does yet.
-    const endOnError = (): void => {
+    const onError = onAdmittedError(state, socket);
+    const endOnError = (error: Error): void => {
+      onError(error); // a ticket OpenSSL could not build can end it while its verdict is awaited
       socket.destroy();
     };
     socket.on('error', endOnError);
@@ -356,7 +366,7 @@ function gateSecureConnections(state: ServerState, judge: ChainJudge, readCaptur
         return;
       }
       admittedChains.remember(presented);
-      markVerifiedClient(socket);
+      markVerifiedClient(socket, presented[0]);
       admit(socket, key, endOnError);
     };
     // A client reconnecting with a list already judged is answered now, as Go would answer it;
