@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { answerClientErrorAsGo, createRouter, DEFAULT_SERVER_LIMITS, serverOptionsFor, type Route, type ServerLimits } from '@fabric-ops/ops-http';
-import { formatHostPort } from '@fabric-ops/ops-http/go';
+import { createRouter, DEFAULT_SERVER_LIMITS, serverOptionsFor, type Route, type ServerLimits } from '@fabric-ops/ops-http';
+import { answerClientErrorAsGo, formatHostPort } from '@fabric-ops/ops-http/go';
 import { OpsServerError } from './errors.ts';
 import { checkSystemOptions } from './options.ts';
 import { listenError, parseListenAddress, type ListenTarget } from './listen-address.ts';

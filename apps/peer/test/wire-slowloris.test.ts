@@ -36,7 +36,8 @@ async function slowClient(target: Target, dripMs: number, giveUpMs: number): Pro
   const socket: Socket =
     target.tls === undefined
       ? connectTcp({ host: target.host, port: target.port, allowHalfOpen: true })
-      : connectTls({ host: target.host, port: target.port, ca: target.tls.ca, servername: 'localhost', allowHalfOpen: true });
+      : // allowHalfOpen reaches the TLS socket's own net.Socket (tls.connect passes it on), though its types omit it.
+        connectTls({ host: target.host, port: target.port, ca: target.tls.ca, servername: 'localhost', ...{ allowHalfOpen: true } });
   socket.on('error', () => {});
   await once(socket, target.tls === undefined ? 'connect' : 'secureConnect');
   const began = Date.now();

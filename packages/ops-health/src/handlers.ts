@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { parseRequestTarget, writeEmpty, writeJson, writeJsonText, writeNotFound, writeText, type Handler, type Route } from '@fabric-ops/ops-http';
+import { writeEmpty, writeJson, writeJsonText, writeNotFound, writeText, type Handler, type Route } from '@fabric-ops/ops-http';
+import { parseRequestTarget } from '@fabric-ops/ops-http/go';
 import { nowRfc3339Nano } from './internal/go-format.ts';
 import { createReadinessState, type Readiness, type ReadinessOptions } from './internal/readiness.ts';
 import { fabricHealthResponse, healthyBody, verboseText, type FailedCheck } from './internal/report.ts';

@@ -1,15 +1,12 @@
 export { createRouter } from './internal/router.ts';
-export type { AccessDecision, Authorize, Handler, Route, Router, RouterOptions } from './internal/router.ts';
+export type { Authorize, Handler, Route, Router } from './internal/router.ts';
 export { DEFAULT_SERVER_LIMITS, serverOptionsFor } from './internal/server-limits.ts';
 export type { ServerLimits } from './internal/server-limits.ts';
 export { readBody } from './internal/body.ts';
 export { goJson, writeEmpty, writeJson, writeJsonText, writeText } from './internal/json.ts';
-export type { JsonWriteOptions } from './internal/json.ts';
-export { parseRequestTarget } from './internal/path.ts';
 export { requestIdOf } from './internal/request-id.ts';
 export { OpsHttpError, isOpsHttpError } from './internal/errors.ts';
 export type { OpsHttpErrorCode } from './internal/errors.ts';
 export { writeNotFound } from './internal/not-found.ts';
-export { answerClientErrorAsGo } from './internal/go-errors.ts';
 export { createVersionHandler } from './internal/version-handler.ts';
-export type { VersionHandler, VersionHandlerOptions } from './internal/version-handler.ts';
+export type { VersionHandler } from './internal/version-handler.ts';
