@@ -32,3 +32,17 @@ describe('logspecHandler arguments from JavaScript callers', () => {
     expect(refusal(levels, { bodyLimit: 10, auditLoggerName: 'ops' })).toBeUndefined();
   });
 });
+
+describe('createLogging and createLeanLogging options from JavaScript callers', () => {
+  it('refuse an unknown key, naming it and the known ones', async () => {
+    const { createLogging } = await import('./registry.ts');
+    const { createLeanLogging } = await import('./lean.ts');
+    expect(() => createLogging({ level: 'debug' } as never)).toThrow(
+      expect.objectContaining({ code: 'INVALID_OPTIONS', message: 'createLogging: unknown option level (known: spec, format, destination, maxBufferedBytes, observer, levels, pino)' }),
+    );
+    expect(() => createLeanLogging({ destiantion: process.stdout } as never)).toThrow(
+      'createLeanLogging: unknown option destiantion (known: spec, format, destination, maxBufferedBytes, observer, levels)',
+    );
+    expect(() => createLeanLogging(null as never)).toThrow('createLeanLogging: expected options as an object, got null');
+  });
+});

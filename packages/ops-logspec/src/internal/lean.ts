@@ -6,7 +6,7 @@ import type { LogFormat, LoggerLevelName, LoggingRegistry, LogMethod, LogspecLog
 import { bindingsText, entryText, formatMessage } from './pino-line.ts';
 import { isValidLoggerName, type ParsedSpec } from './spec.ts';
 import { formatTextLine, wantsMetadata } from './text-format.ts';
-import { parseFormat } from './registry.ts';
+import { LOGGING_OPTION_KEYS, parseFormat, refuseUnknownOptions } from './registry.ts';
 import { registryMembers } from './registry-members.ts';
 import { FABRIC_LEVEL_OF, LEVEL_VALUE_OF, LOGGER_LEVEL_NAMES, LOGGER_LEVEL_OF } from './pino-levels.ts';
 
@@ -60,9 +60,14 @@ const noop = (): void => undefined;
  * that logs with it never loads pino (about 6 MiB of RSS).
  */
 export function createLeanLogging(options: LeanLoggingOptions = {}): LeanLogging {
-  if ((options as { pino?: unknown }).pino !== undefined) {
+  if ((options as { pino?: unknown } | null)?.pino !== undefined) {
     throw new LogspecError('INVALID_OPTIONS', 'createLeanLogging: pino options need the pino engine; use createLogging');
   }
+  refuseUnknownOptions(
+    'createLeanLogging',
+    options,
+    LOGGING_OPTION_KEYS.filter((key) => key !== 'pino'),
+  );
   if (options.levels !== undefined && (options.spec !== undefined || options.observer !== undefined)) {
     throw new LogspecError('INVALID_OPTIONS', 'createLeanLogging: give either levels or spec/observer, not both (set them on levels)');
   }

@@ -91,6 +91,17 @@ export function parseFormat(value: string): LogFormat {
   throw new LogspecError('INVALID_FORMAT', `unknown log format '${value}': expected 'json' or 'text'`);
 }
 
+/** Every key of LoggingOptions; createLeanLogging takes the same but `pino`. */
+export const LOGGING_OPTION_KEYS: readonly string[] = ['spec', 'format', 'destination', 'maxBufferedBytes', 'observer', 'levels', 'pino'];
+
+/** A JavaScript caller's misspelt or foreign option is refused, not silently ignored. */
+export function refuseUnknownOptions(fn: string, options: object, known: readonly string[]): void {
+  if (typeof options !== 'object' || options === null) throw new LogspecError('INVALID_OPTIONS', `${fn}: expected options as an object, got ${options === null ? 'null' : typeof options}`);
+  for (const key of Object.keys(options)) {
+    if (!known.includes(key)) throw new LogspecError('INVALID_OPTIONS', `${fn}: unknown option ${key} (known: ${known.join(', ')})`);
+  }
+}
+
 /**
  * A registry of named pino loggers under one Fabric logging spec. A spec change sets the
  * level of each registered logger once; pino children reach their level through the
@@ -100,6 +111,7 @@ export function parseFormat(value: string): LogFormat {
 export function createLogging(options: LoggingOptions = {}): Logging {
   // pino is an optional peer: loaded here, on the first call, so that the package's main entry
   // works in a program that logs with something else.
+  refuseUnknownOptions('createLogging', options, LOGGING_OPTION_KEYS);
   const { pino } = loadPeer<typeof import('pino')>('pino', 'createLogging');
   const { levelValSym } = pino.symbols;
   if (options.levels !== undefined && (options.spec !== undefined || options.observer !== undefined)) {
