@@ -2,25 +2,22 @@
 // client: Go's alert for a missing certificate where clientAuthRequired asks for one, and a log
 // line naming the refused certificate and Go's reason where no alert can say it.
 import { connect as connectTls, type SecureVersion } from 'node:tls';
-import { createTestPki, type PemPair, type TestPki } from '@fabric-ops/test-kit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useTestPki, type PemPair } from '@fabric-ops/test-kit';
+import { describe, expect, it } from 'vitest';
 import { useTestServers, type StartedServer } from './test-server.ts';
 import { loadTlsCredentials } from './credentials.ts';
 
-let pki: TestPki;
-beforeAll(async () => {
-  pki = await createTestPki();
-}, 60_000);
-afterAll(() => pki?.cleanup());
-
+const pkiOf = useTestPki();
 const startServer = useTestServers();
-const start = (clientAuthRequired: boolean): Promise<StartedServer> =>
-  startServer({ credentials: loadTlsCredentials({ certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientRootCAs: [pki.ca.certFile] }), clientAuthRequired });
+const start = (clientAuthRequired: boolean): Promise<StartedServer> => {
+  const pki = pkiOf();
+  return startServer({ credentials: loadTlsCredentials({ certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientRootCAs: [pki.ca.certFile] }), clientAuthRequired });
+};
 
 /** What the client's request ends with: the answer, or the error its TLS layer reports. */
 function outcome(target: StartedServer, version: SecureVersion, client?: PemPair): Promise<string> {
   return new Promise((resolve) => {
-    const socket = connectTls({ host: target.host, port: target.port, ca: pki.ca.cert, ...(client ?? {}), minVersion: version, maxVersion: version });
+    const socket = connectTls({ host: target.host, port: target.port, ca: pkiOf().ca.cert, ...(client ?? {}), minVersion: version, maxVersion: version });
     let answer = '';
     socket.on('error', (error: Error & { code?: string }) => resolve(error.code ?? error.message));
     socket.once('secureConnect', () => socket.end('GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'));
@@ -37,7 +34,7 @@ describe('a refused client', () => {
     await expect.poll(() => target.lines.length).toBe(2);
     for (const line of target.lines) expect(line.message).toMatch(/^http: TLS handshake error from 127\.0\.0\.1:\d+: tls: client didn't provide a certificate$/);
     // OpenSSL refuses only the missing certificate: the verdict on one that is sent stays Go's.
-    for (const version of ['TLSv1.3', 'TLSv1.2'] as const) expect(await outcome(target, version, pki.clients.good)).toBe('CN=operator,O=Org1');
+    for (const version of ['TLSv1.3', 'TLSv1.2'] as const) expect(await outcome(target, version, pkiOf().clients.good)).toBe('CN=operator,O=Org1');
   });
 
   it('without clientAuthRequired, is admitted without a certificate', async () => {
@@ -47,7 +44,7 @@ describe('a refused client', () => {
 
   it('whose certificate Go refuses is named in the log line (Subject, Issuer) beside Go’s reason', async () => {
     const target = await start(false);
-    expect(await outcome(target, 'TLSv1.3', pki.clients.rogueCa)).toBe('closed');
+    expect(await outcome(target, 'TLSv1.3', pkiOf().clients.rogueCa)).toBe('closed');
     await expect.poll(() => target.lines.length).toBe(1);
     expect(target.lines[0]!.message).toMatch(/^http: TLS handshake error from 127\.0\.0\.1:\d+: tls: failed to verify certificate: x509: certificate signed by unknown authority$/);
     expect(target.lines[0]!.fields).toMatchObject({
