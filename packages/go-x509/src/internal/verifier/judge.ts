@@ -399,7 +399,7 @@ async function closeJudge(state: JudgeState): Promise<void> {
  * Verdicts on client chains from worker threads, so a chain that is expensive to check delays
  * neither the event loop nor another client's verdict:
  * - verifier threads start at the first chain that needs checking, grow up to `workers` under
- *   load and end after `idleThreadMs` without work (verifier-threads.ts); one of them is kept
+ *   load and end after `idleThreadMs` without work (threads.ts); one of them is kept
  *   for small chains (an ordinary client's), so an ordinary client never waits behind a large
  *   chain's check;
  * - chains wait in a bounded queue ranked so an unauthenticated sender cannot get ahead of
