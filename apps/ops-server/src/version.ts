@@ -1,4 +1,4 @@
-import { createVersionHandler, type VersionHandler } from '@fabric-ops/ops-http';
+import { createVersionHandler } from '@fabric-ops/ops-http';
 import { OpsServerError } from './errors.ts';
 
 export interface VersionInfo {
@@ -29,7 +29,7 @@ export function resolveCommitSha(env: NodeJS.ProcessEnv = process.env): string {
  * so the peer and an embedder send the same bytes (and take the field under the same name). A field that is not a string is refused here,
  * naming this system's option, before ops-http would refuse it under its own spelling.
  */
-export function versionHandler(info: VersionInfo): VersionHandler {
+export function versionHandler(info: VersionInfo): ReturnType<typeof createVersionHandler> {
   for (const key of ['version', 'commitSHA'] as const) {
     const value: unknown = info[key];
     if (typeof value !== 'string') {

@@ -9,4 +9,3 @@ export { OpsHttpError, isOpsHttpError } from './internal/errors.ts';
 export type { OpsHttpErrorCode } from './internal/errors.ts';
 export { writeNotFound } from './internal/not-found.ts';
 export { createVersionHandler } from './internal/version-handler.ts';
-export type { VersionHandler } from './internal/version-handler.ts';
