@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { configDir, createTestPki, freeTcpPort, prometheusTool, send, spawnApp, type PemPair, type RunningApp, type TestCa, type TestPki } from '@fabric-ops/test-kit';
-import { ORDERER_BIN, peerLauncher, repoRoot } from './peer.ts';
+import { configDir, createTestPki, freeTcpPort, prometheusTool, runAppToExit, send, spawnApp, type PemPair, type RunningApp, type TestCa, type TestPki } from '@fabric-ops/test-kit';
+import { OPSCTL_BIN, ORDERER_BIN, peerLauncher, repoRoot } from './peer.ts';
 
 const PROMETHEUS_DIR = join(repoRoot, 'deploy', 'prometheus');
 const peers = peerLauncher();
@@ -70,8 +70,10 @@ let orderer: RunningApp;
 /** Org2: healthy, and stopped. */
 let healthyOrg2: RunningApp;
 let stoppedOrg2: string;
+/** One healthy node per organisation with clientAuthRequired true: the blackbox probe needs its organisation's certificate. */
+let requiredOrg1: RunningApp;
+let requiredOrg2: RunningApp;
 let blackboxAddress: string;
-let caBundle: string;
 
 interface Org {
   readonly ca: { readonly certFile: string; readonly cert: string };
@@ -113,7 +115,7 @@ beforeAll(async () => {
     '  Provider: prometheus',
     '',
   ].join('\n');
-  [healthy, sick, stopped, orderer, healthyOrg2, stoppedOrg2] = await Promise.all([
+  [healthy, sick, stopped, orderer, healthyOrg2, stoppedOrg2, requiredOrg1, requiredOrg2] = await Promise.all([
     peers.start({ tls: org1.tls }),
     // A container runtime nobody serves: the docker check fails. Nobody asks its /healthz
     // before the first test; the key below makes the checks run on their own.
@@ -122,14 +124,18 @@ beforeAll(async () => {
     spawnApp(ORDERER_BIN, { env: { FABRIC_CFG_PATH: configDir('orderer.yaml', ordererYaml), FABRIC_LOGGING_SPEC: 'info' } }),
     peers.start({ tls: org2.tls }),
     startStopped(org2),
+    peers.start({ tls: { ...org1.tls, clientAuthRequired: true } }),
+    peers.start({ tls: { ...org2.tls, clientAuthRequired: true } }),
   ]);
   others.push(orderer);
 
+  // blackbox.yml as shipped, its /etc/prometheus/tls/ files from this run's PKI (laid out as kitCopy's tls/).
   const blackboxDir = tempDir('fabric-ops-blackbox-');
-  caBundle = join(blackboxDir, 'ops-cas.pem');
-  writeFileSync(caBundle, org1.ca.cert + org2.ca.cert);
-  const module = readFileSync(join(PROMETHEUS_DIR, 'blackbox.yml'), 'utf8').replace('/etc/prometheus/tls/ops-cas.pem', caBundle);
-  expect(module).toContain(caBundle);
+  writeTlsFiles(join(blackboxDir, 'tls'));
+  writeFileSync(join(blackboxDir, 'tls', 'ops-cas.pem'), org1.ca.cert + org2.ca.cert);
+  const shipped = readFileSync(join(PROMETHEUS_DIR, 'blackbox.yml'), 'utf8');
+  const module = shipped.replaceAll('/etc/prometheus/tls/', `${join(blackboxDir, 'tls')}/`);
+  expect(module).not.toContain('/etc/prometheus');
   writeFileSync(join(blackboxDir, 'blackbox.yml'), module);
   blackboxAddress = `127.0.0.1:${await freeTcpPort()}`;
   await startDaemon(blackboxExporterBin(), [`--config.file=${join(blackboxDir, 'blackbox.yml')}`, `--web.listen-address=${blackboxAddress}`], `http://${blackboxAddress}/-/healthy`, blackboxDir);
@@ -147,18 +153,23 @@ afterAll(async () => {
  * A copy of deploy/prometheus as an operator would lay it out, with this run's TLS files, the
  * blackbox exporter's address, 1 s intervals and 1 s `for:` durations.
  */
-function kitCopy(): string {
-  const dir = tempDir('fabric-ops-kit-');
-  cpSync(PROMETHEUS_DIR, dir, { recursive: true });
-  mkdirSync(join(dir, 'tls', 'org2'), { recursive: true });
+/** The tls/ layout the configs name: Org1's CA and client certificate at the top, Org2's under org2/. */
+function writeTlsFiles(tls: string): void {
+  mkdirSync(join(tls, 'org2'), { recursive: true });
   for (const [sub, org] of [
     ['', org1],
     ['org2', org2],
   ] as const) {
-    writeFileSync(join(dir, 'tls', sub, 'ops-ca.pem'), org.ca.cert);
-    writeFileSync(join(dir, 'tls', sub, 'prometheus.pem'), org.client.cert);
-    writeFileSync(join(dir, 'tls', sub, 'prometheus-key.pem'), org.client.key);
+    writeFileSync(join(tls, sub, 'ops-ca.pem'), org.ca.cert);
+    writeFileSync(join(tls, sub, 'prometheus.pem'), org.client.cert);
+    writeFileSync(join(tls, sub, 'prometheus-key.pem'), org.client.key);
   }
+}
+
+function kitCopy(): string {
+  const dir = tempDir('fabric-ops-kit-');
+  cpSync(PROMETHEUS_DIR, dir, { recursive: true });
+  writeTlsFiles(join(dir, 'tls'));
   const alerts = readFileSync(join(dir, 'alerts.yml'), 'utf8');
   const shortened = alerts.replace(/^(\s+)for: \d+m$/gm, '$1for: 1s');
   expect(shortened.match(/for: 1s/g)).toHaveLength(alerts.match(/^\s+for: /gm)!.length);
@@ -256,6 +267,59 @@ describe('operations.health.checkInterval (CORE_OPERATIONS_HEALTH_CHECKINTERVAL)
   });
 });
 
+interface OpsctlRow {
+  target: string;
+  ok: boolean;
+  reason?: string;
+  changed?: boolean;
+  rolled_back?: boolean;
+  labels: Record<string, string>;
+}
+
+async function opsctlJson(args: readonly string[]): Promise<{ code: number | null; rows: OpsctlRow[]; stderr: string }> {
+  const org1Files = ['--cacert', org1.ca.certFile, '--cert', org1.client.certFile, '--key', org1.client.keyFile, '--timeout', '3s'];
+  const result = await runAppToExit(OPSCTL_BIN, { args: [...org1Files, ...args, '--json'] });
+  return { code: result.code, rows: result.stdout.trim() === '' ? [] : (JSON.parse(result.stdout) as OpsctlRow[]), stderr: result.stderr };
+}
+
+/**
+ * opsctl --prometheus over this config's Prometheus: only the operations targets (the fabric-*
+ * jobs, never the blackbox exporter that probes them), each organisation through its own
+ * credential labels; and an exporter among the targets of `logspec set --rollback` changes nothing
+ * and rolls nothing back.
+ */
+async function opsctlThroughPrometheus(api: string, addresses: Record<string, string[]>): Promise<void> {
+  await expect.poll(async () => (await opsctlJson(['--prometheus', api, 'health'])).rows.length, { timeout: 20_000 }).toBe(Object.values(addresses).flat().length);
+  const health = await opsctlJson(['--prometheus', api, 'health']);
+  expect(health.rows.map((row) => row.target).sort()).toEqual(Object.values(addresses).flat().sort());
+  expect(health.rows.map((row) => row.target)).not.toContain(blackboxAddress);
+  const failed = Object.fromEntries(health.rows.filter((row) => !row.ok).map((row) => [row.target, row.reason]));
+  expect(failed).toEqual({ [stopped]: 'connection-refused', [stoppedOrg2]: 'connection-refused', [sick.address]: 'unhealthy' });
+
+  const probeJob = await runAppToExit(OPSCTL_BIN, { args: ['--prometheus', api, '--job', 'blackbox-fabric-healthz', 'health'] });
+  expect({ code: probeJob.code, stderr: probeJob.stderr }).toEqual({ code: 2, stderr: `opsctl: no targets in ${api} job blackbox-fabric-healthz\n` });
+
+  // The exporter's address as a target, as the blackbox job's scrape URL gives it (plain HTTP).
+  const file = join(tempDir('fabric-ops-kit-sd-'), 'mixed.yml');
+  writeFileSync(
+    file,
+    stringify([
+      { targets: [blackboxAddress], labels: { __scheme__: 'http' } },
+      { targets: [healthy.address, requiredOrg1.address], labels: { __scheme__: 'https' } },
+    ]),
+  );
+  const set = await opsctlJson(['--targets', file, '--rollback', 'logspec', 'set', 'debug']);
+  try {
+    const rows = Object.fromEntries(set.rows.map((row) => [row.target, row]));
+    expect(rows[blackboxAddress]).toMatchObject({ ok: false, reason: 'not-operations-server' });
+    for (const node of [healthy.address, requiredOrg1.address]) expect(rows[node]).toMatchObject({ ok: true, changed: true });
+    expect(set.rows.some((row) => row.rolled_back === true)).toBe(false);
+    expect(set.code).toBe(1);
+  } finally {
+    await opsctlJson(['--address', healthy.address, '--address', requiredOrg1.address, 'logspec', 'set', 'info']);
+  }
+}
+
 // The two configs run side by side, each with its own Prometheus, to keep the file short.
 describe.concurrent('deploy/prometheus alerts fire through each shipped config', () => {
   it('prometheus.yml (jobs fabric-peer, fabric-orderer): a stopped peer, a failing check and a failing /healthz', async () => {
@@ -264,9 +328,9 @@ describe.concurrent('deploy/prometheus alerts fire through each shipped config',
     shortenConfig(config);
     const jobs = Object.fromEntries(config.scrape_configs.map((job) => [job.job_name, job]));
     expect(Object.keys(jobs).sort()).toEqual(['blackbox-fabric-healthz', 'fabric-orderer', 'fabric-peer']);
-    jobs['fabric-peer']!.static_configs = [{ targets: [healthy.address, sick.address, stopped], labels: { org: 'org1' } }];
+    jobs['fabric-peer']!.static_configs = [{ targets: [healthy.address, sick.address, stopped, requiredOrg1.address], labels: { org: 'org1' } }];
     jobs['fabric-orderer']!.static_configs = [{ targets: [orderer.address], labels: { org: 'orderer-org' } }];
-    jobs['blackbox-fabric-healthz']!.static_configs = [{ targets: [healthy.address, sick.address, stopped, orderer.address] }];
+    jobs['blackbox-fabric-healthz']!.static_configs = [{ targets: [healthy.address, sick.address, stopped, orderer.address, requiredOrg1.address] }];
     writeFileSync(join(dir, 'prometheus.yml'), stringify(config, { aliasDuplicateObjects: false }));
 
     const api = await startPrometheus(dir, 'prometheus.yml');
@@ -287,9 +351,16 @@ describe.concurrent('deploy/prometheus alerts fire through each shipped config',
     writeFileSync(join(dir, 'prometheus-file-sd.yml'), stringify(config, { aliasDuplicateObjects: false }));
     // The shipped target file's shape (org and role labels), with this run's addresses.
     const groups = parse(readFileSync(join(dir, 'file_sd', 'fabric-network.yml'), 'utf8')) as { targets: string[]; labels: Record<string, string> }[];
-    const addresses: Record<string, string[]> = { org1: [healthy.address, sick.address, stopped], 'orderer-org': [orderer.address], org2: [healthyOrg2.address, stoppedOrg2] };
+    const addresses: Record<string, string[]> = {
+      org1: [healthy.address, sick.address, stopped, requiredOrg1.address],
+      'orderer-org': [orderer.address],
+      org2: [healthyOrg2.address, stoppedOrg2, requiredOrg2.address],
+    };
     expect(groups.map((group) => group.labels['org']).sort()).toEqual(Object.keys(addresses).sort());
     for (const group of groups) group.targets = addresses[group.labels['org']!]!;
+    // Org2's opsctl credentials, from this run's PKI.
+    const org2Labels: Record<string, string> = { __opsctl_cacert: org2.ca.certFile, __opsctl_cert: org2.client.certFile, __opsctl_key: org2.client.keyFile };
+    for (const group of groups) for (const name of Object.keys(group.labels)) if (org2Labels[name] !== undefined) group.labels[name] = org2Labels[name];
     writeFileSync(join(dir, 'file_sd', 'fabric-network.yml'), stringify(groups));
 
     const api = await startPrometheus(dir, 'prometheus-file-sd.yml');
@@ -302,7 +373,15 @@ describe.concurrent('deploy/prometheus alerts fire through each shipped config',
     // Each organisation's healthy nodes were scraped through their own CA's job.
     const up = (await (await fetch(`${api}/api/v1/query?query=${encodeURIComponent('up{job=~"fabric-.+"} == 1')}`)).json()) as { data: { result: { metric: Record<string, string> }[] } };
     expect(up.data.result.map((sample) => `${sample.metric['job']}/${sample.metric['instance']}`).sort()).toEqual(
-      [`fabric-org1/${healthy.address}`, `fabric-org1/${sick.address}`, `fabric-org1/${orderer.address}`, `fabric-org2/${healthyOrg2.address}`].sort(),
+      [
+        `fabric-org1/${healthy.address}`,
+        `fabric-org1/${sick.address}`,
+        `fabric-org1/${orderer.address}`,
+        `fabric-org1/${requiredOrg1.address}`,
+        `fabric-org2/${healthyOrg2.address}`,
+        `fabric-org2/${requiredOrg2.address}`,
+      ].sort(),
     );
+    await opsctlThroughPrometheus(api, addresses);
   });
 });
