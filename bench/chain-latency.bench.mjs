@@ -40,7 +40,7 @@ process.on('SIGTERM', () => process.exit(0));
 `;
 
 // One process for all attackers: a secure context made once (the client's own cost stays small),
-// `connections` loops of connect, wait for the close, again; prints the handshakes attempted.
+// `connections` loops of connect, one request, wait for the close, again; prints the handshakes attempted.
 const ATTACKERS_SCRIPT = `
 import { connect, createSecureContext } from 'node:tls';
 const { port, connections, seconds, cert, key } = JSON.parse(process.argv[2]);
@@ -53,6 +53,8 @@ const loop = async () => {
     await new Promise((resolve) => {
       const socket = connect({ host: '127.0.0.1', port, secureContext, rejectUnauthorized: false });
       socket.on('error', () => {});
+      // a request, so a server that admits the list (raw node) serves it and closes, as one that refuses it closes
+      socket.once('secureConnect', () => socket.end('GET /version HTTP/1.1\\r\\nHost: x\\r\\nConnection: close\\r\\n\\r\\n'));
       socket.once('close', resolve);
       socket.resume();
     });
