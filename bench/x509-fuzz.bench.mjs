@@ -88,7 +88,7 @@ for (const [n, [cls, { count, example }]] of sorted.entries()) {
   const keep = small.keep.length === 0 ? 'none' : small.keep.join(',');
   console.log(
     [
-      `  reproducer: seed ${small.seed}, case ${small.index}, operators kept ${keep} of ${example.ops.length}: ${small.ops.join(' + ') || '(none: the seed chain itself)'}`,
+      `  reproducer: seed ${small.seed}, case ${small.index}, ${small.keep.length} of its ${example.ops.length} operators kept (positions ${keep}): ${small.ops.join(' + ') || '(none: the seed chain itself)'}`,
       `  regenerate: cd tools/x509-oracle && go run ./fuzz -out DIR -seed ${small.seed} -start ${small.index} -count 1 -keep ${keep}`,
       `  ours: ${small.ours}`,
       `  go:   ${small.go}`,
