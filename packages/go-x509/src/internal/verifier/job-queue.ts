@@ -22,7 +22,7 @@ export interface QueuedJob {
   express: boolean;
 }
 
-export function sizeClass(bytes: number): number {
+function sizeClass(bytes: number): number {
   return Math.ceil(Math.log2(Math.max(bytes, 1)));
 }
 

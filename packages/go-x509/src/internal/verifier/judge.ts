@@ -5,7 +5,6 @@ import { chainKey, createVerdictCache, type Verdict, type VerdictCache } from '.
 import { createThreadSlots, defaultWorkerCount, defaultWorkerFile, type FromWorker, type Slot, type ThreadSlots, type ToWorker } from './threads.ts';
 
 export type { Verdict } from './verdict-cache.ts';
-export { defaultWorkerCount, defaultWorkerFile, type ToWorker } from './threads.ts';
 
 export interface ChainJudgeOptions {
   /** Chains waiting for a verifier at once; past this the lowest-ranked is refused ("busy"). Default 1024. */
@@ -96,11 +95,11 @@ export interface ChainJudge {
 
 export const BUSY_REASON = 'tls: server busy verifying client certificates';
 export const TOO_LONG_REASON = 'tls: client certificate check took too long';
-export const EXPIRED_REASON = 'tls: client certificate check not started before the handshake deadline';
+const EXPIRED_REASON = 'tls: client certificate check not started before the handshake deadline';
 
 /** Chains this small (and this short) may use the verifier kept for them, so ordinary clients never wait behind a large chain's check. */
 export const EXPRESS_MAX_BYTES = 8_192;
-export const EXPRESS_MAX_CERTIFICATES = 4;
+const EXPRESS_MAX_CERTIFICATES = 4;
 
 interface Waiter {
   readonly resolve: (verdict: Verdict) => void;
