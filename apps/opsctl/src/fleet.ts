@@ -342,8 +342,9 @@ function inOrder(count: number, onRow: ((row: FleetRow) => void) | undefined): (
 export async function runFleetCommand(command: Command, connection: ConnectionOptions, fleet: FleetOptions, hooks: FleetHooks = {}): Promise<FleetResult> {
   // --deadline counts from the command's start: asking Prometheus for the targets spends it too.
   const deadline = new AbortController();
-  // Each target in flight listens for the deadline: up to `concurrency` listeners, none leaked.
-  setMaxListeners(fleet.concurrency + 2, deadline.signal);
+  // Each target in flight listens for the deadline: up to `concurrency` listeners, plus the
+  // parked ones (internal/schedule.ts), none leaked.
+  setMaxListeners(fleet.concurrency + MAX_PARKED + 2, deadline.signal);
   const spent = performance.now() - (hooks.startedAt ?? performance.now());
   const timer = setTimeout(() => deadline.abort(), Math.max(0, fleet.deadlineMs - spent));
   let rows: FleetRow[];
