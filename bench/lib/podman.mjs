@@ -1,11 +1,12 @@
 // podman's Docker-compatible API on a temp socket, configured to need nothing from the host
 // (vfs storage, cgroupfs, file events) so it runs as root in a bare container.
-// The tests' helper (tools/test-kit/src/podman.ts) does the same with a restartable service; it is
+// The tests' helper (tools/test-kit/src/podman.ts) runs the same service, restartable; it is
 // TypeScript with no built dist/, which plain node cannot import on Node 20, so the benches (run
-// on every Node line) keep this small one.
+// on every Node line) keep this small one and share only the command line, which is plain JavaScript.
 import { spawn, spawnSync } from 'node:child_process';
 import { request } from 'node:http';
 import { join } from 'node:path';
+import { podmanServiceArgs } from '../../tools/test-kit/src/podman-args.mjs';
 
 export function pingRuntime(socketPath) {
   return new Promise((resolve) => {
@@ -23,28 +24,7 @@ export async function startPodmanService(dir) {
   const probe = spawnSync('podman', ['--version'], { encoding: 'utf8' });
   if (probe.error !== undefined || probe.status !== 0) throw new Error('podman is not installed: run scripts/test-deps.sh (apt-get install podman) first');
   const socketPath = join(dir, 'docker.sock');
-  const child = spawn(
-    'podman',
-    [
-      '--root',
-      join(dir, 'root'),
-      '--runroot',
-      join(dir, 'run'),
-      '--tmpdir',
-      join(dir, 'tmp'),
-      '--storage-driver',
-      'vfs',
-      '--cgroup-manager',
-      'cgroupfs',
-      '--events-backend',
-      'file',
-      'system',
-      'service',
-      '--time=0',
-      `unix://${socketPath}`,
-    ],
-    { stdio: 'ignore' },
-  );
+  const child = spawn('podman', podmanServiceArgs(dir, socketPath), { stdio: 'ignore' });
   const deadline = Date.now() + 20_000;
   while ((await pingRuntime(socketPath)) !== 200) {
     if (Date.now() > deadline || child.exitCode !== null) {

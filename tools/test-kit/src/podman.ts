@@ -4,6 +4,7 @@ import { request } from 'node:http';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { podmanServiceArgs } from './podman-args.mjs';
 
 export interface PodmanService {
   /** The Docker-compatible API socket. */
@@ -68,28 +69,10 @@ export async function startPodmanService(options: PodmanServiceOptions = {}): Pr
   const start = async (): Promise<void> => {
     if (child !== undefined) return;
     log = '';
-    const proc = spawn(
-      'podman',
-      [
-        '--root',
-        join(dir, 'root'),
-        '--runroot',
-        join(dir, 'run'),
-        '--tmpdir',
-        join(dir, 'tmp'),
-        '--storage-driver',
-        'vfs',
-        '--cgroup-manager',
-        'cgroupfs',
-        '--events-backend',
-        'file',
-        'system',
-        'service',
-        '--time=0',
-        `unix://${socketPath}`,
-      ],
-      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, XDG_RUNTIME_DIR: process.env['XDG_RUNTIME_DIR'] ?? join(dir, 'xdg') } },
-    );
+    const proc = spawn('podman', podmanServiceArgs(dir, socketPath), {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, XDG_RUNTIME_DIR: process.env['XDG_RUNTIME_DIR'] ?? join(dir, 'xdg') },
+    });
     const keep = (chunk: Buffer) => {
       log = (log + chunk.toString('utf8')).slice(-LOG_LIMIT);
     };

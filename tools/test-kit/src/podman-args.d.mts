@@ -1,0 +1,1 @@
+export function podmanServiceArgs(dir: string, socketPath: string): string[];
