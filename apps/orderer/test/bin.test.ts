@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describeAppContract, useAppHarness, useTestPki } from '@fabric-ops/test-kit';
+import { describeAppContract, listeningFields, ordererYaml, useAppHarness, useTestPki } from '@fabric-ops/test-kit';
 import { describe, expect, it } from 'vitest';
 
 const BIN = fileURLToPath(new URL('../dist/bin.cjs', import.meta.url));
@@ -19,23 +19,9 @@ const testPki = useTestPki();
 describe('orderer start-up line', () => {
   it('states HTTPS with optional client certificates, prometheus, and no checks', async () => {
     const pki = testPki();
-    const dir = configDir(
-      [
-        'Operations:',
-        '  ListenAddress: 127.0.0.1:0',
-        '  TLS:',
-        '    Enabled: true',
-        `    Certificate: ${JSON.stringify(pki.server.certFile)}`,
-        `    PrivateKey: ${JSON.stringify(pki.server.keyFile)}`,
-        `    ClientRootCAs: [${JSON.stringify(pki.ca.certFile)}]`,
-        'Metrics:',
-        '  Provider: prometheus',
-        '',
-      ].join('\n'),
-    );
+    const dir = configDir(ordererYaml({ tls: { certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientAuthRequired: false, clientRootCAs: [pki.ca.certFile] } }));
     const app = await start({ FABRIC_CFG_PATH: dir, FABRIC_LOGGING_FORMAT: 'json' });
-    const line = app.stdout.find((text) => text.includes('listening on'))!;
-    const fields = JSON.parse(line) as Record<string, unknown>;
+    const fields = listeningFields(app.stdout);
     expect(fields).toMatchObject({ name: 'orderer.operations', scheme: 'https', clientAuth: 'verify-if-given', metricsProvider: 'prometheus', checks: [] });
     expect(fields['msg']).toBe(`Operations server listening on ${app.address} (https; client certificates: verify-if-given; metrics: prometheus; checks: none)`);
   });

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describeAppContract, useAppHarness, useTestPki } from '@fabric-ops/test-kit';
+import { describeAppContract, listeningFields, useAppHarness, useTestPki } from '@fabric-ops/test-kit';
 import { describe, expect, it } from 'vitest';
 
 const BIN = fileURLToPath(new URL('../dist/bin.cjs', import.meta.url));
@@ -16,18 +16,11 @@ describeAppContract('peer', {
 const { configDir, start, run } = useAppHarness(BIN, 'core.yaml');
 const testPki = useTestPki();
 
-/** The fields of the JSON line that announces the listener. */
-function readyFields(stdout: readonly string[]): Record<string, unknown> {
-  const line = stdout.find((text) => text.includes('listening on'));
-  expect(line).toBeDefined();
-  return JSON.parse(line!) as Record<string, unknown>;
-}
-
 describe('peer start-up line', () => {
   it('states plain HTTP, no client certificates, metrics off and no checks', async () => {
     const dir = configDir('vm:\n  endpoint: ""\noperations:\n  listenAddress: 127.0.0.1:0\n');
     const app = await start({ FABRIC_CFG_PATH: dir, FABRIC_LOGGING_FORMAT: 'json' });
-    const fields = readyFields(app.stdout);
+    const fields = listeningFields(app.stdout);
     expect(fields).toMatchObject({ address: app.address, scheme: 'http', clientAuth: 'none', metricsProvider: 'disabled', checks: [], config: join(dir, 'core.yaml') });
     expect(fields['statsd']).toBeUndefined();
     expect(fields['msg']).toBe(`Operations server listening on ${app.address} (http; client certificates: none; metrics: disabled; checks: none)`);
@@ -54,7 +47,7 @@ describe('peer start-up line', () => {
       ].join('\n'),
     );
     const app = await start({ FABRIC_CFG_PATH: dir, FABRIC_LOGGING_FORMAT: 'json' });
-    const fields = readyFields(app.stdout);
+    const fields = listeningFields(app.stdout);
     expect(fields).toMatchObject({ scheme: 'https', clientAuth: 'required', metricsProvider: 'statsd', statsd: 'udp://127.0.0.1:9', checks: ['docker'] });
     expect(fields['msg']).toBe(`Operations server listening on ${app.address} (https; client certificates: required; metrics: statsd to udp://127.0.0.1:9; checks: docker)`);
   });
@@ -70,7 +63,7 @@ describe('peer start-up line', () => {
       CORE_OPERATIONS_TLS_KEY_FILE: pki.server.keyFile,
       CORE_OPERATIONS_TLS_CLIENTROOTCAS_FILES: pki.ca.certFile,
     });
-    expect(readyFields(app.stdout)).toMatchObject({ scheme: 'https', clientAuth: 'verify-if-given', metricsProvider: 'prometheus', checks: [] });
+    expect(listeningFields(app.stdout)).toMatchObject({ scheme: 'https', clientAuth: 'verify-if-given', metricsProvider: 'prometheus', checks: [] });
   });
 });
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configDir } from './app-contract.ts';
 import { send } from './http-client.ts';
 import { DECODE_CASES, ERROR_CASES, SPEC_CASES } from './logspec-gold.ts';
-import { runAppToExit, spawnApp, type RunningApp } from './spawn-app.ts';
+import { listeningFields, runAppToExit, spawnApp, type RunningApp } from './spawn-app.ts';
 
 export interface LogspecContract {
   /** Absolute path of the built bin (`dist/bin.cjs` for the peer and orderer). */
@@ -123,7 +123,7 @@ export function describeLogspecContract(name: string, contract: LogspecContract)
 
     it('reads FABRIC_LOGGING_SPEC and writes JSON lines with FABRIC_LOGGING_FORMAT=json', async () => {
       app = await startApp({ FABRIC_LOGGING_SPEC: 'operations.=debug:warning:peer.operations,orderer.operations=info', FABRIC_LOGGING_FORMAT: 'json' });
-      const listening = JSON.parse(app.stdout.find((line) => line.includes('listening on'))!) as Record<string, unknown>;
+      const listening = listeningFields(app.stdout);
       expect(listening).toMatchObject({ level: 30, name: `${name}.operations` });
       const reply = await send(app.address, '/logspec');
       expect(reply.body).toBe('{"spec":"operations.=debug:orderer.operations=info:peer.operations=info:warn"}\n');

@@ -74,3 +74,10 @@ export async function runAppToExit(binPath: string, options: SpawnAppOptions = {
   clearTimeout(timer);
   return { code, stdout, stderr };
 }
+
+/** The fields of the JSON line (FABRIC_LOGGING_FORMAT=json) that announced the listener; throws when there is none. */
+export function listeningFields(stdout: readonly string[]): Record<string, unknown> {
+  const line = stdout.find((text) => text.includes('listening on'));
+  if (line === undefined) throw new Error(`no "listening on" line; stdout: ${stdout.join('\n')}`);
+  return JSON.parse(line) as Record<string, unknown>;
+}
