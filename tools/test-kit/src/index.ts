@@ -27,3 +27,4 @@ export { useAppHarness, useTestPki } from './app-harness.ts';
 export type { AppHarness } from './app-harness.ts';
 export { heapLimitsContract } from './heap-contract.ts';
 export { thrownCode } from './thrown.ts';
+export { udpLinesOnLoopback } from './udp-lines.ts';

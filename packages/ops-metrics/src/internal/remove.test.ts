@@ -1,5 +1,4 @@
-import { createSocket } from 'node:dgram';
-import { thrownCode } from '@fabric-ops/test-kit';
+import { thrownCode, udpLinesOnLoopback } from '@fabric-ops/test-kit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isMetricsError, type MetricsErrorCode } from './errors.ts';
 import { TEXT_FORMAT } from './negotiate.ts';
@@ -7,7 +6,7 @@ import { createMetricsProvider } from './provider.ts';
 import { createPrometheusProvider, renderBody } from './prometheus.ts';
 import { createStatsdCaptureProvider, createStatsdProvider } from './statsd.ts';
 
-const cleanups: (() => Promise<void> | void)[] = [];
+const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
@@ -153,13 +152,9 @@ describe('remove(): StatsD', () => {
   });
 
   it('leaves a removed series out of what is pushed to a real UDP daemon', async () => {
-    const socket = createSocket('udp4');
-    const lines: string[] = [];
-    socket.on('message', (msg) => lines.push(...msg.toString().split('\n').filter(Boolean)));
-    await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
-    cleanups.push(() => new Promise<void>((resolve) => socket.close(() => resolve())));
+    const { port, lines } = await udpLinesOnLoopback((cleanup) => void cleanups.push(cleanup));
     // A long interval: the test flushes by hand.
-    const provider = createStatsdProvider({ network: 'udp', host: '127.0.0.1', port: socket.address().port, writeIntervalMs: 3_600_000, prefix: 'p' }, { runtimeMetrics: false });
+    const provider = createStatsdProvider({ network: 'udp', host: '127.0.0.1', port, writeIntervalMs: 3_600_000, prefix: 'p' }, { runtimeMetrics: false });
     await provider.start();
     cleanups.push(() => provider.stop());
     const status = provider.newGauge({ namespace: 'health', name: 'check_status', help: 'h', labelNames: ['component'], statsdFormat: '%{#fqname}.%{component}' });

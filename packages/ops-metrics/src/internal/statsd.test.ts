@@ -1,10 +1,10 @@
-import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { readdirSync, readlinkSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { udpLinesOnLoopback } from '@fabric-ops/test-kit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createStatsdProvider, type StatsdProvider } from './statsd.ts';
 
-const cleanups: (() => Promise<void> | void)[] = [];
+const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
@@ -17,14 +17,7 @@ async function waitFor(check: () => boolean, timeoutMs = 15_000): Promise<void> 
   }
 }
 
-async function udpListener(): Promise<{ port: number; lines: string[] }> {
-  const socket: UdpSocket = createSocket('udp4');
-  const lines: string[] = [];
-  socket.on('message', (msg) => lines.push(...msg.toString().split('\n').filter(Boolean)));
-  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
-  cleanups.push(() => new Promise<void>((resolve) => socket.close(() => resolve())));
-  return { port: socket.address().port, lines };
-}
+const udpListener = () => udpLinesOnLoopback((cleanup) => void cleanups.push(cleanup));
 
 function tcpListener(port = 0): Promise<{ server: Server; port: number; lines: string[]; close(): Promise<void> }> {
   const lines: string[] = [];
