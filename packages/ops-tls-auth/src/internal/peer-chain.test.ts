@@ -5,7 +5,7 @@ import { connect, createServer, type TLSSocket } from 'node:tls';
 import { createTestPki, type PemPair, type TestCa, type TestPki } from '@fabric-ops/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { certificateMessageLength, clientCertificateMessageProblem } from '@fabric-ops/go-x509';
-import { captureChainsEarly, createAdmittedChains } from './peer-chain.ts';
+import { captureChainsEarly, createAdmittedChains, createRefusedLeaves } from './peer-chain.ts';
 import { nativeChainIsFaithful } from './self-probe.ts';
 
 let pki: TestPki;
@@ -93,5 +93,24 @@ describe('createAdmittedChains', () => {
     chains.remember([Buffer.from('leaf-c')]);
     expect(chains.forLeaf(Buffer.from('leaf-a'))).toBeUndefined();
     expect(chains.forLeaf(Buffer.from('leaf-c'))).toEqual([Buffer.from('leaf-c')]);
+  });
+});
+
+describe('createRefusedLeaves', () => {
+  it('answers a refused leaf with its reason for the time given, never a busy or slow check, and forgets on clear', () => {
+    let now = 1_000;
+    const leaves = createRefusedLeaves(2_000, 8, () => now);
+    const leaf = Buffer.from('leaf');
+    leaves.remember(leaf, 'tls: failed to verify certificate: x509: certificate signed by unknown authority');
+    leaves.remember(Buffer.from('busy'), 'tls: server busy verifying client certificates');
+    leaves.remember(Buffer.from('slow'), 'tls: client certificate check took too long');
+    expect(leaves.reasonFor(leaf)).toBe('tls: failed to verify certificate: x509: certificate signed by unknown authority');
+    expect(leaves.reasonFor(Buffer.from('busy'))).toBeUndefined();
+    expect(leaves.reasonFor(Buffer.from('slow'))).toBeUndefined();
+    now += 2_000;
+    expect(leaves.reasonFor(leaf)).toBeUndefined();
+    leaves.remember(leaf, 'tls: x');
+    leaves.clear();
+    expect(leaves.reasonFor(leaf)).toBeUndefined();
   });
 });

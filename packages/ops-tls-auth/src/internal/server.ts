@@ -11,7 +11,7 @@ import { secureContextOptions, tlsServerOptions } from './options.ts';
 import { createOpenSslClientCas } from './stand-in-ca.ts';
 import { clientNames, NO_CERTIFICATE_REASON, refuseMissingCertificateInHandshake } from './refusal.ts';
 import { clientCertificateMessageProblem } from '@fabric-ops/go-x509';
-import { createAdmittedChains, createChainCapture, nativePeerChain, type CapturedChain } from './peer-chain.ts';
+import { createAdmittedChains, createChainCapture, createRefusedLeaves, nativePeerChain, type CapturedChain } from './peer-chain.ts';
 import { nativeChainIsFaithful } from './self-probe.ts';
 import { createChainJudge, type ChainJudge, type InlineLimits, type Verdict } from '@fabric-ops/go-x509/verifier';
 
@@ -189,7 +189,8 @@ export function createTlsServerWith(options: TlsServerOptions, onRequest: Reques
       }
     });
   };
-  gateSecureConnections(state, judge, (socket) => chainCapture.read(socket) ?? { list: nativePeerChain(socket, isKnown) }, options.clientAuthRequired ?? false, probeChainReading);
+  const refusedLeaves = createRefusedLeaves();
+  gateSecureConnections(state, judge, (socket) => chainCapture.read(socket) ?? { list: nativePeerChain(socket, isKnown) }, refusedLeaves, options.clientAuthRequired ?? false, probeChainReading);
   server.on('close', () => {
     clearTimeout(unhookTimer);
     void judge.close();
@@ -202,6 +203,7 @@ export function createTlsServerWith(options: TlsServerOptions, onRequest: Reques
       captureWhileNeeded();
       caFileNames = credentials.clientCaFileNames;
       judge.setTrust(credentials.clientCaFiles ?? credentials.ca);
+      refusedLeaves.clear();
     },
     endPendingHandshakes() {
       const count = pending.size;
@@ -318,7 +320,14 @@ function logTlsClientErrors(state: ServerState): void {
  * verdict. A refused connection, or one still waiting for its verdict, is never seen by them
  * and never has a byte of a request read from it.
  */
-function gateSecureConnections(state: ServerState, judge: ChainJudge, readCaptured: (socket: TLSSocket) => CapturedChain, clientAuthRequired: boolean, onClientCertificate: () => void): void {
+function gateSecureConnections(
+  state: ServerState,
+  judge: ChainJudge,
+  readCaptured: (socket: TLSSocket) => CapturedChain,
+  refusedLeaves: ReturnType<typeof createRefusedLeaves>,
+  clientAuthRequired: boolean,
+  onClientCertificate: () => void,
+): void {
   const { server, pending, logFailure } = state;
   const admittedChains = createAdmittedChains();
   type Emit = (this: HttpsServer, event: string | symbol, ...args: unknown[]) => boolean;
@@ -349,6 +358,14 @@ function gateSecureConnections(state: ServerState, judge: ChainJudge, readCaptur
       socket.destroy();
     };
     socket.on('error', endOnError);
+    // a leaf refused a moment ago: refused again before its list is read (peer-chain.ts)
+    const leaf = (socket.getPeerCertificate(false) as { raw?: Buffer }).raw;
+    const refusedBefore = leaf === undefined ? undefined : refusedLeaves.reasonFor(leaf);
+    if (refusedBefore !== undefined) {
+      onClientCertificate();
+      refuse(socket, key, refusedBefore, clientNames(leaf!));
+      return;
+    }
     const presented = presentedList(socket, readCaptured, admittedChains);
     if (presented !== undefined) onClientCertificate();
     if (typeof presented === 'string') {
@@ -362,6 +379,8 @@ function gateSecureConnections(state: ServerState, judge: ChainJudge, readCaptur
     }
     const decided = (verdict: Verdict): void => {
       if (!verdict.accept) {
+        // judged alone: another list with this leaf could only be admitted by adding its issuer
+        if (presented.length === 1) refusedLeaves.remember(presented[0]!, verdict.reason);
         refuse(socket, key, verdict.reason, clientNames(presented[0]!));
         return;
       }
