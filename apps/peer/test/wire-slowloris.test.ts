@@ -136,7 +136,8 @@ describe('the peer bin cuts trickled headers at its 10 s read deadline beside ke
     // descriptor and parser), and the process did not grow with the clients it held for 10 s.
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(openFds()).toBeLessThanOrEqual(fdsBefore + 1);
-    expect(rssKiB() - rssBefore).toBeLessThan(16 * 1024);
+    // RSS only as a net: V8 may grow its young generation by 16 MiB under this load (Node 26).
+    expect(rssKiB() - rssBefore).toBeLessThan(32 * 1024);
   }, 30_000);
 });
 
