@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dockerChecker } from '@fabric-ops/ops-health';
 import { createOperationsSystem } from '@fabric-ops/ops-server';
+import { tieSocketPair } from '../tools/test-kit/src/podman-shared.mjs';
 import { startPodmanService } from './lib/podman.mjs';
 
 const CONNECTIONS = 64;
@@ -45,19 +46,11 @@ async function startCountingProxy() {
   const sockets = new Set();
   const server = createNetServer((client) => {
     const upstream = connect(runtimeSocket);
-    sockets.add(client).add(upstream);
     client.on('data', (chunk) => {
       if (chunk.includes('GET /_ping ')) pings++;
     });
     client.pipe(upstream).pipe(client);
-    const drop = () => {
-      client.destroy();
-      upstream.destroy();
-      sockets.delete(client);
-      sockets.delete(upstream);
-    };
-    client.on('error', drop).on('close', drop);
-    upstream.on('error', drop);
+    tieSocketPair(sockets, client, upstream);
   });
   await new Promise((r) => server.listen(proxySocket, r));
   cleanups.push(async () => {

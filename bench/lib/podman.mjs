@@ -6,7 +6,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { podmanServiceArgs } from '../../tools/test-kit/src/podman-args.mjs';
+import { podmanServiceArgs } from '../../tools/test-kit/src/podman-shared.mjs';
 
 export function pingRuntime(socketPath) {
   return new Promise((resolve) => {

@@ -1,4 +1,4 @@
-// Plain JavaScript so that the benches, which run on plain node over built packages, share it
+// Plain JavaScript so that the benches, which run on plain node over built packages, share these
 // with podman.ts.
 import { join } from 'node:path';
 
@@ -26,4 +26,22 @@ export function podmanServiceArgs(dir, socketPath) {
     '--time=0',
     `unix://${socketPath}`,
   ];
+}
+
+/**
+ * Tracks a proxied connection (`client` forwarded to `upstream`) in `sockets` and destroys both
+ * ends together. The client's side decides when the pair is done; upstream's end reaches the
+ * client through the proxy's forwarding.
+ */
+export function tieSocketPair(sockets, client, upstream) {
+  sockets.add(client);
+  sockets.add(upstream);
+  const drop = () => {
+    client.destroy();
+    upstream.destroy();
+    sockets.delete(client);
+    sockets.delete(upstream);
+  };
+  client.on('error', drop).on('close', drop);
+  upstream.on('error', drop);
 }

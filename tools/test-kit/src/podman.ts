@@ -4,7 +4,7 @@ import { request } from 'node:http';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { podmanServiceArgs } from './podman-args.mjs';
+import { podmanServiceArgs, tieSocketPair } from './podman-shared.mjs';
 
 export interface PodmanService {
   /** The Docker-compatible API socket. */
@@ -154,8 +154,6 @@ export async function startPingCountingProxy(targetSocketPath: string): Promise<
   const sockets = new Set<Socket>();
   const server: Server = createServer((client) => {
     const upstream = connect(targetSocketPath);
-    sockets.add(client);
-    sockets.add(upstream);
     // Requests may be split across chunks: keep the tail that could start a match.
     let tail = '';
     client.on('data', (chunk: Buffer) => {
@@ -173,16 +171,8 @@ export async function startPingCountingProxy(targetSocketPath: string): Promise<
     const forward = (deliver: () => void) => (holding ? held.push(deliver) : deliver());
     upstream.on('data', (chunk: Buffer) => forward(() => client.write(chunk)));
     upstream.on('end', () => forward(() => client.end()));
-    const drop = () => {
-      client.destroy();
-      upstream.destroy();
-      sockets.delete(client);
-      sockets.delete(upstream);
-    };
-    // The client's side decides when the pair is done; upstream's end reaches the client
-    // through the pipe, possibly after a held answer is released.
-    client.on('error', drop).on('close', drop);
-    upstream.on('error', drop);
+    // Upstream's end reaches the client possibly after a held answer is released.
+    tieSocketPair(sockets, client, upstream);
   });
   await new Promise<void>((resolve) => server.listen(socketPath, resolve));
   return {
