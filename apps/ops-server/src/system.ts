@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { createRouter, DEFAULT_SERVER_LIMITS, serverOptionsFor, type Route, type ServerLimits } from '@fabric-ops/ops-http';
+import { createRouter, DEFAULT_SERVER_LIMITS, serverOptionsFor, type Route, type Router, type ServerLimits } from '@fabric-ops/ops-http';
 import { answerClientErrorAsGo, formatHostPort } from '@fabric-ops/ops-http/go';
 import { OpsServerError } from './errors.ts';
 import { checkSystemOptions } from './options.ts';
@@ -110,6 +110,9 @@ export interface OperationsSystem<L extends LoggingRegistry = Logging> {
 
 type State = 'new' | 'starting' | 'running' | 'stopping' | 'stopped';
 
+/** How long stop() lets a connection whose request is still arriving finish sending it. */
+const HEADERS_GRACE_MS = 1_000;
+
 /** Hooks the multi-process primary (cluster/primary.ts) uses to extend one system; not public. */
 export interface SystemExtensions {
   /** Turns the primary's own series into the cluster's. */
@@ -151,6 +154,30 @@ function systemTls(
     },
     extensions.tlsAuth,
   );
+}
+
+/** The sockets of the responses `router` is still writing. */
+function answeringSockets(router: Router): Set<unknown> {
+  const sockets = new Set<unknown>();
+  for (const res of router.inFlight()) sockets.add(res.socket);
+  return sockets;
+}
+
+/**
+ * At stop: a connection with no request being answered, its request line or headers still
+ * arriving, counts as active for Node, so closeIdleConnections leaves it. One that finishes its
+ * request within `graceMs` is answered (with Connection: close); what is still unfinished then
+ * (a slowloris client's never finishes) is closed, not kept to shutdownTimeoutMs.
+ */
+function closeUnfinishedLater(open: ReadonlySet<Socket>, router: Router, graceMs: number): NodeJS.Timeout {
+  const answering = answeringSockets(router);
+  const unfinished = [...open].filter((socket) => !answering.has(socket));
+  const timer = setTimeout(() => {
+    const busy = answeringSockets(router);
+    for (const socket of unfinished) if (!busy.has(socket)) socket.destroy();
+  }, graceMs);
+  timer.unref();
+  return timer;
 }
 
 /** Opens the listener; rejects with the listen error as Go words it. */
@@ -270,20 +297,16 @@ export function createSystem<L extends LoggingRegistry = Logging>(options: Opera
     const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
     httpServer.closeIdleConnections();
     // Requests that arrived before stop() must not leave their connection open once answered.
-    const answering = new Set<unknown>();
     for (const res of router.inFlight()) {
-      answering.add(res.socket);
       if (!res.headersSent) res.setHeader('Connection', 'close');
       res.once('finish', closeIdleSoon);
     }
-    // A connection with no request being answered has nothing to finish: its request line or
-    // headers are still arriving (as a slowloris client's never finish) and Node counts it
-    // active, so closeIdleConnections leaves it. It is closed now, not at shutdownTimeoutMs.
-    for (const socket of open) if (!answering.has(socket)) socket.destroy();
+    const headersGrace = closeUnfinishedLater(open, router, Math.min(HEADERS_GRACE_MS, shutdownTimeoutMs));
     const force = setTimeout(() => httpServer.closeAllConnections(), shutdownTimeoutMs);
     force.unref();
     await closed;
     clearTimeout(force);
+    clearTimeout(headersGrace);
     for (const part of parts) await part.stop?.();
     state = 'stopped';
   };
