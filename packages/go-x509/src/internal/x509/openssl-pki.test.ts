@@ -1,6 +1,6 @@
 import { X509Certificate } from 'node:crypto';
-import { createTestPki, type TestPki } from '@fabric-ops/test-kit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useTestPki } from '@fabric-ops/test-kit';
+import { describe, expect, it } from 'vitest';
 import { createClientTrustPool, verifyClientChain } from './client-chain.ts';
 
 // Certificates as the openssl CLI makes them (key identifiers, KeyUsage, EKU as OpenSSL
@@ -8,15 +8,10 @@ import { createClientTrustPool, verifyClientChain } from './client-chain.ts';
 const der = (pem: string): Uint8Array => new Uint8Array(new X509Certificate(pem).raw);
 
 describe('verifyClientChain on an OpenSSL-made PKI', () => {
-  let pki: TestPki;
-  beforeAll(async () => {
-    pki = await createTestPki();
-  }, 120_000);
-  afterAll(async () => {
-    await pki?.cleanup();
-  });
+  const pkiOf = useTestPki();
 
   it('admits a client of the listed CA and refuses the others with Go’s reasons', () => {
+    const pki = pkiOf();
     const pool = createClientTrustPool([pki.ca.cert]);
     expect(pool).toMatchObject({ size: 1, skipped: [] });
     expect(verifyClientChain([der(pki.clients.good.cert)], pool)).toEqual({ accept: true });
@@ -39,6 +34,7 @@ describe('verifyClientChain on an OpenSSL-made PKI', () => {
   });
 
   it('builds the path through an intermediate the client sends, and anchors at a listed intermediate', async () => {
+    const pki = pkiOf();
     const client = await pki.intermediateCa.issue('x509-intermediate-client', { subject: { CN: 'via-int' }, extendedKeyUsage: ['clientAuth'] });
     const leaf = der(client.cert);
     const intermediate = der(pki.intermediateCa.cert);
