@@ -6,7 +6,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { createTestPki, send, type Reply, type RunningApp, type TestPki } from '@fabric-ops/test-kit';
+import { send, useTestPki, type Reply, type RunningApp } from '@fabric-ops/test-kit';
 import { peerLauncher, repoRoot } from './peer.ts';
 
 type Json = Record<string, unknown>;
@@ -86,21 +86,20 @@ describe('openapi.yaml as a document', () => {
 
 describe('openapi.yaml against the running peer', () => {
   const peers = peerLauncher();
-  let pki: TestPki;
+  const pkiOf = useTestPki();
   let healthy: RunningApp;
   let sick: RunningApp;
   let tls: RunningApp;
   beforeAll(async () => {
-    pki = await createTestPki();
+    const pki = pkiOf();
     [healthy, sick, tls] = await Promise.all([
       peers.start(),
       peers.start({}, { CORE_VM_ENDPOINT: 'unix:///nonexistent/fabric-ops-openapi/docker.sock' }),
       peers.start({ tls: { certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientAuthRequired: false, clientRootCAs: [pki.ca.certFile] } }),
     ]);
   }, 120_000);
-  afterAll(async () => {
+  afterAll(() => {
     peers.stopAll();
-    await pki?.cleanup();
   });
 
   interface Scenario {
@@ -167,7 +166,7 @@ describe('openapi.yaml against the running peer', () => {
         method: scenario.method,
         ...(scenario.body === undefined ? {} : { body: scenario.body }),
         ...(scenario.headers === undefined ? {} : { headers: scenario.headers }),
-        ...(scenario.tls ? { tls: { ca: pki.ca.cert } } : {}),
+        ...(scenario.tls ? { tls: { ca: pkiOf().ca.cert } } : {}),
       });
       expect(reply.status).toBe(scenario.status);
       const operation = doc.paths[scenario.path]?.[scenario.operation];
