@@ -4,9 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseDocument } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, isConfigError } from './errors.ts';
+import { ConfigError } from './errors.ts';
 import { loadOrdererConfig, loadPeerConfig, parseConfigText, type OrdererConfig, type PeerConfig } from './load.ts';
 import { locateConfigFile } from './locate.ts';
+import { problemsOf } from './test-problems.ts';
 
 const FIXTURES = new URL('../../test/fixtures/', import.meta.url);
 const CORE_YAML = readFileSync(new URL('core.yaml', FIXTURES), 'utf8');
@@ -27,17 +28,6 @@ function dirWith(name: string, text: string): string {
   const dir = tempDir();
   writeFileSync(join(dir, name), text);
   return dir;
-}
-
-/** The problem lines a failing load reports (and a failure if it loads). */
-function problemsOf(run: () => unknown): readonly string[] {
-  try {
-    run();
-  } catch (error) {
-    if (isConfigError(error)) return error.problems;
-    throw error;
-  }
-  throw new Error('expected a ConfigError, but the configuration loaded');
 }
 
 const peer = (text: string, env: NodeJS.ProcessEnv = {}) => parseConfigText('peer', text, { file: '/srv/fabric/core.yaml', env });

@@ -1,20 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { isConfigError } from './errors.ts';
 import { parseConfigText, type OrdererConfig, type PeerConfig } from './load.ts';
 import { parseOtlpHeaders } from './otlp.ts';
+import { problemsOf } from './test-problems.ts';
 
 const peer = (text: string, env: NodeJS.ProcessEnv = {}) => parseConfigText('peer', text, { file: '/etc/hyperledger/fabric/core.yaml', env });
 const orderer = (text: string, env: NodeJS.ProcessEnv = {}) => parseConfigText('orderer', text, { file: '/etc/hyperledger/fabric/orderer.yaml', env });
-
-function problemsOf(run: () => unknown): readonly string[] {
-  try {
-    run();
-  } catch (error) {
-    if (isConfigError(error)) return error.problems;
-    throw error;
-  }
-  throw new Error('expected a ConfigError, but the configuration loaded');
-}
 
 const PROMETHEUS_PEER = 'metrics:\n  provider: prometheus\n';
 const PROMETHEUS_ORDERER = 'Metrics:\n  Provider: prometheus\n';
