@@ -1,7 +1,6 @@
-import { rmSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { clientCertificateMessageProblem, createClientTrustPool, verifyClientChain, verifyClientChainWithin, type ClientTrustPool } from '@fabric-ops/go-x509';
-import { buildOracle, countByClass, generateCorpus, readCorpus, runOracle, type GoVerdict, type LoadedCorpus } from '../src/index.ts';
+import { countByClass, generateCorpus, useOracle } from '../src/index.ts';
 
 // Every chain of a seeded corpus decided by our verifier and by Go 1.26's
 // crypto/tls + crypto/x509 (the oracle, built from ./*.go with `go build`; go.mod: go 1.26.4). We must never admit a
@@ -133,26 +132,11 @@ const REQUIRED_CLASSES = [
   'text-uri-reserialised',
 ];
 
-let corpus: LoadedCorpus;
-let verdicts: Map<string, GoVerdict>;
-let goVersion: string;
-const temp: string[] = [];
-
-beforeAll(async () => {
-  const built = await buildOracle();
-  goVersion = built.goVersion;
-  temp.push(built.bin.slice(0, built.bin.lastIndexOf('/')));
-  const dir = await generateCorpus(built.bin, { seed: 21 });
-  temp.push(dir);
-  corpus = readCorpus(dir);
-  verdicts = await runOracle(built.bin, dir);
-}, 180_000);
-afterAll(() => {
-  for (const dir of temp) rmSync(dir, { recursive: true, force: true });
-});
+const oracle = useOracle((bin, scratch) => generateCorpus(bin, { seed: 21 }).then(scratch), 180_000);
 
 describe('our client-chain verifier against Go itself', () => {
   it('the corpus spans every class: at least 1,000 chains, 6 trust pools, every class, and Go both admits and refuses', () => {
+    const { corpus, verdicts } = oracle();
     expect(corpus.cases.length).toBeGreaterThanOrEqual(1000);
     expect(corpus.pools.size).toBeGreaterThanOrEqual(6);
     const classes = new Set(corpus.cases.map((c) => c.class));
@@ -182,6 +166,7 @@ describe('our client-chain verifier against Go itself', () => {
   });
 
   it('admits no chain Go refuses, and refuses only chains of documented classes that Go admits', () => {
+    const { corpus, verdicts, goVersion } = oracle();
     const pools = new Map<string, ClientTrustPool | Error>();
     for (const [id, texts] of corpus.pools) {
       try {
@@ -239,6 +224,7 @@ describe('our client-chain verifier against Go itself', () => {
   });
 
   it('the inline path (ops-tls-auth decides small, cheap chains on the event loop) gives Go the same verdicts, or none', () => {
+    const { corpus, verdicts } = oracle();
     // ops-tls-auth's limits for a verdict on the event loop; a chain past them goes to a worker.
     const limits = { maxSignatureChecks: 3, maxRsaBits: 4096 };
     const disagree: string[] = [];

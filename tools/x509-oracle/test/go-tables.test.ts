@@ -1,12 +1,12 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { clientCertificateMessageProblem, createClientTrustPool, verifyClientChain } from '@fabric-ops/go-x509';
-import { buildOracle, readCorpus, runOracle, type GoVerdict, type LoadedCorpus } from '../src/index.ts';
+import { useOracle } from '../src/index.ts';
 
 // Go's own crypto/x509 tests, read from the installed Go at test time (never copied here): the
 // tables of verify_test.go and name_constraints_test.go, each case built by those files' own
@@ -50,24 +50,16 @@ interface TablesSummary {
   readonly skips: readonly { table: string; name: string; reason: string }[] | null;
 }
 
-let corpus: LoadedCorpus;
 let summary: TablesSummary;
-let verdicts: Map<string, GoVerdict>;
-let goVersion: string;
-const temp: string[] = [];
 
-beforeAll(async () => {
-  const built = await buildOracle();
-  goVersion = built.goVersion;
-  temp.push(built.bin.slice(0, built.bin.lastIndexOf('/')));
+const oracle = useOracle(async (bin, scratch) => {
   const goroot = (await run('go', ['env', 'GOROOT'])).stdout.trim();
   const x509Dir = join(goroot, 'src', 'crypto', 'x509');
   if (!existsSync(join(x509Dir, 'verify_test.go'))) throw new Error(`go-tables: ${x509Dir}/verify_test.go is missing; this Go installation has no crypto/x509 test files`);
-  const dir = mkdtempSync(join(tmpdir(), 'x509-gotables-'));
-  temp.push(dir);
+  const dir = scratch(mkdtempSync(join(tmpdir(), 'x509-gotables-')));
   // verify_test.go with its Verify and policiesValid calls recorded, and the overlay that puts it
   // and the dump in place; how many calls were routed, by function.
-  const routed = JSON.parse((await run(built.bin, ['gotables-overlay', '-goroot', goroot, '-dump', dumpSource, '-out', dir])).stdout) as Record<string, number>;
+  const routed = JSON.parse((await run(bin, ['gotables-overlay', '-goroot', goroot, '-dump', dumpSource, '-out', dir])).stdout) as Record<string, number>;
   console.log(`gotables-overlay: Verify/policiesValid calls routed in verify_test.go: ${JSON.stringify(routed)}`);
   const overlay = join(dir, 'overlay.json');
   const out = join(dir, 'corpus');
@@ -76,21 +68,19 @@ beforeAll(async () => {
   mkdirSync(out);
   await run('go', ['test', '-overlay', overlay, '-count=1', '-run', '^TestFabricOpsDumpGoTables$', 'crypto/x509'], { cwd: dir, env, maxBuffer: 16 << 20 });
   summary = JSON.parse(readFileSync(join(out, 'tables.json'), 'utf8')) as TablesSummary;
-  corpus = readCorpus(out);
-  verdicts = await runOracle(built.bin, out);
+  return out;
 }, 300_000);
-afterAll(() => {
-  for (const dir of temp) rmSync(dir, { recursive: true, force: true });
-});
 
 describe("Go's own crypto/x509 test cases, decided as a server decides a client's chain", () => {
   it('reads every table it walks, with a plausible number of cases', () => {
+    const { corpus, verdicts } = oracle();
     for (const [table, minimum] of Object.entries(MINIMUM_READ)) expect(summary.read[table] ?? 0, table).toBeGreaterThanOrEqual(minimum);
     expect(verdicts.size).toBe(corpus.cases.length);
     expect(summary.cases.length).toBe(corpus.cases.length);
   });
 
   it('admits no case Go refuses, refuses none Go admits, and gives Go its text', () => {
+    const { corpus, verdicts, goVersion } = oracle();
     const names = new Map(summary.cases.map((c) => [c.id, c]));
     const stats = new Map<string, { decided: number; agreed: number; admitted: number; skipped: number }>();
     const statsOf = (table: string) => {
