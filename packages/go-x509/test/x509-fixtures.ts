@@ -245,3 +245,26 @@ export function toPem(der: Uint8Array, type = 'CERTIFICATE'): string {
   const b64 = Buffer.from(der).toString('base64').replace(/.{64}/g, '$&\n');
   return `-----BEGIN ${type}-----\n${b64}${b64.endsWith('\n') ? '' : '\n'}-----END ${type}-----\n`;
 }
+
+/** A CA the tests issue from: its subject, key and certificate. */
+export interface IssuingCa {
+  readonly subject: Uint8Array;
+  readonly key: TestKey;
+  readonly der: Uint8Array;
+}
+
+/** The extensions every CA of `makeRoot` and `makeIntermediate` has: CA:TRUE, cert signing, its key id. */
+const caExtensions = (k: TestKey): Uint8Array[] => [ext.basicConstraints(true), ext.caKeyUsage(), ext.skid(k.keyId)];
+
+/** A self-signed CA named `label` (a key of that label), with `extensions` after the CA ones. */
+export function makeRoot(label: string, extensions: Uint8Array[] = []): IssuingCa {
+  const k = key(label);
+  return { subject: cn(label), key: k, der: caCert(cn(label), k, { extensions: [...caExtensions(k), ...extensions] }) };
+}
+
+/** A CA named `label` issued by `parent`, with `extensions` after the CA ones. */
+export function makeIntermediate(label: string, parent: IssuingCa, extensions: Uint8Array[] = []): IssuingCa {
+  const k = key(label);
+  const der = certificate({ subject: cn(label), key: k, issuer: parent.subject, issuerKey: parent.key, extensions: [...caExtensions(k), ...extensions] });
+  return { subject: cn(label), key: k, der };
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { caCert, certificate, cn, ext, key, NOW, OID, toPem, type TestKey } from '../../../test/x509-fixtures.ts';
+import { certificate, cn, ext, key, makeIntermediate, makeRoot, NOW, OID, toPem, type IssuingCa } from '../../../test/x509-fixtures.ts';
 import { createClientTrustPool, verifyClientChain } from './client-chain.ts';
 import { domainNameValid } from './names.ts';
 
@@ -13,31 +13,7 @@ const VERIFY = 'tls: failed to verify certificate: ';
 const NAME = `${VERIFY}x509: a root or intermediate certificate is not authorized to sign for this name: `;
 const UNKNOWN = `${VERIFY}x509: certificate signed by unknown authority`;
 
-interface Ca {
-  readonly subject: Uint8Array;
-  readonly key: TestKey;
-  readonly der: Uint8Array;
-}
-
-function root(label: string, constraints?: Uint8Array): Ca {
-  const k = key(label);
-  const extensions = [ext.basicConstraints(true), ext.caKeyUsage(), ext.skid(k.keyId), ...(constraints === undefined ? [] : [constraints])];
-  return { subject: cn(label), key: k, der: caCert(cn(label), k, { extensions }) };
-}
-
-function intermediate(label: string, parent: Ca, constraints: Uint8Array): Ca {
-  const k = key(label);
-  const der = certificate({
-    subject: cn(label),
-    key: k,
-    issuer: parent.subject,
-    issuerKey: parent.key,
-    extensions: [ext.basicConstraints(true), ext.caKeyUsage(), ext.skid(k.keyId), constraints],
-  });
-  return { subject: cn(label), key: k, der };
-}
-
-function leaf(parent: Ca, ...names: Uint8Array[]): Uint8Array {
+function leaf(parent: IssuingCa, ...names: Uint8Array[]): Uint8Array {
   return certificate({
     subject: cn('period-leaf'),
     key: key('period-leaf'),
@@ -47,7 +23,7 @@ function leaf(parent: Ca, ...names: Uint8Array[]): Uint8Array {
   });
 }
 
-function verdict(chain: Uint8Array[], ...roots: Ca[]): string {
+function verdict(chain: Uint8Array[], ...roots: IssuingCa[]): string {
   const v = verifyClientChain(chain, createClientTrustPool(roots.map((r) => toPem(r.der))), NOW);
   return v.accept ? 'accept' : v.reason;
 }
@@ -71,20 +47,20 @@ describe("Go 1.26's domain validity", () => {
 });
 
 describe('names that begin with a period', () => {
-  const plain = root('period-root');
+  const plain = makeRoot('period-root');
 
   it('refuses a URI SAN whose host begins with a period, under any CA', () => {
     expect(verdict([leaf(plain, ext.uri('https://.example.com/'))], plain)).toBe(`${PARSE}x509: cannot parse URI "https://.example.com/": invalid domain`);
   });
 
   it('refuses a DNS SAN that begins with a period under a CA that permits its parent', () => {
-    const permits = root('period-dns', ext.nameConstraints([ext.dns('example.com')], []));
+    const permits = makeRoot('period-dns', [ext.nameConstraints([ext.dns('example.com')], [])]);
     expect(verdict([leaf(permits, ext.dns('.example.com'))], permits)).toBe(`${NAME}x509: cannot parse dnsName ".example.com"`);
     expect(verdict([leaf(permits, ext.dns('a.example.com'))], permits)).toBe('accept');
   });
 
   it('refuses an email SAN whose domain begins with a period under an email constraint', () => {
-    const permits = root('period-email', ext.nameConstraints([ext.email('example.com')], []));
+    const permits = makeRoot('period-email', [ext.nameConstraints([ext.email('example.com')], [])]);
     expect(verdict([leaf(permits, ext.email('user@.example.com'))], permits)).toBe(`${NAME}cannot parse rfc822Name "user@.example.com"`);
     expect(verdict([leaf(permits, ext.email('user@example.com'))], permits)).toBe('accept');
   });
@@ -94,14 +70,14 @@ describe('names that begin with a period', () => {
       [ext.dns('..example.com'), 'x509: failed to parse dnsName constraint "..example.com"'],
       [ext.uri('..example.com'), 'x509: failed to parse URI constraint "..example.com"'],
     ] as const) {
-      const bad = intermediate('period-double', plain, ext.nameConstraints([constraint], []));
+      const bad = makeIntermediate('period-double', plain, [ext.nameConstraints([constraint], [])]);
       expect(verdict([leaf(bad), bad.der], plain)).toBe(`${PARSE}${text}`);
     }
   });
 
   it('drops a CA-file CA whose DNS or URI constraint begins with two periods', () => {
     for (const constraint of [ext.dns('..example.com'), ext.uri('..example.com')]) {
-      const bad = root('period-double-root', ext.nameConstraints([], [constraint]));
+      const bad = makeRoot('period-double-root', [ext.nameConstraints([], [constraint])]);
       expect(createClientTrustPool([toPem(bad.der)]).size).toBe(0);
       expect(verdict([leaf(bad)], bad)).toBe(UNKNOWN);
     }
@@ -109,23 +85,23 @@ describe('names that begin with a period', () => {
 });
 
 describe('a name constraint that is a lone period', () => {
-  const plain = root('lone-root');
+  const plain = makeRoot('lone-root');
 
   it('refuses a sent CA with a DNS or email constraint "."', () => {
     for (const [constraint, text] of [
       [ext.dns('.'), 'x509: failed to parse dnsName constraint "."'],
       [ext.email('.'), 'x509: failed to parse rfc822Name constraint "."'],
     ] as const) {
-      const permitted = intermediate('lone-permitted', plain, ext.nameConstraints([constraint], []));
+      const permitted = makeIntermediate('lone-permitted', plain, [ext.nameConstraints([constraint], [])]);
       expect(verdict([leaf(permitted, ext.dns('a.example.com')), permitted.der], plain)).toBe(`${PARSE}${text}`);
-      const excluded = intermediate('lone-excluded', plain, ext.nameConstraints([], [constraint]));
+      const excluded = makeIntermediate('lone-excluded', plain, [ext.nameConstraints([], [constraint])]);
       expect(verdict([leaf(excluded), excluded.der], plain)).toBe(`${PARSE}${text}`);
     }
   });
 
   it('drops a CA-file CA with a DNS or email constraint "."', () => {
     for (const constraint of [ext.dns('.'), ext.email('.')]) {
-      const bad = root('lone-root-file', ext.nameConstraints([constraint], []));
+      const bad = makeRoot('lone-root-file', [ext.nameConstraints([constraint], [])]);
       expect(createClientTrustPool([toPem(bad.der)]).skipped.length).toBe(1);
       expect(verdict([leaf(bad, ext.dns('a.example.com'))], bad)).toBe(UNKNOWN);
     }
@@ -134,7 +110,7 @@ describe('a name constraint that is a lone period', () => {
 
 describe('names in error texts', () => {
   it('prints a URI SAN as url.URL.String() re-assembles it', () => {
-    const permits = root('uri-root', ext.nameConstraints([ext.uri('example.com')], []));
+    const permits = makeRoot('uri-root', [ext.nameConstraints([ext.uri('example.com')], [])]);
     expect(verdict([leaf(permits, ext.uri('HTTPS://User:p!w@x.other.org/a%41 b?q#F g'))], permits)).toBe(
       `${NAME}URI "https://User:p%21w@x.other.org/aA%20b?q#F%20g" is not permitted by any constraint`,
     );
@@ -142,7 +118,7 @@ describe('names in error texts', () => {
   });
 
   it('quotes an IP constraint once, as Go prints a *net.IPNet with %q', () => {
-    const excludes = root('ip-root', ext.nameConstraints([], [ext.ip(10, 0, 0, 0, 255, 0, 0, 0)]));
+    const excludes = makeRoot('ip-root', [ext.nameConstraints([], [ext.ip(10, 0, 0, 0, 255, 0, 0, 0)])]);
     expect(verdict([leaf(excludes, ext.ip(10, 1, 2, 3))], excludes)).toBe(`${NAME}IP address "10.1.2.3" is excluded by constraint "10.0.0.0/8"`);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { caCert, certificate, cn, ext, extension, int, key, NOW, OID, oid, seq, tlv, toPem, type TestKey } from '../../../test/x509-fixtures.ts';
+import { caCert, certificate, cn, ext, extension, int, key, makeIntermediate, makeRoot, NOW, OID, oid, seq, tlv, toPem, type IssuingCa } from '../../../test/x509-fixtures.ts';
 import { createClientTrustPool, verifyClientChain } from './client-chain.ts';
 
 // The verdicts Go 1.26 gives differently from Go 1.19, one chain each, confirmed with
@@ -9,30 +9,7 @@ const VERIFY = 'tls: failed to verify certificate: ';
 const NAME = `${VERIFY}x509: a root or intermediate certificate is not authorized to sign for this name: `;
 const POLICIES = `${VERIFY}x509: no valid chains built: 1 candidate chains with invalid policies`;
 
-interface Ca {
-  readonly subject: Uint8Array;
-  readonly key: TestKey;
-  readonly der: Uint8Array;
-}
-
-function root(label: string, extensions: Uint8Array[] = []): Ca {
-  const k = key(label);
-  return { subject: cn(label), key: k, der: caCert(cn(label), k, { extensions: [ext.basicConstraints(true), ext.caKeyUsage(), ext.skid(k.keyId), ...extensions] }) };
-}
-
-function intermediate(label: string, parent: Ca, extensions: Uint8Array[] = []): Ca {
-  const k = key(label);
-  const der = certificate({
-    subject: cn(label),
-    key: k,
-    issuer: parent.subject,
-    issuerKey: parent.key,
-    extensions: [ext.basicConstraints(true), ext.caKeyUsage(), ext.skid(k.keyId), ...extensions],
-  });
-  return { subject: cn(label), key: k, der };
-}
-
-function leaf(parent: Ca, extensions: Uint8Array[] = [], spki?: Uint8Array): Uint8Array {
+function leaf(parent: IssuingCa, extensions: Uint8Array[] = [], spki?: Uint8Array): Uint8Array {
   return certificate({
     subject: cn('flip-leaf'),
     key: key('flip-leaf'),
@@ -43,7 +20,7 @@ function leaf(parent: Ca, extensions: Uint8Array[] = [], spki?: Uint8Array): Uin
   });
 }
 
-function verdict(chain: Uint8Array[], ...roots: Ca[]): string {
+function verdict(chain: Uint8Array[], ...roots: IssuingCa[]): string {
   const v = verifyClientChain(chain, createClientTrustPool(roots.map((r) => toPem(r.der))), NOW);
   return v.accept ? 'accept' : v.reason;
 }
@@ -64,7 +41,7 @@ const POLICY_A = '1.3.6.1.4.1.55555.7.1';
 const POLICY_B = '1.3.6.1.4.1.55555.7.2';
 
 describe('Go 1.26 flips', () => {
-  const plain = root('flip-root');
+  const plain = makeRoot('flip-root');
 
   it('refuses any sent certificate with an RSA key over 8,192 bits, an unrelated extra included (tlsmaxrsasize)', () => {
     const extra = certificate({ subject: cn('flip-extra'), key: key('flip-extra'), issuer: plain.subject, issuerKey: plain.key, spki: rsaSpki(8200, 65537) });
@@ -75,7 +52,7 @@ describe('Go 1.26 flips', () => {
 
   it('verifies nothing with an issuer key crypto/rsa refuses: an even exponent', () => {
     const weak = {
-      ...intermediate('flip-weak', plain),
+      ...makeIntermediate('flip-weak', plain),
       key: key('flip-weak', 'rsa'),
       der: certificate({ subject: cn('flip-weak'), key: key('flip-weak', 'rsa'), issuer: plain.subject, issuerKey: plain.key, extensions: [ext.basicConstraints(true)], spki: rsaSpki(2048, 65536) }),
     };
@@ -83,28 +60,28 @@ describe('Go 1.26 flips', () => {
   });
 
   it("refuses a CA whose own SAN is outside an ancestor's name constraints, and admits a constraining CA's own SAN outside its own", () => {
-    const constrained = root('flip-nc', [ext.nameConstraints([ext.dns('example.com')], [])]);
-    const outside = intermediate('flip-nc-int', constrained, [ext.san(false, ext.dns('ca.other.net'))]);
+    const constrained = makeRoot('flip-nc', [ext.nameConstraints([ext.dns('example.com')], [])]);
+    const outside = makeIntermediate('flip-nc-int', constrained, [ext.san(false, ext.dns('ca.other.net'))]);
     expect(verdict([leaf(outside, [ext.san(false, ext.dns('a.example.com'))]), outside.der], constrained)).toBe(`${NAME}DNS name "ca.other.net" is not permitted by any constraint`);
-    const selfConstrained = intermediate('flip-nc-self', plain, [ext.nameConstraints([ext.dns('example.com')], []), ext.san(false, ext.dns('ca.other.net'))]);
+    const selfConstrained = makeIntermediate('flip-nc-self', plain, [ext.nameConstraints([ext.dns('example.com')], []), ext.san(false, ext.dns('ca.other.net'))]);
     expect(verdict([leaf(selfConstrained, [ext.san(false, ext.dns('a.example.com'))]), selfConstrained.der], plain)).toBe('accept');
   });
 
   it('excludes a wildcard SAN that could cover an excluded name, whatever the case', () => {
-    const excluding = root('flip-nc-ex', [ext.nameConstraints([], [ext.dns('BAD.example.com')])]);
+    const excluding = makeRoot('flip-nc-ex', [ext.nameConstraints([], [ext.dns('BAD.example.com')])]);
     expect(verdict([leaf(excluding, [ext.san(false, ext.dns('*.Example.COM'))])], excluding)).toBe(`${NAME}DNS name "*.Example.COM" is excluded by constraint "bad.example.com"`);
     expect(verdict([leaf(excluding, [ext.san(false, ext.dns('*.other.example.com'))])], excluding)).toBe('accept');
   });
 
   it('treats a URI host with an IPv6 zone as an IP under URI constraints', () => {
-    const excluding = root('flip-nc-uri', [ext.nameConstraints([], [ext.uri('example.com')])]);
+    const excluding = makeRoot('flip-nc-uri', [ext.nameConstraints([], [ext.uri('example.com')])]);
     const uri = 'https://[fe80::1%25eth0]:8443/';
     expect(verdict([leaf(excluding, [ext.san(false, ext.uri(uri))])], excluding)).toBe(`${NAME}URI with IP ("${uri}") cannot be matched against constraints`);
   });
 
   it("checks many constraints against many names without Go 1.19's 250,000-comparison limit", () => {
     const many = Array.from({ length: 1000 }, (_, i) => ext.dns(`n${i}.example.org`));
-    const constrained = root('flip-nc-many', [ext.nameConstraints([...many, ext.dns('example.com')], [])]);
+    const constrained = makeRoot('flip-nc-many', [ext.nameConstraints([...many, ext.dns('example.com')], [])]);
     const names = Array.from({ length: 300 }, (_, i) => ext.dns(`h${i}.example.com`));
     expect(verdict([leaf(constrained, [ext.san(false, ...names)])], constrained)).toBe('accept');
   });
@@ -114,22 +91,22 @@ describe('Go 1.26 flips', () => {
   });
 
   it('validates the policy graph: requireExplicitPolicy, critical or not, refuses a chain without policies', () => {
-    const requiring = intermediate('flip-pol-req', plain, [requireExplicit(false)]);
+    const requiring = makeIntermediate('flip-pol-req', plain, [requireExplicit(false)]);
     expect(verdict([leaf(requiring), requiring.der], plain)).toBe(POLICIES);
-    const met = intermediate('flip-pol-met', plain, [requireExplicit(true), policies('2.5.29.32.0')]);
+    const met = makeIntermediate('flip-pol-met', plain, [requireExplicit(true), policies('2.5.29.32.0')]);
     expect(verdict([leaf(met, [policies(POLICY_A)]), met.der], plain)).toBe('accept');
   });
 
   it('admits a critical policyMappings in a valid graph and refuses a mapping to anyPolicy', () => {
-    const mapped = intermediate('flip-pol-map', plain, [policies(POLICY_A), mapping(true, POLICY_A, POLICY_B), requireExplicit(false)]);
+    const mapped = makeIntermediate('flip-pol-map', plain, [policies(POLICY_A), mapping(true, POLICY_A, POLICY_B), requireExplicit(false)]);
     expect(verdict([leaf(mapped, [policies(POLICY_B)]), mapped.der], plain)).toBe('accept');
-    const toAny = intermediate('flip-pol-any', plain, [policies(POLICY_A), mapping(false, POLICY_A, '2.5.29.32.0')]);
+    const toAny = makeIntermediate('flip-pol-any', plain, [policies(POLICY_A), mapping(false, POLICY_A, '2.5.29.32.0')]);
     expect(verdict([leaf(toAny, [policies(POLICY_A)]), toAny.der], plain)).toBe(POLICIES);
   });
 
   it('drops a CA-file certificate with a negative serial from the pool', () => {
     const k = key('flip-negative-root');
-    const negative: Ca = { subject: cn('flip-negative-root'), key: k, der: caCert(cn('flip-negative-root'), k, { serial: -3n }) };
+    const negative: IssuingCa = { subject: cn('flip-negative-root'), key: k, der: caCert(cn('flip-negative-root'), k, { serial: -3n }) };
     const pool = createClientTrustPool([toPem(negative.der)]);
     expect(pool.size).toBe(0);
     expect(pool.skipped).toEqual([{ file: 0, reason: 'x509: negative serial number' }]);
