@@ -44,7 +44,8 @@ describe('net.IP and net.IPNet strings', () => {
   });
 
   it('prints a range with its prefix length', () => {
-    expect(ipNetString({ ip: Uint8Array.from([10, 1, 2, 3]), mask: Uint8Array.from([255, 255, 0, 0]) })).toBe('10.1.0.0/16');
+    expect(ipNetString({ ip: Uint8Array.from([10, 1, 2, 3]), mask: Uint8Array.from([255, 255, 0, 0]) })).toBe('10.1.2.3/16');
+    expect(ipNetString({ ip: Uint8Array.from([10, 0, 0, 0]), mask: Uint8Array.from([255, 255, 0, 0]) })).toBe('10.0.0.0/16');
   });
 });
 

@@ -155,10 +155,16 @@ export function ipString(ip: Uint8Array): string {
 
 /** A *net.IPNet's String(): address/prefix-length, or address/hex-mask (what %q quotes). */
 export function ipNetString(n: IpNet): string {
+  // net.IPNet.String: the address as parsed (not masked), an IPv4-mapped one as IPv4 with the
+  // mask's last four bytes, then the prefix length, or the mask in hex when it is not a prefix.
+  const v4mapped = n.ip.length === 16 && n.ip.subarray(0, 10).every((b) => b === 0) && n.ip[10] === 0xff && n.ip[11] === 0xff;
+  const ip = v4mapped ? n.ip.subarray(12) : n.ip;
+  const mask = n.mask.length === 16 && ip.length === 4 ? n.mask.subarray(12) : n.mask;
+  if ((ip.length !== 4 && ip.length !== 16) || mask.length !== ip.length) return '<nil>';
   let ones = 0;
   let canonical = true;
   let seenZero = false;
-  for (const b of n.mask) {
+  for (const b of mask) {
     for (let bit = 7; bit >= 0; bit--) {
       if ((b >> bit) & 1) {
         if (seenZero) canonical = false;
@@ -166,9 +172,8 @@ export function ipNetString(n: IpNet): string {
       } else seenZero = true;
     }
   }
-  const masked = n.ip.map((b, i) => b & n.mask[i]!);
-  const prefix = canonical ? String(ones) : Array.from(n.mask, (b) => b.toString(16).padStart(2, '0')).join('');
-  return `${ipString(masked)}/${prefix}`;
+  const prefix = canonical ? String(ones) : Array.from(mask, (b) => b.toString(16).padStart(2, '0')).join('');
+  return `${ipString(ip)}/${prefix}`;
 }
 
 /**
