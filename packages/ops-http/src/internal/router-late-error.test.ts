@@ -12,12 +12,14 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function serve(routes: Route[], errors: unknown[]): Promise<number> {
-  const router = createRouter({ routes, onHandlerError: (error) => errors.push(error) });
+/** Serves one open route at `path`; `errors` collects every error the router reports. */
+async function serve(path: string, handler: Route['handler']): Promise<{ port: number; errors: unknown[] }> {
+  const errors: unknown[] = [];
+  const router = createRouter({ routes: [{ path, secure: false, handler }], onHandlerError: (error) => errors.push(error) });
   server = createServer(router.handle);
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
-  return (server.address() as AddressInfo).port;
+  return { port: (server.address() as AddressInfo).port, errors };
 }
 
 /** Sends raw requests and collects every byte until the server closes; `how` tells a clean close from a reset. */
@@ -35,21 +37,11 @@ const GET = (path: string, close = false) => `GET ${path} HTTP/1.1\r\nHost: x\r\
 
 describe('a handler that fails after sending its headers', () => {
   it('is reported once, and its response ends with the connection after what was written (no reset)', async () => {
-    const errors: unknown[] = [];
-    const port = await serve(
-      [
-        {
-          path: '/sync',
-          secure: false,
-          handler: (_req, res) => {
-            res.writeHead(200, { 'Content-Type': 'text/plain' });
-            res.write('partial');
-            throw new Error('secret detail');
-          },
-        },
-      ],
-      errors,
-    );
+    const { port, errors } = await serve('/sync', (_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/plain' });
+      res.write('partial');
+      throw new Error('secret detail');
+    });
     const answer = await exchange(port, GET('/sync'));
     expect(answer.how).toBe('end');
     expect(answer.text).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
@@ -61,22 +53,12 @@ describe('a handler that fails after sending its headers', () => {
   });
 
   it('is reported once when its promise rejects after writing', async () => {
-    const errors: unknown[] = [];
-    const port = await serve(
-      [
-        {
-          path: '/async',
-          secure: false,
-          handler: async (_req, res) => {
-            res.writeHead(200, { 'Content-Length': '10' });
-            res.write('12345');
-            await new Promise((resolve) => setImmediate(resolve));
-            throw new Error('late');
-          },
-        },
-      ],
-      errors,
-    );
+    const { port, errors } = await serve('/async', async (_req, res) => {
+      res.writeHead(200, { 'Content-Length': '10' });
+      res.write('12345');
+      await new Promise((resolve) => setImmediate(resolve));
+      throw new Error('late');
+    });
     const answer = await exchange(port, GET('/async'));
     expect(answer.how).toBe('end');
     expect(answer.text.endsWith('\r\n\r\n12345')).toBe(true);
@@ -84,21 +66,11 @@ describe('a handler that fails after sending its headers', () => {
   });
 
   it('leaves a response it had already ended alone: the connection serves the next request', async () => {
-    const errors: unknown[] = [];
-    const port = await serve(
-      [
-        {
-          path: '/done',
-          secure: false,
-          handler: (_req, res) => {
-            res.writeHead(200, { 'Content-Length': '2' });
-            res.end('ok');
-            throw new Error('after the end');
-          },
-        },
-      ],
-      errors,
-    );
+    const { port, errors } = await serve('/done', (_req, res) => {
+      res.writeHead(200, { 'Content-Length': '2' });
+      res.end('ok');
+      throw new Error('after the end');
+    });
     const answer = await exchange(port, GET('/done') + GET('/done', true));
     expect(answer.how).toBe('end');
     expect(answer.text.match(/HTTP\/1\.1 200 OK/g)).toHaveLength(2);
