@@ -43,11 +43,17 @@ function capture() {
   return { out, err, stdout: (text: string) => void out.push(text), stderr: (text: string) => void err.push(text) };
 }
 
+/** The peer's command line run with `argv` over a core.yaml of `text` (FABRIC_CFG_PATH, and `env`), and what it printed. */
+function peerWith(text: string, argv: readonly string[], env: NodeJS.ProcessEnv = {}) {
+  const dir = configDir('core.yaml', text);
+  const io = capture();
+  const outcome = peerConfigFromCommandLine({ argv, env: { FABRIC_CFG_PATH: dir, ...env }, ...io });
+  return { dir, io, outcome };
+}
+
 describe('peerConfigFromCommandLine / ordererConfigFromCommandLine', () => {
   it('returns the loaded configuration to run with, printing nothing', () => {
-    const dir = configDir('core.yaml', 'operations:\n  listenAddress: 127.0.0.1:7\n');
-    const io = capture();
-    const outcome = peerConfigFromCommandLine({ argv: [], env: { FABRIC_CFG_PATH: dir }, ...io });
+    const { io, outcome } = peerWith('operations:\n  listenAddress: 127.0.0.1:7\n', []);
     expect(outcome.action).toBe('run');
     if (outcome.action === 'run') expect(outcome.loaded.config.operations.listenAddress).toEqual({ host: '127.0.0.1', port: 7 });
     expect(io.out).toEqual([]);
@@ -55,9 +61,7 @@ describe('peerConfigFromCommandLine / ordererConfigFromCommandLine', () => {
   });
 
   it('--check-config returns the loaded configuration and its warnings, printing nothing: the caller checks on and prints the verdict', () => {
-    const dir = configDir('core.yaml', 'metrics:\n  provider: Prometheus\n');
-    const io = capture();
-    const outcome = peerConfigFromCommandLine({ argv: ['--check-config'], env: { FABRIC_CFG_PATH: dir }, ...io });
+    const { dir, io, outcome } = peerWith('metrics:\n  provider: Prometheus\n', ['--check-config']);
     expect(outcome.action).toBe('check-config');
     if (outcome.action !== 'check-config') return;
     expect(outcome.strict).toBe(false);
@@ -77,9 +81,9 @@ describe('peerConfigFromCommandLine / ordererConfigFromCommandLine', () => {
   });
 
   it('with TLS on, reads no TLS file: the caller loads the credentials once (a missing file is not a problem here)', () => {
-    const dir = configDir('core.yaml', 'operations:\n  tls:\n    enabled: true\n    cert: {file: cert.pem}\n    key: {file: key.pem}\n    clientRootCAs: {files: [/nonexistent/ca.pem]}\n');
-    const io = capture();
-    const outcome = peerConfigFromCommandLine({ argv: ['--check-config'], env: { FABRIC_CFG_PATH: dir }, ...io });
+    const { io, outcome } = peerWith('operations:\n  tls:\n    enabled: true\n    cert: {file: cert.pem}\n    key: {file: key.pem}\n    clientRootCAs: {files: [/nonexistent/ca.pem]}\n', [
+      '--check-config',
+    ]);
     expect(outcome.action).toBe('check-config');
     if (outcome.action === 'check-config') expect(outcome.loaded.config.operations.tls.clientRootCAs).toEqual(['/nonexistent/ca.pem']);
     expect(io.err).toEqual([]);
@@ -97,9 +101,8 @@ describe('peerConfigFromCommandLine / ordererConfigFromCommandLine', () => {
   });
 
   it('--print-config prints the effective configuration to stdout', () => {
-    const dir = configDir('core.yaml', '');
-    const io = capture();
-    expect(peerConfigFromCommandLine({ argv: ['--print-config'], env: { FABRIC_CFG_PATH: dir, CORE_METRICS_STATSD_PREFIX: 'p0' }, ...io })).toEqual({ action: 'exit', exitCode: 0 });
+    const { io, outcome } = peerWith('', ['--print-config'], { CORE_METRICS_STATSD_PREFIX: 'p0' });
+    expect(outcome).toEqual({ action: 'exit', exitCode: 0 });
     expect(io.out.join('')).toContain('    prefix: "p0"  # env CORE_METRICS_STATSD_PREFIX\n');
   });
 
