@@ -1,19 +1,20 @@
 import { X509Certificate } from 'node:crypto';
-import { createTestPki, type PemPair, type TestCa, type TestPki } from '@fabric-ops/test-kit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useTestPki, type PemPair, type TestCa, type TestPki } from '@fabric-ops/test-kit';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createClientTrustPool, verifyClientChain, verifyClientChainUntil } from '../index.ts';
 
 // Go's crypto/x509 verdicts (VerifyOptions{Roots: ClientCAs, Intermediates: what the client
 // sent, KeyUsages: [clientAuth]}) for certificates OpenSSL builds for this run (test-kit), through
 // the contract the server's worker uses. Moved from the previous verifier's tests.
 
+const pkiOf = useTestPki();
 let pki: TestPki;
 const operator = { O: 'Org1', CN: 'operator' };
 const shapes: Record<string, PemPair> = {};
 const cas: Record<string, TestCa> = {};
 
 beforeAll(async () => {
-  pki = await createTestPki();
+  pki = pkiOf();
   cas.serverOnly = await pki.ca.issueIntermediate('server-only-ca', { extendedKeyUsage: ['serverAuth'] });
   cas.pathZero = await pki.ca.issueIntermediate('path-zero-ca', { pathLength: 0 });
   cas.underPathZero = await cas.pathZero.issueIntermediate('under-path-zero-ca');
@@ -31,7 +32,6 @@ beforeAll(async () => {
   ]);
   Object.assign(shapes, { fromIntermediate, anyEku, noEku, keyEnciphermentOnly, fromServerOnly, tooDeep, fromNotCa, unknownCritical, unknownNonCritical });
 }, 60_000);
-afterAll(() => pki?.cleanup());
 
 const der = (pem: string): Buffer => new X509Certificate(pem).raw;
 const VERIFY = 'tls: failed to verify certificate: ';

@@ -1,11 +1,12 @@
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createTestPki, type TestPki } from '@fabric-ops/test-kit';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { useTestPki, type TestPki } from '@fabric-ops/test-kit';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createChainJudge, DEFAULT_INLINE_LIMITS, type ChainJudge, type ChainJudgeOptions } from './judge.ts';
 
 // The verdicts taken on the calling thread (verdictNow), with real certificates and the real
 // verifier thread behind them for what is not decided inline.
+const pkiOf = useTestPki();
 let pki: TestPki;
 let caText: string;
 let rogueText: string;
@@ -13,15 +14,14 @@ const ders = (pem: string): Uint8Array[] => pem.split(/(?=-----BEGIN CERTIFICATE
 let good: Uint8Array[];
 let goodWithCa: Uint8Array[];
 let rogue: Uint8Array[];
-beforeAll(async () => {
-  pki = await createTestPki();
+beforeAll(() => {
+  pki = pkiOf();
   caText = readFileSync(pki.ca.certFile, 'utf8');
   rogueText = readFileSync(pki.rogueCa.certFile, 'utf8');
   good = ders(pki.clients.good.cert);
   goodWithCa = [...good, ...ders(caText)];
   rogue = ders(pki.clients.rogueCa.cert);
-}, 60_000);
-afterAll(() => pki?.cleanup());
+});
 
 const judges: ChainJudge[] = [];
 afterEach(async () => {
