@@ -1,0 +1,125 @@
+// What reading client certificate lists leaves in a server's memory: RSS of each target idle,
+// after ORDINARY new mutual-TLS connections from a client that sends its leaf and its CA (what a
+// Node or curl client with `ca` set sends), and after LONG more from one that sends a leaf and
+// 160 small self-signed CAs (~64 KB, lib/tiny-chain.mjs) that no client CA issues. Targets, one
+// after the other, same certificates:
+//   - the peer bin (clientAuthRequired false, the bench CA as its client root CA),
+//   - raw node:https with requestCert and the same CA file (reads nothing from the client's list),
+//   - Fabric's own operations server when FABRIC_OPS_BENCH_FABRIC names it (lib/fabric.mjs).
+// Each connection: handshake, one GET /version, wait for the close. RSS is read from /proc after
+// SETTLE_MS of quiet (no collection can be forced from outside; the growth that stays is the point).
+// Run: node bench/chain-memory.bench.mjs (after node scripts/build.mjs), or node bench/run.mjs chain-memory.
+//   BENCH_ORDINARY (10000), BENCH_LONG (1000), BENCH_CHAIN (161) certificates in the long list,
+//   BENCH_CONNECTIONS (8) client loops, BENCH_SETTLE_MS (3000)
+import './lib/fail.mjs';
+import { fork } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fabricReference, fabricTlsEnv, startFabric } from './lib/fabric.mjs';
+import { startListening, startPeer, stopProcess, writePeerConfig } from './lib/peer.mjs';
+import { createBenchPki } from './lib/pki.mjs';
+import { rssMiB } from './lib/proc.mjs';
+import { tinyChain } from './lib/tiny-chain.mjs';
+
+const ORDINARY = Number(process.env.BENCH_ORDINARY ?? 10_000);
+const LONG = Number(process.env.BENCH_LONG ?? 1_000);
+const CHAIN = Number(process.env.BENCH_CHAIN ?? 161);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
+const SETTLE_MS = Number(process.env.BENCH_SETTLE_MS ?? 3_000);
+const dir = mkdtempSync(join(tmpdir(), 'fabric-ops-bench-chain-memory-'));
+const fabric = fabricReference();
+
+const RAW_SERVER = `
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:https';
+const [certFile, keyFile, caFile] = process.argv.slice(2);
+const body = JSON.stringify({ Version: 'raw', CommitSHA: 'raw' }) + '\\n';
+const server = createServer({ cert: readFileSync(certFile), key: readFileSync(keyFile), ca: readFileSync(caFile), requestCert: true, rejectUnauthorized: false, minVersion: 'TLSv1.2' }, (req, res) => {
+  res.writeHead(req.url === '/version' ? 200 : 404, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), Connection: 'close' }).end(body);
+});
+server.listen(0, '127.0.0.1', () => process.stdout.write('listening on ' + server.address().port + '\\n'));
+process.on('SIGTERM', () => process.exit(0));
+`;
+
+// The clients in a process of their own, so their memory and CPU are not the bench's: `connections`
+// loops of connect, one request, wait for the close, until `count` handshakes were made.
+const CLIENT_SCRIPT = `
+import { connect, createSecureContext } from 'node:tls';
+const { port, connections, count, cert, key, ca } = JSON.parse(process.argv[2]);
+const secureContext = createSecureContext({ cert, key, ca });
+let started = 0;
+let failed = 0;
+const once = () => new Promise((resolve) => {
+  const socket = connect({ host: '127.0.0.1', port, secureContext, rejectUnauthorized: false });
+  socket.setTimeout(10_000, () => socket.destroy());
+  socket.on('error', () => { failed += 1; });
+  socket.once('secureConnect', () => socket.end('GET /version HTTP/1.1\\r\\nHost: x\\r\\nConnection: close\\r\\n\\r\\n'));
+  socket.once('close', resolve);
+  socket.resume();
+});
+const loop = async () => { while (started < count) { started += 1; await once(); } };
+await Promise.all(Array.from({ length: connections }, loop));
+process.stdout.write(JSON.stringify({ made: started, failed }));
+`;
+
+async function handshakes(port, credentials, count) {
+  if (count === 0) return { made: 0, failed: 0 };
+  const script = join(dir, 'clients.mjs');
+  writeFileSync(script, CLIENT_SCRIPT);
+  const child = fork(script, [JSON.stringify({ port, connections: CONNECTIONS, count, ...credentials })], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'], execArgv: [] });
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk) => (out += chunk));
+  await new Promise((resolve) => child.once('exit', resolve));
+  return JSON.parse(out || '{"made":0,"failed":0}');
+}
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+
+async function measure(name, start, ordinaryClient, longClient) {
+  const server = await start();
+  try {
+    await handshakes(server.port, ordinaryClient, 50); // warm-up: modules, first verdicts, V8's first growth
+    await settle();
+    const idle = rssMiB(server.child.pid);
+    const ordinary = await handshakes(server.port, ordinaryClient, ORDINARY);
+    await settle();
+    const afterOrdinary = rssMiB(server.child.pid);
+    const long = await handshakes(server.port, longClient, LONG);
+    await settle();
+    const afterLong = rssMiB(server.child.pid);
+    return { name, idle, afterOrdinary, afterLong, ordinary, long, load: loadavg()[0] };
+  } finally {
+    await stopProcess(server.child);
+  }
+}
+
+try {
+  const pki = createBenchPki(dir);
+  const chain = tinyChain(CHAIN, 400);
+  const ordinaryClient = { cert: pki.client.cert, key: pki.client.key, ca: pki.client.ca };
+  const longClient = { cert: chain.cert, key: chain.key };
+  console.log(
+    `node ${process.version}; ${ORDINARY} ordinary handshakes (leaf + CA), then ${LONG} with ${CHAIN} certificates (${(chain.bytes / 1000).toFixed(1)} KB of DER, refused); ${CONNECTIONS} client loops; load average ${loadavg()[0].toFixed(2)} at the start`,
+  );
+  const rawScript = join(dir, 'raw-server.mjs');
+  writeFileSync(rawScript, RAW_SERVER);
+  const targets = [
+    ['peer', () => startPeer(writePeerConfig(join(dir, 'peer'), { tls: pki.files }))],
+    ['raw node:https', () => startListening('raw node:https', process.execPath, [rawScript, pki.files.certFile, pki.files.keyFile, pki.files.caFile])],
+  ];
+  if (fabric.binary !== undefined) targets.push(['Fabric', () => startFabric(fabric.binary, fabricTlsEnv(pki.files, false))]);
+  const rows = [];
+  for (const [name, start] of targets) rows.push(await measure(name, start, ordinaryClient, longClient));
+  const f = (n) => n.toFixed(1);
+  console.log('\n| target | idle RSS MiB | after ordinary (growth) | after long (growth) | handshakes made / ended by an error: ordinary · long | load avg |');
+  console.log('|---|---|---|---|---|---|');
+  for (const r of rows) {
+    console.log(
+      `| ${r.name} | ${f(r.idle)} | ${f(r.afterOrdinary)} (+${f(r.afterOrdinary - r.idle)}) | ${f(r.afterLong)} (+${f(r.afterLong - r.afterOrdinary)}) | ${r.ordinary.made} / ${r.ordinary.failed} · ${r.long.made} / ${r.long.failed} | ${r.load.toFixed(2)} |`,
+    );
+  }
+  if (fabric.binary === undefined) console.log(`Fabric: ${fabric.missing}`);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
