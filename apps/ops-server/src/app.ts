@@ -275,3 +275,21 @@ export async function runOperationsApp<C extends AppConfig>(app: OperationsApp<C
   app.onReady?.(system);
   return stopped;
 }
+
+/**
+ * A bin's whole life: runs `run` (a `runOperationsApp` call) and exits with its code. Anything
+ * still holding the loop open a second after a graceful stop does not keep the process alive; a
+ * failure before the app could report one is printed as one line (no stack) and exits 1.
+ */
+export function runBin(run: () => Promise<number>): void {
+  run().then(
+    (code) => {
+      process.exitCode = code;
+      setTimeout(() => process.exit(code), 1_000).unref();
+    },
+    (error: unknown) => {
+      process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+      process.exit(1);
+    },
+  );
+}

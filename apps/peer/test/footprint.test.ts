@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent } from 'node:http';
-import { createTestPki, peerCoreYaml, send, useAppHarness, type RunningApp, type TestPki } from '@fabric-ops/test-kit';
+import { createTestPki, peerCoreYaml, send, useAppHarness, type RunningApp, type TestCa, type TestPki } from '@fabric-ops/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // Loaded with --import (and --expose-gc) ahead of the bin: watches the configuration step's
@@ -227,9 +227,16 @@ describe('peer bin footprint', () => {
     const client = { ca: pki.ca.cert, cert: pki.clients.good.cert, key: pki.clients.good.key };
     expect((await send(app.address, '/logspec', { tls: client })).status).toBe(200);
     expect((await reported<{ builtins: string[] }>(app, 'loaded ')).builtins.filter((name) => lazy.includes(name))).toEqual([]);
-    // A chain past the small-chain size (the leaf and its CA four times over: five certificates)
-    // starts a verifier thread: worker_threads is loaded then.
-    const longChain = { ...client, cert: pki.clients.good.cert + pki.ca.cert.repeat(4) };
+    // A chain past the small-chain size (a leaf under four intermediates: five certificates on
+    // its issuer path, five signatures) starts a verifier thread: worker_threads is loaded then.
+    let issuer: TestCa = pki.ca;
+    const intermediates: string[] = [];
+    for (let level = 1; level <= 4; level++) {
+      issuer = await issuer.issueIntermediate(`footprint-level-${level}`);
+      intermediates.unshift(issuer.cert);
+    }
+    const deep = await issuer.issue('footprint-deep', { subject: { O: 'Org1', CN: 'deep' }, extendedKeyUsage: ['clientAuth'] });
+    const longChain = { ca: pki.ca.cert, cert: deep.cert + intermediates.join(''), key: deep.key };
     expect((await send(app.address, '/logspec', { tls: longChain })).status).toBe(200);
     expect((await reported<{ builtins: string[] }>(app, 'loaded ')).builtins).toContain('worker_threads');
     app.child.kill('SIGTERM');
