@@ -44,7 +44,9 @@ describe('describeFailure', () => {
   });
 
   it('blames the client certificate for a dropped TLS connection only when one was presented', () => {
-    expect(describeFailure(failure('ECONNRESET'), origin, { tls: true, presentedCertificate: true }).message).toContain('the server rejected the client certificate');
+    expect(describeFailure(failure('ECONNRESET'), origin, { tls: true, presentedCertificate: true }).message).toContain(
+      'the server rejected the client certificate (it closed the connection; the certificate must chain to its clientRootCAs, be within its validity period and allow clientAuth; the server\'s "TLS handshake error" line names the certificate and the reason)',
+    );
     expect(describeFailure(failure('ECONNRESET'), origin, { tls: true }).message).toBe(`${origin}: the server closed the connection during TLS`);
     expect(describeFailure(failure('ECONNRESET'), origin, { tls: true, afterHandshake: true })).toMatchObject({
       code: 'TLS',

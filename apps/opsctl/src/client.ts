@@ -171,7 +171,7 @@ export function describeFailure(error: NodeJS.ErrnoException, origin: string, co
       if (tls && presentedCertificate) {
         return new OpsctlError(
           'TLS',
-          `${origin}: the server rejected the client certificate (it closed the connection; the certificate must chain to its clientRootCAs, be within its validity period and allow clientAuth)`,
+          `${origin}: the server rejected the client certificate (it closed the connection; the certificate must chain to its clientRootCAs, be within its validity period and allow clientAuth; the server's "TLS handshake error" line names the certificate and the reason)`,
           { cause: error },
         );
       }
