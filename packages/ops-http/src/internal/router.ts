@@ -253,7 +253,13 @@ export function createRouter(options: RouterOptions = {}): Router {
       // gone out: the client sees a response cut short and a closed connection, as Go's server
       // leaves one whose handler panicked, not a reset.
       report(error, req);
-      if (!res.writableEnded) res.socket?.end();
+      if (!res.writableEnded) {
+        // Node corks a response while its handler runs (uncorked on the next tick; Node 22+
+        // keeps a chunked body's writes in the response until then), so what was written is
+        // released before the connection ends, or the client would get nothing at all.
+        while (res.writableCorked > 0) res.uncork();
+        res.socket?.end();
+      }
       return;
     }
     if (isOpsHttpError(error)) {
