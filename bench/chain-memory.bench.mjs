@@ -7,7 +7,8 @@
 //   - raw node:https with requestCert and the same CA file (reads nothing from the client's list),
 //   - Fabric's own operations server when FABRIC_OPS_BENCH_FABRIC names it (lib/fabric.mjs).
 // Each connection: handshake, one GET /version, wait for the close. RSS is read from /proc after
-// SETTLE_MS of quiet (no collection can be forced from outside; the growth that stays is the point).
+// SETTLE_MS of quiet, after each half of each kind (no collection can be forced from outside: growth
+// that goes on in the second half is what stays per handshake).
 // Run: node bench/chain-memory.bench.mjs (after node scripts/build.mjs), or node bench/run.mjs chain-memory.
 //   BENCH_ORDINARY (10000), BENCH_LONG (1000), BENCH_CHAIN (161) certificates in the long list,
 //   BENCH_CONNECTIONS (8) client loops, BENCH_SETTLE_MS (3000)
@@ -81,14 +82,21 @@ async function measure(name, start, ordinaryClient, longClient) {
   try {
     await handshakes(server.port, ordinaryClient, 50); // warm-up: modules, first verdicts, V8's first growth
     await settle();
-    const idle = rssMiB(server.child.pid);
-    const ordinary = await handshakes(server.port, ordinaryClient, ORDINARY);
-    await settle();
-    const afterOrdinary = rssMiB(server.child.pid);
-    const long = await handshakes(server.port, longClient, LONG);
-    await settle();
-    const afterLong = rssMiB(server.child.pid);
-    return { name, idle, afterOrdinary, afterLong, ordinary, long, load: loadavg()[0] };
+    const readings = [rssMiB(server.child.pid)];
+    const made = [];
+    // Each kind in two halves: growth that goes on in the second half is kept per handshake;
+    // growth that stops is the allocator and V8 sizing themselves to the load.
+    for (const [client, count] of [
+      [ordinaryClient, Math.ceil(ORDINARY / 2)],
+      [ordinaryClient, Math.floor(ORDINARY / 2)],
+      [longClient, Math.ceil(LONG / 2)],
+      [longClient, Math.floor(LONG / 2)],
+    ]) {
+      made.push(await handshakes(server.port, client, count));
+      await settle();
+      readings.push(rssMiB(server.child.pid));
+    }
+    return { name, readings, made, load: loadavg()[0] };
   } finally {
     await stopProcess(server.child);
   }
@@ -112,11 +120,13 @@ try {
   const rows = [];
   for (const [name, start] of targets) rows.push(await measure(name, start, ordinaryClient, longClient));
   const f = (n) => n.toFixed(1);
-  console.log('\n| target | idle RSS MiB | after ordinary (growth) | after long (growth) | handshakes made / ended by an error: ordinary · long | load avg |');
-  console.log('|---|---|---|---|---|---|');
+  const growth = (r, i) => `${r.readings[i + 1] - r.readings[i] >= 0 ? '+' : ''}${f(r.readings[i + 1] - r.readings[i])}`;
+  console.log('\n| target | idle RSS MiB | ordinary, 1st half · 2nd half (growth) | long, 1st half · 2nd half (growth) | after all | ended by an error: ordinary · long | load avg |');
+  console.log('|---|---|---|---|---|---|---|');
   for (const r of rows) {
+    const errors = (from, to) => r.made.slice(from, to).reduce((n, m) => n + m.failed, 0);
     console.log(
-      `| ${r.name} | ${f(r.idle)} | ${f(r.afterOrdinary)} (+${f(r.afterOrdinary - r.idle)}) | ${f(r.afterLong)} (+${f(r.afterLong - r.afterOrdinary)}) | ${r.ordinary.made} / ${r.ordinary.failed} · ${r.long.made} / ${r.long.failed} | ${r.load.toFixed(2)} |`,
+      `| ${r.name} | ${f(r.readings[0])} | ${growth(r, 0)} · ${growth(r, 1)} | ${growth(r, 2)} · ${growth(r, 3)} | ${f(r.readings[4])} | ${errors(0, 2)} · ${errors(2, 4)} | ${r.load.toFixed(2)} |`,
     );
   }
   if (fabric.binary === undefined) console.log(`Fabric: ${fabric.missing}`);
