@@ -11,7 +11,7 @@
 // that goes on in the second half is what stays per handshake).
 // Run: node bench/chain-memory.bench.mjs (after node scripts/build.mjs), or node bench/run.mjs chain-memory.
 //   BENCH_ORDINARY (10000), BENCH_LONG (1000), BENCH_CHAIN (161) certificates in the long list,
-//   BENCH_CONNECTIONS (8) client loops, BENCH_SETTLE_MS (3000)
+//   BENCH_CONNECTIONS (8) client loops, BENCH_SETTLE_MS (3000), BENCH_PEER_NODE_OPTIONS (none)
 import './lib/fail.mjs';
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -28,6 +28,9 @@ const LONG = Number(process.env.BENCH_LONG ?? 1_000);
 const CHAIN = Number(process.env.BENCH_CHAIN ?? 161);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
 const SETTLE_MS = Number(process.env.BENCH_SETTLE_MS ?? 3_000);
+// Node options for the peer only (in NODE_OPTIONS), e.g. `--max-old-space-size=64`: a small heap
+// collects often, so what still grows then is not garbage waiting for a collection.
+const PEER_NODE_OPTIONS = process.env.BENCH_PEER_NODE_OPTIONS;
 const dir = mkdtempSync(join(tmpdir(), 'fabric-ops-bench-chain-memory-'));
 const fabric = fabricReference();
 
@@ -113,7 +116,7 @@ try {
   const rawScript = join(dir, 'raw-server.mjs');
   writeFileSync(rawScript, RAW_SERVER);
   const targets = [
-    ['peer', () => startPeer(writePeerConfig(join(dir, 'peer'), { tls: pki.files }))],
+    ['peer', () => startPeer(writePeerConfig(join(dir, 'peer'), { tls: pki.files }), { env: PEER_NODE_OPTIONS === undefined ? {} : { NODE_OPTIONS: PEER_NODE_OPTIONS } })],
     ['raw node:https', () => startListening('raw node:https', process.execPath, [rawScript, pki.files.certFile, pki.files.keyFile, pki.files.caFile])],
   ];
   if (fabric.binary !== undefined) targets.push(['Fabric', () => startFabric(fabric.binary, fabricTlsEnv(pki.files, false))]);
