@@ -16,6 +16,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:https';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { fabricReference, fabricTlsEnv, startFabric } from './lib/fabric.mjs';
 import { startListening, startPeer, stopProcess, writePeerConfig } from './lib/peer.mjs';
 import { createBenchPki } from './lib/pki.mjs';
@@ -27,17 +28,7 @@ const CHAIN = Number(process.env.BENCH_CHAIN ?? 202);
 const dir = mkdtempSync(join(tmpdir(), 'fabric-ops-bench-chain-latency-'));
 const fabric = fabricReference();
 
-const RAW_SERVER = `
-import { readFileSync } from 'node:fs';
-import { createServer } from 'node:https';
-const [certFile, keyFile, caFile] = process.argv.slice(2);
-const body = JSON.stringify({ Version: 'raw', CommitSHA: 'raw' }) + '\\n';
-const server = createServer({ cert: readFileSync(certFile), key: readFileSync(keyFile), ca: readFileSync(caFile), requestCert: true, rejectUnauthorized: false, minVersion: 'TLSv1.2' }, (req, res) => {
-  res.writeHead(req.url === '/version' ? 200 : 404, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) }).end(body);
-});
-server.listen(0, '127.0.0.1', () => process.stdout.write('listening on ' + server.address().port + '\\n'));
-process.on('SIGTERM', () => process.exit(0));
-`;
+const RAW_SERVER = fileURLToPath(new URL('./lib/raw-version-server.mjs', import.meta.url));
 
 // One process for all attackers: a secure context made once (the client's own cost stays small),
 // `connections` loops of connect, one request, wait for the close, again; prints the handshakes attempted.
@@ -130,11 +121,9 @@ try {
   console.log(
     `node ${process.version}; attack list: ${CHAIN} certificates, ${(chain.bytes / 1000).toFixed(1)} KB of DER; ${ATTACKERS} attackers; ${SECONDS} s per phase; load average ${loadavg()[0].toFixed(2)} at the start`,
   );
-  const rawScript = join(dir, 'raw-server.mjs');
-  writeFileSync(rawScript, RAW_SERVER);
   const targets = [
     ['peer', () => startPeer(writePeerConfig(join(dir, 'peer'), { tls: pki.files }))],
-    ['raw node:https', () => startListening('raw node:https', process.execPath, [rawScript, pki.files.certFile, pki.files.keyFile, pki.files.caFile])],
+    ['raw node:https', () => startListening('raw node:https', process.execPath, [RAW_SERVER, pki.files.certFile, pki.files.keyFile, pki.files.caFile])],
   ];
   if (fabric.binary !== undefined) targets.push(['Fabric', () => startFabric(fabric.binary, fabricTlsEnv(pki.files, false))]);
   const rows = [];

@@ -17,6 +17,7 @@ import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { fabricReference, fabricTlsEnv, startFabric } from './lib/fabric.mjs';
 import { startListening, startPeer, stopProcess, writePeerConfig } from './lib/peer.mjs';
 import { createBenchPki } from './lib/pki.mjs';
@@ -34,17 +35,7 @@ const PEER_NODE_OPTIONS = process.env.BENCH_PEER_NODE_OPTIONS;
 const dir = mkdtempSync(join(tmpdir(), 'fabric-ops-bench-chain-memory-'));
 const fabric = fabricReference();
 
-const RAW_SERVER = `
-import { readFileSync } from 'node:fs';
-import { createServer } from 'node:https';
-const [certFile, keyFile, caFile] = process.argv.slice(2);
-const body = JSON.stringify({ Version: 'raw', CommitSHA: 'raw' }) + '\\n';
-const server = createServer({ cert: readFileSync(certFile), key: readFileSync(keyFile), ca: readFileSync(caFile), requestCert: true, rejectUnauthorized: false, minVersion: 'TLSv1.2' }, (req, res) => {
-  res.writeHead(req.url === '/version' ? 200 : 404, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), Connection: 'close' }).end(body);
-});
-server.listen(0, '127.0.0.1', () => process.stdout.write('listening on ' + server.address().port + '\\n'));
-process.on('SIGTERM', () => process.exit(0));
-`;
+const RAW_SERVER = fileURLToPath(new URL('./lib/raw-version-server.mjs', import.meta.url));
 
 // The clients in a process of their own, so their memory and CPU are not the bench's: `connections`
 // loops of connect, one request, wait for the close, until `count` handshakes were made.
@@ -113,11 +104,9 @@ try {
   console.log(
     `node ${process.version}; ${ORDINARY} ordinary handshakes (leaf + CA), then ${LONG} with ${CHAIN} certificates (${(chain.bytes / 1000).toFixed(1)} KB of DER, refused); ${CONNECTIONS} client loops; load average ${loadavg()[0].toFixed(2)} at the start`,
   );
-  const rawScript = join(dir, 'raw-server.mjs');
-  writeFileSync(rawScript, RAW_SERVER);
   const targets = [
     ['peer', () => startPeer(writePeerConfig(join(dir, 'peer'), { tls: pki.files }), { env: PEER_NODE_OPTIONS === undefined ? {} : { NODE_OPTIONS: PEER_NODE_OPTIONS } })],
-    ['raw node:https', () => startListening('raw node:https', process.execPath, [rawScript, pki.files.certFile, pki.files.keyFile, pki.files.caFile])],
+    ['raw node:https', () => startListening('raw node:https', process.execPath, [RAW_SERVER, pki.files.certFile, pki.files.keyFile, pki.files.caFile])],
   ];
   if (fabric.binary !== undefined) targets.push(['Fabric', () => startFabric(fabric.binary, fabricTlsEnv(pki.files, false))]);
   const rows = [];
