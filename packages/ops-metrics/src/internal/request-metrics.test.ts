@@ -111,3 +111,29 @@ describe('createRequestMetrics on node:http', () => {
     }
   });
 });
+
+describe('createRequestMetrics called from JavaScript with bad arguments', () => {
+  const provider = createMetricsProvider({ provider: 'prometheus' });
+  const codeOf = (call: () => unknown): { code: string | undefined; message: string } => {
+    try {
+      call();
+      return { code: undefined, message: 'no error' };
+    } catch (error) {
+      return { code: isMetricsError(error) ? error.code : `not a MetricsError: ${String(error)}`, message: (error as Error).message };
+    }
+  };
+  const create = createRequestMetrics as (...args: unknown[]) => unknown;
+
+  it('names a missing provider instead of failing later with a TypeError', () => {
+    expect(codeOf(() => create(undefined))).toEqual({ code: 'INVALID_METRIC_OPTIONS', message: expect.stringContaining('the first argument must be a metrics provider') });
+    expect(codeOf(() => create({}))).toMatchObject({ code: 'INVALID_METRIC_OPTIONS' });
+  });
+
+  it('refuses an unknown option, naming it and the known ones', () => {
+    expect(codeOf(() => create(provider, { maxRoute: 5 }))).toEqual({
+      code: 'INVALID_METRIC_OPTIONS',
+      message: expect.stringContaining('unknown option "maxRoute" (known: name, help, buckets, routes, maxRoutes)'),
+    });
+    expect(codeOf(() => create(provider, null))).toMatchObject({ code: 'INVALID_METRIC_OPTIONS' });
+  });
+});

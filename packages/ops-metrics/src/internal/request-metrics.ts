@@ -134,6 +134,22 @@ function mountTemplate(req: ExpressRequest): string {
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH']);
 const DEFAULT_MAX_ROUTES = 100;
 
+const OPTION_KEYS = new Set(['name', 'help', 'buckets', 'routes', 'maxRoutes']);
+
+/** Checked for JavaScript callers: a missing provider or an unknown option is named, not a TypeError later. */
+function checkArguments(provider: unknown, options: unknown): void {
+  if (typeof (provider as { newHistogram?: unknown } | null | undefined)?.newHistogram !== 'function') {
+    throw new MetricsError('INVALID_METRIC_OPTIONS', `request metrics: the first argument must be a metrics provider (createMetricsProvider's), got ${provider === null ? 'null' : typeof provider}`);
+  }
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw new MetricsError('INVALID_METRIC_OPTIONS', `request metrics: options must be an object, got ${options === null ? 'null' : Array.isArray(options) ? 'an array' : typeof options}`);
+  }
+  const unknown = Object.keys(options).filter((key) => !OPTION_KEYS.has(key));
+  if (unknown.length > 0) {
+    throw new MetricsError('INVALID_METRIC_OPTIONS', `request metrics: unknown option ${unknown.map((key) => JSON.stringify(key)).join(', ')} (known: ${[...OPTION_KEYS].join(', ')})`);
+  }
+}
+
 function checkOptions(options: RequestMetricsOptions): void {
   const maxRoutes = options.maxRoutes ?? DEFAULT_MAX_ROUTES;
   if (!Number.isInteger(maxRoutes) || maxRoutes < 1) {
@@ -153,6 +169,7 @@ function checkOptions(options: RequestMetricsOptions): void {
  * most `maxRoutes` of them.
  */
 export function createRequestMetrics(provider: MetricsFactory, options: RequestMetricsOptions = {}): RequestMetrics {
+  checkArguments(provider, options);
   checkOptions(options);
   const histogram: Histogram = provider.newHistogram({
     name: options.name ?? 'http_request_duration_seconds',
