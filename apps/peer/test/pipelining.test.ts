@@ -1,26 +1,18 @@
 import { once } from 'node:events';
 import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configDir, spawnApp, type RunningApp } from '@fabric-ops/test-kit';
+import { describe, expect, it } from 'vitest';
+import { useRunningPeer } from '@fabric-ops/test-kit';
 
 // One connection, raw bytes, against the real peer bin: requests pipelined on a connection see
 // each other's effects in order, and request lines Go refuses are refused with Go's answers.
 
 const bin = fileURLToPath(new URL('../dist/bin.cjs', import.meta.url));
-let app: RunningApp;
-let port: number;
-
-beforeAll(async () => {
-  const dir = configDir('core.yaml', 'vm:\n  endpoint: ""\noperations:\n  listenAddress: 127.0.0.1:0\n');
-  app = await spawnApp(bin, { env: { FABRIC_CFG_PATH: dir } });
-  port = Number(app.address.slice(app.address.lastIndexOf(':') + 1));
-});
-afterAll(() => app?.kill());
+const peer = useRunningPeer(bin);
 
 /** Writes `raw` on a fresh connection and resolves with everything received until the server closes it. */
 async function exchange(raw: string): Promise<string> {
-  const socket = connect(port, '127.0.0.1');
+  const socket = connect(peer.port, '127.0.0.1');
   socket.on('error', () => {});
   const chunks: Buffer[] = [];
   socket.on('data', (c: Buffer) => chunks.push(c));

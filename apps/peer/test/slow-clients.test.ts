@@ -1,25 +1,17 @@
 import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configDir, send, spawnApp, type RunningApp } from '@fabric-ops/test-kit';
+import { describe, expect, it } from 'vitest';
+import { send, useRunningPeer } from '@fabric-ops/test-kit';
 
 // Faults from the client side against the real peer bin: trickled headers and bodies,
 // idle-connection floods, oversized and malformed requests.
 
 const bin = fileURLToPath(new URL('../dist/bin.cjs', import.meta.url));
-let app: RunningApp;
-let port: number;
-
-beforeAll(async () => {
-  const dir = configDir('core.yaml', 'vm:\n  endpoint: ""\noperations:\n  listenAddress: 127.0.0.1:0\n');
-  app = await spawnApp(bin, { env: { FABRIC_CFG_PATH: dir } });
-  port = Number(app.address.slice(app.address.lastIndexOf(':') + 1));
-});
-afterAll(() => app?.kill());
+const peer = useRunningPeer(bin);
 
 function open(): Promise<Socket> {
-  const socket = connect(port, '127.0.0.1');
+  const socket = connect(peer.port, '127.0.0.1');
   socket.on('error', () => {});
   return once(socket, 'connect').then(() => socket);
 }
@@ -69,7 +61,7 @@ describe('slow and hostile clients against the peer', () => {
       }
       expect(idle.filter((s) => !s.destroyed)).toHaveLength(1_000);
       const began = Date.now();
-      const reply = await send(app.address, '/version');
+      const reply = await send(peer.app.address, '/version');
       expect(reply.status).toBe(200);
       expect(Date.now() - began).toBeLessThan(2_000);
     } finally {
@@ -116,7 +108,7 @@ describe('slow and hostile clients against the peer', () => {
   });
 
   it('still answers normally after all of the above', async () => {
-    const reply = await send(app.address, '/version');
+    const reply = await send(peer.app.address, '/version');
     expect(reply.status).toBe(200);
   });
 });

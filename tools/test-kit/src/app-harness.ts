@@ -64,3 +64,42 @@ export function useTestPki(): () => TestPki {
     return pki;
   };
 }
+
+/** The peer bin as a whole test file shares it: TLS off, no runtime, started once. */
+export interface RunningPeer {
+  /** The running bin (inside a test or hook of the file only). */
+  readonly app: RunningApp;
+  /** The port it listens on. */
+  readonly port: number;
+}
+
+/**
+ * Starts `bin` (a peer bin) once for the test file with a core.yaml that turns TLS and the
+ * runtime checker off and listens on a free loopback port; kills it after the file.
+ */
+export function useRunningPeer(bin: string): RunningPeer {
+  let app: RunningApp | undefined;
+  let dir: string | undefined;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'fabric-ops-peer-'));
+    writeFileSync(join(dir, 'core.yaml'), 'vm:\n  endpoint: ""\noperations:\n  listenAddress: 127.0.0.1:0\n');
+    app = await spawnApp(bin, { env: { FABRIC_CFG_PATH: dir } });
+  });
+  afterAll(() => {
+    app?.kill();
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  });
+  const running = (): RunningApp => {
+    if (app === undefined) throw new Error('useRunningPeer: the peer starts in beforeAll; read it inside a test or a later hook');
+    return app;
+  };
+  return {
+    get app() {
+      return running();
+    },
+    get port() {
+      const address = running().address;
+      return Number(address.slice(address.lastIndexOf(':') + 1));
+    },
+  };
+}
