@@ -1,6 +1,6 @@
 import { request } from 'node:https';
-import { createTestPki, type PemPair, type TestPki } from '@fabric-ops/test-kit';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { useTestPki, type PemPair } from '@fabric-ops/test-kit';
+import { describe, expect, it, vi } from 'vitest';
 import { loadTlsCredentials } from './credentials.ts';
 import { useTestServers, type StartedServer } from './test-server.ts';
 
@@ -14,17 +14,13 @@ vi.mock('./self-probe.ts', () => ({
   },
 }));
 
-let pki: TestPki;
-beforeAll(async () => {
-  pki = await createTestPki();
-}, 60_000);
-afterAll(() => pki?.cleanup());
+const pkiOf = useTestPki();
 
 const startServer = useTestServers();
 
 function get(target: StartedServer, client?: PemPair): Promise<string> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: target.host, port: target.port, path: '/', ca: pki.ca.cert, agent: false, ...(client === undefined ? {} : { cert: client.cert, key: client.key }) }, (res) => {
+    const req = request({ host: target.host, port: target.port, path: '/', ca: pkiOf().ca.cert, agent: false, ...(client === undefined ? {} : { cert: client.cert, key: client.key }) }, (res) => {
       let body = '';
       res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
       res.on('end', () => resolve(body));
@@ -38,7 +34,7 @@ const WARNING = /does not hand the server every certificate a client sends/;
 
 describe('createTlsServer: the chain-reading probe', () => {
   it('runs at the first client certificate, once, not at start or for clients without one', async () => {
-    const credentials = loadTlsCredentials({ certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientRootCAs: [pki.ca.certFile] });
+    const credentials = loadTlsCredentials({ certFile: pkiOf().server.certFile, keyFile: pkiOf().server.keyFile, clientRootCAs: [pkiOf().ca.certFile] });
     const started = await startServer({ credentials });
     expect(probe.calls).toBe(0);
 
@@ -46,8 +42,8 @@ describe('createTlsServer: the chain-reading probe', () => {
     expect(probe.calls).toBe(0);
     expect(started.lines.some((line) => WARNING.test(line.message))).toBe(false);
 
-    expect(await get(started, pki.clients.good)).not.toBe('anonymous');
-    expect(await get(started, pki.clients.good)).not.toBe('anonymous');
+    expect(await get(started, pkiOf().clients.good)).not.toBe('anonymous');
+    expect(await get(started, pkiOf().clients.good)).not.toBe('anonymous');
     expect(probe.calls).toBe(1);
     await vi.waitFor(() => expect(started.lines.filter((line) => WARNING.test(line.message))).toHaveLength(1));
   });

@@ -2,21 +2,17 @@
 // removed by a reload, a certificate in it expired) never gets in by resuming a session, with a
 // TLS 1.2 ticket or a TLS 1.3 PSK alike. Node's own TLS client, which resumes, against the real server.
 import { connect as connectTls, type SecureVersion } from 'node:tls';
-import { createTestPki, type PemPair, type TestPki } from '@fabric-ops/test-kit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useTestPki, type PemPair } from '@fabric-ops/test-kit';
+import { describe, expect, it } from 'vitest';
 import { useTestServers, type StartedServer } from './test-server.ts';
 import { loadTlsCredentials } from './credentials.ts';
 
-let pki: TestPki;
-beforeAll(async () => {
-  pki = await createTestPki();
-}, 60_000);
-afterAll(() => pki?.cleanup());
+const pkiOf = useTestPki();
 
 const startServer = useTestServers();
 
 function start(): Promise<StartedServer> {
-  const credentials = loadTlsCredentials({ certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientRootCAs: [pki.ca.certFile] });
+  const credentials = loadTlsCredentials({ certFile: pkiOf().server.certFile, keyFile: pkiOf().server.keyFile, clientRootCAs: [pkiOf().ca.certFile] });
   return startServer({ credentials, clientAuthRequired: true, logger: { warn: () => {} } });
 }
 
@@ -30,7 +26,7 @@ interface Exchange {
 /** One request on a new connection, offering `session` to resume; keeps the ticket the server sends. */
 function exchange(port: number, client: PemPair, version: SecureVersion, session?: Buffer): Promise<Exchange> {
   return new Promise((resolve) => {
-    const socket = connectTls({ host: '127.0.0.1', port, ca: pki.ca.cert, cert: client.cert, key: client.key, minVersion: version, maxVersion: version, ...(session ? { session } : {}) });
+    const socket = connectTls({ host: '127.0.0.1', port, ca: pkiOf().ca.cert, cert: client.cert, key: client.key, minVersion: version, maxVersion: version, ...(session ? { session } : {}) });
     let ticket: Buffer | undefined;
     let resumed = false;
     let raw = '';
@@ -48,18 +44,18 @@ function exchange(port: number, client: PemPair, version: SecureVersion, session
 describe.each(['TLSv1.2', 'TLSv1.3'] as const)('createTlsServer: session resumption over %s', (version) => {
   it('resumes for a client still admitted, and never for one whose CA a reload removed', async () => {
     const target = await start();
-    const first = await exchange(target.port, pki.clients.good, version);
+    const first = await exchange(target.port, pkiOf().clients.good, version);
     expect(first.answer).toBe('CN=operator,O=Org1');
-    const again = await exchange(target.port, pki.clients.good, version, first.session);
+    const again = await exchange(target.port, pkiOf().clients.good, version, first.session);
     expect(again).toMatchObject({ answer: 'CN=operator,O=Org1', resumed: true });
-    target.tls.setCredentials(loadTlsCredentials({ certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientRootCAs: [pki.rogueCa.certFile] }));
-    const afterReload = await exchange(target.port, pki.clients.good, version, again.session);
+    target.tls.setCredentials(loadTlsCredentials({ certFile: pkiOf().server.certFile, keyFile: pkiOf().server.keyFile, clientRootCAs: [pkiOf().rogueCa.certFile] }));
+    const afterReload = await exchange(target.port, pkiOf().clients.good, version, again.session);
     expect(afterReload.answer).toBe('');
   });
 
   it('never admits, by resumption or otherwise, a client whose certificate has expired since', async () => {
     const target = await start();
-    const shortLived = await pki.ca.issue(`short-lived-${version}`, { subject: { O: 'Org1', CN: 'short-lived' }, extendedKeyUsage: ['clientAuth'], notAfter: new Date(Date.now() + 3_000) });
+    const shortLived = await pkiOf().ca.issue(`short-lived-${version}`, { subject: { O: 'Org1', CN: 'short-lived' }, extendedKeyUsage: ['clientAuth'], notAfter: new Date(Date.now() + 3_000) });
     const first = await exchange(target.port, shortLived, version);
     expect(first.answer).toBe('CN=short-lived,O=Org1');
     const notAfter = new Date(new (await import('node:crypto')).X509Certificate(shortLived.cert).validTo).getTime();
