@@ -3,19 +3,7 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import * as zlib from 'node:zlib';
 import { gunzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
-import {
-  configDir,
-  createTestPki,
-  send,
-  spawnApp,
-  promtoolCheckMetrics,
-  startPrometheus,
-  startStatsd,
-  type PrometheusServer,
-  type RunningApp,
-  type StatsdDaemon,
-  type TestPki,
-} from '@fabric-ops/test-kit';
+import { configDir, createTestPki, send, spawnApp, promtoolCheckMetrics, startPrometheus, useStatsd, type PrometheusServer, type RunningApp, type TestPki } from '@fabric-ops/test-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 const PROMETHEUS_PROTO_ACCEPT = 'application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;escaping=underscores';
@@ -243,13 +231,7 @@ describe('Prometheus 3.16 scraping the peer in the delimited protobuf', () => {
 });
 
 describe('a real StatsD daemon receiving from the peer', () => {
-  let daemon: StatsdDaemon;
-  beforeAll(async () => {
-    daemon = await startStatsd();
-  }, 60_000);
-  afterAll(async () => {
-    await daemon?.cleanup();
-  });
+  const daemonOf = useStatsd();
 
   const statsdYaml = (network: string, address: string) =>
     ['  provider: statsd', '  statsd:', `    network: ${network}`, `    address: ${address}`, '    writeInterval: 200ms', '    prefix: org1.peer0'].join('\n');
@@ -257,9 +239,9 @@ describe('a real StatsD daemon receiving from the peer', () => {
   it.each(['udp', 'tcp'] as const)(
     'gets Fabric-named buckets over %s, prefix respected',
     async (network) => {
-      daemon.clear();
-      await startPeer({ metrics: statsdYaml(network, network === 'udp' ? daemon.udpAddress : daemon.tcpAddress) });
-      const received = await daemon.waitFor(
+      daemonOf().clear();
+      await startPeer({ metrics: statsdYaml(network, network === 'udp' ? daemonOf().udpAddress : daemonOf().tcpAddress) });
+      const received = await daemonOf().waitFor(
         (r) =>
           r.gauges[`org1.peer0.fabric_version.${STATSD_VERSION}`] === 1 &&
           (r.counters['org1.peer0.logging.entries_written.info'] ?? 0) > 0 &&
@@ -273,36 +255,36 @@ describe('a real StatsD daemon receiving from the peer', () => {
   );
 
   it('over TCP, delivers what was counted while the daemon was down once it is back', async () => {
-    daemon.clear();
-    const app = await startPeer({ metrics: statsdYaml('tcp', daemon.tcpAddress) });
-    await daemon.waitFor((r) => r.gauges['org1.peer0.nodejs.mem.heap_used_bytes'] !== undefined, 30_000);
-    await daemon.kill();
+    daemonOf().clear();
+    const app = await startPeer({ metrics: statsdYaml('tcp', daemonOf().tcpAddress) });
+    await daemonOf().waitFor((r) => r.gauges['org1.peer0.nodejs.mem.heap_used_bytes'] !== undefined, 30_000);
+    await daemonOf().kill();
     const lostAt = await waitForLine(app, /statsd: connection to tcp .* lost/);
     // Backoff retries log more warnings, each counted while nothing can be sent.
     await waitForLine(app, /statsd: cannot reach tcp/, lostAt + 1);
     await new Promise((r) => setTimeout(r, 1_000));
     const warnedWhileDown = app.stdout.slice(lostAt, app.stdout.length).filter((line) => / WARN /.test(line)).length;
     expect(warnedWhileDown).toBeGreaterThanOrEqual(2);
-    daemon.clear();
-    await daemon.restart();
+    daemonOf().clear();
+    await daemonOf().restart();
     // Only the new daemon instance writes now; the queued counts must reach it.
-    await daemon.waitFor((r) => (r.counters['org1.peer0.logging.entries_written.warn'] ?? 0) >= warnedWhileDown, 30_000);
+    await daemonOf().waitFor((r) => (r.counters['org1.peer0.logging.entries_written.warn'] ?? 0) >= warnedWhileDown, 30_000);
   }, 90_000);
 
   it.each(['udp', 'tcp'] as const)(
     'keeps the peer alive when the daemon dies and resumes sending when it is back (%s)',
     async (network) => {
-      daemon.clear();
-      const app = await startPeer({ metrics: statsdYaml(network, network === 'udp' ? daemon.udpAddress : daemon.tcpAddress) });
-      await daemon.waitFor((r) => r.gauges['org1.peer0.nodejs.mem.heap_used_bytes'] !== undefined, 30_000);
-      await daemon.kill();
+      daemonOf().clear();
+      const app = await startPeer({ metrics: statsdYaml(network, network === 'udp' ? daemonOf().udpAddress : daemonOf().tcpAddress) });
+      await daemonOf().waitFor((r) => r.gauges['org1.peer0.nodejs.mem.heap_used_bytes'] !== undefined, 30_000);
+      await daemonOf().kill();
       // Several flush intervals with nobody listening.
       await new Promise((r) => setTimeout(r, 1_500));
       expect(app.child.exitCode).toBeNull();
       expect((await send(app.address, '/version')).status).toBe(200);
-      await daemon.restart();
-      daemon.clear();
-      await daemon.waitFor((r) => r.gauges['org1.peer0.nodejs.mem.heap_used_bytes'] !== undefined, 30_000);
+      await daemonOf().restart();
+      daemonOf().clear();
+      await daemonOf().waitFor((r) => r.gauges['org1.peer0.nodejs.mem.heap_used_bytes'] !== undefined, 30_000);
       expect(app.child.exitCode).toBeNull();
       if (network === 'tcp') {
         expect(app.stdout.some((line) => line.includes('statsd: connection to tcp') && line.includes('lost'))).toBe(true);

@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { send, startStatsd, type StatsdDaemon } from '@fabric-ops/test-kit';
+import { send, useStatsd } from '@fabric-ops/test-kit';
 import type { OperationsSystem } from '@fabric-ops/ops-server';
 import { repoRoot } from './peer.ts';
 import { importExample, runExample } from './run-example.ts';
@@ -79,13 +79,7 @@ describe('examples/embedding', () => {
 });
 
 describe('examples/metrics-by-config', () => {
-  let statsd: StatsdDaemon;
-  beforeAll(async () => {
-    statsd = await startStatsd();
-  }, 60_000);
-  afterAll(async () => {
-    await statsd?.cleanup();
-  });
+  const statsdOf = useStatsd();
 
   const start = async (env: NodeJS.ProcessEnv): Promise<Worker> => {
     const worker = await startWorker({ env, listenAddress: '127.0.0.1:0' });
@@ -106,17 +100,17 @@ describe('examples/metrics-by-config', () => {
   });
 
   it('with CORE_METRICS_PROVIDER=statsd, pushes the same metrics to a real statsd daemon and serves no /metrics', async () => {
-    statsd.clear();
+    statsdOf().clear();
     const worker = await start({
       CORE_METRICS_PROVIDER: 'statsd',
       CORE_METRICS_STATSD_NETWORK: 'udp',
-      CORE_METRICS_STATSD_ADDRESS: statsd.udpAddress,
+      CORE_METRICS_STATSD_ADDRESS: statsdOf().udpAddress,
       CORE_METRICS_STATSD_WRITEINTERVAL: '200ms',
       CORE_METRICS_STATSD_PREFIX: 'worker1',
     });
     expect(worker.provider).toBe('statsd');
     worker.runJobs(4, 4);
-    const received = await statsd.waitFor((r) => r.counters['worker1.worker.jobs_processed.ok'] === 3 && r.counters['worker1.worker.jobs_processed.failed'] === 1, 20_000);
+    const received = await statsdOf().waitFor((r) => r.counters['worker1.worker.jobs_processed.ok'] === 3 && r.counters['worker1.worker.jobs_processed.failed'] === 1, 20_000);
     expect(received.timers['worker1.worker.job_duration_seconds']).toHaveLength(4);
     expect((await send(worker.operationsAddress, '/metrics')).status).toBe(404);
   });
@@ -141,13 +135,7 @@ describe('node examples/embedding/main.mjs', () => {
 });
 
 describe('node examples/metrics-by-config/worker.mjs', () => {
-  let statsd: StatsdDaemon;
-  beforeAll(async () => {
-    statsd = await startStatsd();
-  }, 60_000);
-  afterAll(async () => {
-    await statsd?.cleanup();
-  });
+  const statsdOf = useStatsd();
   const READY = /^worker: metrics provider (\S+), operations on http:\/\/(\S+)\n/m;
 
   it('as shipped (core.yaml: prometheus), runs jobs and serves them on /metrics; exits 0 on SIGTERM', async () => {
@@ -165,16 +153,16 @@ describe('node examples/metrics-by-config/worker.mjs', () => {
   });
 
   it('with CORE_METRICS_PROVIDER=statsd, pushes the same counters to a statsd daemon', async () => {
-    statsd.clear();
+    statsdOf().clear();
     const running = await runExample('metrics-by-config/worker.mjs', READY, {
       CORE_OPERATIONS_LISTENADDRESS: '127.0.0.1:0',
       CORE_METRICS_PROVIDER: 'statsd',
-      CORE_METRICS_STATSD_ADDRESS: statsd.udpAddress,
+      CORE_METRICS_STATSD_ADDRESS: statsdOf().udpAddress,
       CORE_METRICS_STATSD_WRITEINTERVAL: '200ms',
     });
     try {
       expect(running.match[1]).toBe('statsd');
-      await statsd.waitFor((r) => (r.counters['worker1.worker.jobs_processed.ok'] ?? 0) >= 1, 20_000);
+      await statsdOf().waitFor((r) => (r.counters['worker1.worker.jobs_processed.ok'] ?? 0) >= 1, 20_000);
     } finally {
       expect(await running.stop()).toBe(0);
     }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { createTestPki, type TestPki } from './pki.ts';
+import { startStatsd, type StatsdDaemon } from './statsd.ts';
 import { runAppToExit, spawnApp, type RunningApp } from './spawn-app.ts';
 
 export interface AppHarness {
@@ -62,6 +63,21 @@ export function useTestPki(): () => TestPki {
   return () => {
     if (pki === undefined) throw new Error('useTestPki: the PKI exists only inside tests');
     return pki;
+  };
+}
+
+/** One real StatsD daemon for the enclosing describe block (or file): started before its tests, stopped after them. */
+export function useStatsd(): () => StatsdDaemon {
+  let daemon: StatsdDaemon | undefined;
+  beforeAll(async () => {
+    daemon = await startStatsd();
+  });
+  afterAll(async () => {
+    await daemon?.cleanup();
+  });
+  return () => {
+    if (daemon === undefined) throw new Error('useStatsd: the daemon exists only inside tests');
+    return daemon;
   };
 }
 

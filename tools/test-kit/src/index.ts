@@ -23,7 +23,7 @@ export { listenOnLoopback, scratchDir, useCleanup } from './cleanup.ts';
 export type { Defer } from './cleanup.ts';
 export { ordererYaml, peerCoreYaml, peerLauncher } from './peer-config.ts';
 export type { OrdererSetup, PeerLauncher, PeerSetup, PeerTlsFiles } from './peer-config.ts';
-export { useAppHarness, useRunningPeer, useTestPki } from './app-harness.ts';
+export { useAppHarness, useRunningPeer, useStatsd, useTestPki } from './app-harness.ts';
 export type { AppHarness, RunningPeer } from './app-harness.ts';
 export { heapLimitsContract } from './heap-contract.ts';
 export { thrownCode } from './thrown.ts';
