@@ -51,34 +51,37 @@ export function useAppHarness(bin: string, configFileName: string): AppHarness {
   };
 }
 
-/** One per-run PKI for the test file: created before its tests, removed after them. */
-export function useTestPki(): () => TestPki {
-  let pki: TestPki | undefined;
+/** A resource made before the enclosing block's tests and released after them; read inside tests. */
+function useForTests<T>(what: string, make: () => Promise<T>, release: (value: T) => Promise<unknown>): () => T {
+  let value: T | undefined;
   beforeAll(async () => {
-    pki = await createTestPki();
+    value = await make();
   });
   afterAll(async () => {
-    await pki?.cleanup();
+    if (value !== undefined) await release(value);
   });
   return () => {
-    if (pki === undefined) throw new Error('useTestPki: the PKI exists only inside tests');
-    return pki;
+    if (value === undefined) throw new Error(`${what}: it exists only inside tests`);
+    return value;
   };
+}
+
+/** One per-run PKI for the test file: created before its tests, removed after them. */
+export function useTestPki(): () => TestPki {
+  return useForTests(
+    'useTestPki',
+    () => createTestPki(),
+    (pki) => pki.cleanup(),
+  );
 }
 
 /** One real StatsD daemon for the enclosing describe block (or file): started before its tests, stopped after them. */
 export function useStatsd(): () => StatsdDaemon {
-  let daemon: StatsdDaemon | undefined;
-  beforeAll(async () => {
-    daemon = await startStatsd();
-  });
-  afterAll(async () => {
-    await daemon?.cleanup();
-  });
-  return () => {
-    if (daemon === undefined) throw new Error('useStatsd: the daemon exists only inside tests');
-    return daemon;
-  };
+  return useForTests(
+    'useStatsd',
+    () => startStatsd(),
+    (daemon) => daemon.cleanup(),
+  );
 }
 
 /** The peer bin as a whole test file shares it: TLS off, no runtime, started once. */
