@@ -8,11 +8,12 @@
 // it; our verifier decides each case again here. The next batch is generated and decided while
 // this one is compared, so the Go side and Node use both cores.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { readPools } from '../src/pools.mjs';
 
 const run = promisify(execFile);
 const oracleDir = fileURLToPath(new URL('..', import.meta.url));
@@ -56,16 +57,7 @@ export async function makeBatch(tools, { seed, start, count, time, keep }) {
   for (const line of readFileSync(join(dir, 'cases.jsonl'), 'utf8').split('\n')) {
     if (line !== '') cases.push(JSON.parse(line));
   }
-  const pools = new Map();
-  for (const id of readdirSync(join(dir, 'pools'))) {
-    const files = readdirSync(join(dir, 'pools', id))
-      .filter((f) => f.endsWith('.pem'))
-      .sort();
-    pools.set(
-      id,
-      files.map((f) => readFileSync(join(dir, 'pools', id, f), 'utf8')),
-    );
-  }
+  const pools = readPools(dir);
   rmSync(dir, { recursive: true, force: true });
   return { seed, start, count, cases, verdicts, pools, generatorMs: gen.ms };
 }

@@ -1,9 +1,10 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { readPools } from './pools.mjs';
 
 const run = promisify(execFile);
 const sourceDir = fileURLToPath(new URL('..', import.meta.url));
@@ -104,16 +105,7 @@ export function readCorpus(dir: string): LoadedCorpus {
       key: c.key,
     });
   }
-  const pools = new Map<string, string[]>();
-  for (const id of readdirSync(join(dir, 'pools')).sort()) {
-    const files = readdirSync(join(dir, 'pools', id))
-      .filter((f) => f.endsWith('.pem'))
-      .sort();
-    pools.set(
-      id,
-      files.map((f) => readFileSync(join(dir, 'pools', id, f), 'utf8')),
-    );
-  }
+  const pools = readPools(dir);
   return { dir, cases, pools };
 }
 
