@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { LoadedConfig } from '@fabric-ops/ops-config';
 import { createTestPki, type TestPki } from '@fabric-ops/test-kit';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { runOperationsApp, type AppConfig, type AppSystem } from './app.ts';
+import { runBin, runOperationsApp, type AppConfig, type AppSystem } from './app.ts';
 
 // Every open of a file at start-up, by path: the start reads each TLS file once.
 const opened = vi.hoisted(() => new Map<string, number>());
@@ -189,5 +189,40 @@ describe('the start-up reads each TLS file once (issue 30)', () => {
       expect(outcome).toMatchObject({ code: 0, err: '', started: action === 'run' });
       expect(files.map((file) => opened.get(file) ?? 0)).toEqual([1, 1, 1, 1]);
     }
+  });
+});
+
+describe('runBin: the exit after a stop', () => {
+  function fakeProcess() {
+    const listeners = new Map<string, () => void>();
+    const exits: number[] = [];
+    const proc = {
+      exitCode: undefined as number | string | null | undefined,
+      exit: (code: number) => void exits.push(code),
+      once: (signal: NodeJS.Signals, listener: () => void) => listeners.set(signal, listener),
+      stderr: { write: () => true },
+    };
+    return { proc, exits, signal: (name: string) => listeners.get(name)?.() };
+  }
+
+  it('a stop signal while the last handles close exits at once with the stop’s code', async () => {
+    for (const [signal, code] of [['SIGINT', 0], ['SIGTERM', 1]] as const) {
+      const fake = fakeProcess();
+      runBin(() => Promise.resolve(code), fake.proc);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(fake.proc.exitCode).toBe(code);
+      expect(fake.exits).toEqual([]);
+      fake.signal(signal);
+      expect(fake.exits).toEqual([code]);
+    }
+  });
+
+  it('a run that fails before reporting prints one line and exits 1', async () => {
+    const fake = fakeProcess();
+    const lines: string[] = [];
+    fake.proc.stderr.write = (text: string) => lines.push(text) > 0;
+    runBin(() => Promise.reject(new Error('no config')), fake.proc);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect({ lines, exits: fake.exits }).toEqual({ lines: ['no config\n'], exits: [1] });
   });
 });

@@ -276,20 +276,32 @@ export async function runOperationsApp<C extends AppConfig>(app: OperationsApp<C
   return stopped;
 }
 
+/** What `runBin` uses of `process` (tests hand in their own). */
+export interface BinProcess {
+  exitCode?: number | string | null | undefined;
+  exit(code: number): void;
+  once(signal: NodeJS.Signals, listener: () => void): unknown;
+  readonly stderr: { write(text: string): unknown };
+}
+
 /**
  * A bin's whole life: runs `run` (a `runOperationsApp` call) and exits with its code. Anything
- * still holding the loop open a second after a graceful stop does not keep the process alive; a
- * failure before the app could report one is printed as one line (no stack) and exits 1.
+ * still holding the loop open a second after a graceful stop does not keep the process alive, and
+ * a stop signal in that second exits at once with the stop's code (not by the signal's default
+ * action, which a shell reports as 130 or 143 after a clean stop). A failure before the app could
+ * report one is printed as one line (no stack) and exits 1.
  */
-export function runBin(run: () => Promise<number>): void {
+export function runBin(run: () => Promise<number>, proc: BinProcess = process): void {
   run().then(
     (code) => {
-      process.exitCode = code;
-      setTimeout(() => process.exit(code), 1_000).unref();
+      proc.exitCode = code;
+      // Signal listeners do not hold Node's loop open: a process with nothing else left still exits now.
+      for (const signal of ['SIGINT', 'SIGTERM'] as const) proc.once(signal, () => proc.exit(code));
+      setTimeout(() => proc.exit(code), 1_000).unref();
     },
     (error: unknown) => {
-      process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
-      process.exit(1);
+      proc.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+      proc.exit(1);
     },
   );
 }

@@ -46,7 +46,7 @@ describe.runIf(hasScript)('Ctrl-C in a terminal', () => {
   it('node apps/peer/dist/bin.cjs: the peer stops on SIGINT and exits 0', async () => {
     const { code, output } = await ctrlC('node apps/peer/dist/bin.cjs');
     expect(output).toContain('stopping operations server signal=SIGINT');
-    expect(code).toBe(0);
+    expect(code, output).toBe(0);
   }, 60_000);
 
   it('pnpm peer: the peer stops on SIGINT as well (pnpm reports its own interrupt)', async () => {

@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, type ExpectStatic } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { configDir, createTestPki, freeTcpPort, prometheusTool, runAppToExit, send, spawnApp, type PemPair, type RunningApp, type TestCa, type TestPki } from '@fabric-ops/test-kit';
 import { OPSCTL_BIN, ORDERER_BIN, peerLauncher, repoRoot } from './peer.ts';
@@ -287,8 +287,10 @@ async function opsctlJson(args: readonly string[]): Promise<{ code: number | nul
  * jobs, never the blackbox exporter that probes them), each organisation through its own
  * credential labels; and an exporter among the targets of `logspec set --rollback` changes nothing
  * and rolls nothing back.
+ * `expect` is the calling test's own: the tests here run concurrently, and `expect.poll` needs to know
+ * which test it belongs to.
  */
-async function opsctlThroughPrometheus(api: string, addresses: Record<string, string[]>): Promise<void> {
+async function opsctlThroughPrometheus(expect: ExpectStatic, api: string, addresses: Record<string, string[]>): Promise<void> {
   await expect.poll(async () => (await opsctlJson(['--prometheus', api, 'health'])).rows.length, { timeout: 20_000 }).toBe(Object.values(addresses).flat().length);
   const health = await opsctlJson(['--prometheus', api, 'health']);
   expect(health.rows.map((row) => row.target).sort()).toEqual(Object.values(addresses).flat().sort());
@@ -343,7 +345,7 @@ describe.concurrent('deploy/prometheus alerts fire through each shipped config',
     });
   });
 
-  it('prometheus-file-sd.yml (jobs fabric-org1, fabric-org2, one CA each): the same alerts, in both organisations', async () => {
+  it('prometheus-file-sd.yml (jobs fabric-org1, fabric-org2, one CA each): the same alerts, in both organisations', async ({ expect }) => {
     const dir = kitCopy();
     const config = parse(readFileSync(join(dir, 'prometheus-file-sd.yml'), 'utf8')) as PrometheusConfig;
     shortenConfig(config);
@@ -382,6 +384,6 @@ describe.concurrent('deploy/prometheus alerts fire through each shipped config',
         `fabric-org2/${requiredOrg2.address}`,
       ].sort(),
     );
-    await opsctlThroughPrometheus(api, addresses);
+    await opsctlThroughPrometheus(expect, api, addresses);
   });
 });
