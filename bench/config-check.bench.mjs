@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // How long `fabric-ops-peer --check-config` takes for a core.yaml with many keys under one map
-// (issue 23, finding 9), next to yaml's own duplicate-key check (`uniqueKeys: true`, quadratic)
+// (checked in time linear in its size), next to yaml's own duplicate-key check (`uniqueKeys: true`, quadratic)
 // on the same text in this process, for the sizes where that finishes in reasonable time.
 //
 //   node bench/config-check.bench.mjs            16k, 32k, 100k keys and a 4 MiB file

@@ -188,7 +188,7 @@ async function constraintAttack(pki) {
 
 async function rsaAttack(pki) {
   const keyFile = join(tmpdir(), `fabric-ops-rsa${BITS}`, 'key.pem');
-  console.log(`\nissues #21/#32: leaf + 10 self-issued CAs on one ${BITS}-bit RSA key (${keyFile}; made once, this can take minutes)`);
+  console.log(`\na long self-issued chain: leaf + 10 self-issued CAs on one ${BITS}-bit RSA key (${keyFile}; made once, this can take minutes)`);
   const chain = attackChain(dir, { keyFile, bits: BITS });
   const peer = await startPeer(pki, false);
   try {

@@ -120,7 +120,7 @@ describe('parseArgs for a set of targets', () => {
   });
 });
 
-describe('target selection, --version and the help text (issue 29)', () => {
+describe('target selection, --version and the help text', () => {
   const fleetArgs = ['--targets', 'sd.yml'];
 
   it('reads --match name=value (repeatable, all must hold) and --role as match role=', () => {

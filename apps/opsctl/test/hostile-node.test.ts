@@ -1,4 +1,4 @@
-// The real opsctl bin against nodes that may be the compromised ones (issue 31, items 6-8):
+// The real opsctl bin against nodes that may be the compromised ones:
 // one huge value must not widen every row, a row keeps a bounded part of any answer, and what a
 // server sends is shown, never obeyed by the terminal. Discovery and time: hostile-time.test.ts.
 import { spawn } from 'node:child_process';

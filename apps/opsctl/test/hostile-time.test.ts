@@ -1,5 +1,5 @@
 // The real opsctl bin against a hostile Prometheus and hostile nodes, where time and memory are
-// concerned (issue 31, items 9-10): --deadline covers discovery, the target list is read as it
+// concerned: --deadline covers discovery, the target list is read as it
 // arrives, a reset mid-answer is named as one, and black holes sorted first do not starve the
 // healthy nodes.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
-// What an operator sees for a wrong --cacert, --version, and what a one-node probe loads at start
-// (issue 29, item 5), from the real bin.
+// What an operator sees for a wrong --cacert, --version, and what a one-node probe loads at start,
+// from the real bin.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

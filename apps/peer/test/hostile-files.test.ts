@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { send, useAppHarness, useTestPki } from '@fabric-ops/test-kit';
 import { describe, expect, it } from 'vitest';
 
-// Issue 23, findings 7–10, against the real peer bin: files that are not what they should be
+// Against the real peer bin: files that are not what they should be
 // (a FIFO, /dev/zero, a symlink loop, a /proc file, a huge config), and the same verdict from
 // --check-config as from a start.
 
@@ -41,7 +41,7 @@ function rssBytes(pid: number): number {
   return Number(match![1]) * 1024;
 }
 
-describe('peer: TLS files replaced at run time (finding 7)', () => {
+describe('peer: TLS files replaced at run time', () => {
   it('a certificate replaced by a FIFO, then by a symlink to /dev/zero: one line each, old credentials kept, still serving, SIGTERM exits 0', async () => {
     const dir = emptyDir();
     const certFile = join(dir, 'server.crt');
@@ -75,7 +75,7 @@ describe('peer: TLS files replaced at run time (finding 7)', () => {
   }, 90_000);
 });
 
-describe('peer: --check-config and a start with files that are not regular files (findings 8, 10)', () => {
+describe('peer: --check-config and a start with files that are not regular files', () => {
   it('a FIFO as the TLS key: the same line from both, at once', async () => {
     const dir = emptyDir();
     const keyFile = mkfifo(join(dir, 'server.key'));
@@ -99,7 +99,7 @@ describe('peer: --check-config and a start with files that are not regular files
   }, 60_000);
 });
 
-describe("peer: --check-config reaches a start's verdict, with short lines (finding 10)", () => {
+describe("peer: --check-config reaches a start's verdict, with short lines", () => {
   it('FABRIC_LOGGING_SPEC=bogus and FABRIC_LOGGING_FORMAT=bogus fail both, with the same line', async () => {
     const dir = configDir(PLAIN);
     expect(await sameVerdict({ FABRIC_CFG_PATH: dir, FABRIC_LOGGING_SPEC: 'bogus' })).toBe("FABRIC_LOGGING_SPEC: invalid logging specification 'bogus': bad segment 'bogus'\n");
@@ -119,7 +119,7 @@ describe("peer: --check-config reaches a start's verdict, with short lines (find
   }, 60_000);
 });
 
-describe('peer: a large core.yaml is checked in time linear in its size (finding 9)', () => {
+describe('peer: a large core.yaml is checked in time linear in its size', () => {
   it('100,000 keys under one map: configuration OK, and a duplicate among them named, each well within the sanity bound', async () => {
     const keys = Array.from({ length: 100_000 }, (_, index) => `  key${index}: value${index}\n`);
     const text = `${PLAIN}ledger:\n${keys.join('')}`;

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestPki, peerLauncher, send, type PemPair, type RunningApp, type TestPki } from '@fabric-ops/test-kit';
 
-// Issue 13 (items 1, 2, 8) and issue 15 against the real peer bin with TLS on: what an attacker
+// The real peer bin with TLS on: what an attacker
 // or a misdirected client does to the TLS port, and client certificates Fabric (Go) admits.
 
 const peers = peerLauncher(fileURLToPath(new URL('../dist/bin.cjs', import.meta.url)));

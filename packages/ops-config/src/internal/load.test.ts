@@ -456,7 +456,7 @@ describe('problems: one line each, naming file or variable, key and expectation'
     expect(lines).toEqual(expected);
   });
 
-  it('a mapping or a list as a key is a problem, not text with a warning from Node (issue 29)', () => {
+  it('a mapping or a list as a key is a problem, not text with a warning from Node', () => {
     const warned: string[] = [];
     const onWarning = (warning: Error) => void warned.push(warning.message);
     process.on('warning', onWarning);
@@ -642,7 +642,7 @@ describe('finding the file', () => {
     expect(lines).toEqual([`core.yaml: cannot be read: read ${join(dir, 'core.yaml')}: larger than 4194304 bytes`]);
   });
 
-  it('--config or FABRIC_CFG_PATH naming a FIFO, /dev/zero or a symlink loop says what it is, at once (issue 23, finding 10)', () => {
+  it('--config or FABRIC_CFG_PATH naming a FIFO, /dev/zero or a symlink loop says what it is, at once', () => {
     const dir = tempDir();
     const fifo = join(dir, 'core.yaml');
     execFileSync('mkfifo', [fifo]);
@@ -698,7 +698,7 @@ describe('duplicate keys, checked in time linear in the file', () => {
     expect(ours.filter((line) => line.includes('not valid YAML'))).toEqual(expected);
   });
 
-  it('a 4 MiB core.yaml, one map of ~160,000 keys with a duplicate near its end, is checked in seconds and the duplicate named (issue 23, finding 9)', () => {
+  it('a 4 MiB core.yaml, one map of ~160,000 keys with a duplicate near its end, is checked in seconds and the duplicate named', () => {
     const lines = ['operations:\n  listenAddress: 127.0.0.1:9443\nledger:\n'];
     let size = lines[0]!.length;
     for (let index = 0; ; index += 1) {
@@ -717,7 +717,7 @@ describe('duplicate keys, checked in time linear in the file', () => {
   }, 300_000);
 });
 
-describe('long values: bounded where Fabric cannot use them, cut where echoed (issue 23, finding 10)', () => {
+describe('long values: bounded where Fabric cannot use them, cut where echoed', () => {
   it('a bad duration of 100 KB gives a short line', () => {
     const lines = problemsOf(() => peer('', { CORE_OPERATIONS_HEALTH_CHECKTIMEOUT: '0s'.repeat(50_000) }));
     expect(lines).toEqual([`CORE_OPERATIONS_HEALTH_CHECKTIMEOUT: expected a duration of at least 1ms like 10s, got "${'0s'.repeat(40)}…"`]);

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLogging } from './registry.ts';
 
 // A PUT's work must grow with the spec it carries and the loggers registered, never with
-// their product (issue 13: a 100,000-logger spec blocked the event loop per PUT). Time is
+// their product (a 100,000-logger spec must not block the event loop per PUT). Time is
 // no measure on a shared machine, so count the operations that do the work: map lookups
 // and inserts, and the string searches, splits and slices a lookup would use.
 
