@@ -429,7 +429,7 @@ async function hostilePrimary(MODE) {
     clearInterval(sampler);
     await settle();
     console.log(
-      `load ${readFileSync('/proc/loadavg', 'utf8').split(' ')[0]}: item 1 (${FORMAT}, ${samples} samples): scrape ${scrape.status} ${scrape.bytes} B in ${scrapeMs.toFixed(0)} ms; /livez during it ${live.status} after ${live.ms.toFixed(0)} ms; longest loop block ${(delay.max / 1e6).toFixed(0)} ms; RSS ${mib(rss0)} → peak ${mib(peak)} → retained ${mib(rss())} MiB (heap used ${mib(process.memoryUsage().heapUsed)} MiB)`,
+      `load ${readFileSync('/proc/loadavg', 'utf8').split(' ')[0]}: one worker's huge reply (${FORMAT}, ${samples} samples): scrape ${scrape.status} ${scrape.bytes} B in ${scrapeMs.toFixed(0)} ms; /livez during it ${live.status} after ${live.ms.toFixed(0)} ms; longest loop block ${(delay.max / 1e6).toFixed(0)} ms; RSS ${mib(rss0)} → peak ${mib(peak)} → retained ${mib(rss())} MiB (heap used ${mib(process.memoryUsage().heapUsed)} MiB)`,
     );
   } else if (MODE === 'retire') {
     for (let round = 1; round <= 6; round++) {
@@ -443,7 +443,7 @@ async function hostilePrimary(MODE) {
       const ms = performance.now() - started;
       await settle();
       console.log(
-        `load ${readFileSync('/proc/loadavg', 'utf8').split(' ')[0]}: item 2 (${FORMAT}) after ${round} exits: /metrics ${scrape.bytes} B in ${ms.toFixed(0)} ms; RSS ${mib(rss())} MiB, heap used ${mib(process.memoryUsage().heapUsed)} MiB`,
+        `load ${readFileSync('/proc/loadavg', 'utf8').split(' ')[0]}: exited workers' series (${FORMAT}) after ${round} exits: /metrics ${scrape.bytes} B in ${ms.toFixed(0)} ms; RSS ${mib(rss())} MiB, heap used ${mib(process.memoryUsage().heapUsed)} MiB`,
       );
     }
   } else if (MODE === 'hello') {
@@ -460,7 +460,7 @@ async function hostilePrimary(MODE) {
     clearInterval(sampler);
     await settle();
     console.log(
-      `load ${readFileSync('/proc/loadavg', 'utf8').split(' ')[0]}: item 5 (spec ${ops.logging.spec().length} B, 3000 hellos, worker stops reading): RSS ${mib(rss0)} → peak ${mib(peak)} → ${mib(rss())} MiB after 8 s; longest loop block ${(delay.max / 1e6).toFixed(0)} ms`,
+      `load ${readFileSync('/proc/loadavg', 'utf8').split(' ')[0]}: a worker flooding hellos (spec ${ops.logging.spec().length} B, 3000 hellos, worker stops reading): RSS ${mib(rss0)} → peak ${mib(peak)} → ${mib(rss())} MiB after 8 s; longest loop block ${(delay.max / 1e6).toFixed(0)} ms`,
     );
     worker.process.kill('SIGKILL');
   }

@@ -206,7 +206,10 @@ describe('runBin: the exit after a stop', () => {
   }
 
   it('a stop signal while the last handles close exits at once with the stop’s code', async () => {
-    for (const [signal, code] of [['SIGINT', 0], ['SIGTERM', 1]] as const) {
+    for (const [signal, code] of [
+      ['SIGINT', 0],
+      ['SIGTERM', 1],
+    ] as const) {
       const fake = fakeProcess();
       runBin(() => Promise.resolve(code), fake.proc);
       await new Promise((resolve) => setImmediate(resolve));

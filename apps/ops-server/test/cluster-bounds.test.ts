@@ -69,7 +69,7 @@ const SAMPLE_LINE = /^[a-zA-Z_:][a-zA-Z0-9_:]*(\{[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\
 const TYPE_LINE = /^# TYPE [a-zA-Z_:][a-zA-Z0-9_:]* (counter|gauge|histogram|summary|untyped)$/;
 
 describe('examples/cluster-service: what one worker can send is bounded and checked', () => {
-  it('keeps at most maxWorkerSamples of a reply and counts the rest as dropped (item 1)', async () => {
+  it('keeps at most maxWorkerSamples of a reply and counts the rest as dropped', async () => {
     const pid = await aWorker();
     reportSeries({ pid, flood: 3 * MAX_WORKER_SAMPLES });
     const body = await cluster.waitFor(
@@ -94,7 +94,7 @@ describe('examples/cluster-service: what one worker can send is bounded and chec
     expect(sample(after, 'fabric_ops_cluster_workers')).toBe(WORKERS);
   }, 30_000);
 
-  it('leaves out names, labels and types outside the exposition grammar and the reserved names, and counts them (item 3)', async () => {
+  it('leaves out names, labels and types outside the exposition grammar and the reserved names, and counts them', async () => {
     const before = dropped(await scrape(), 'invalid');
     const pid = await aWorker();
     reportSeries({ pid, invalid: true });
@@ -118,7 +118,7 @@ describe('examples/cluster-service: what one worker can send is bounded and chec
     expect(dropped(body, 'invalid') - before).toBeGreaterThanOrEqual(5);
   }, 30_000);
 
-  it('refuses counter values that are not finite or are negative, and takes a decrease as that worker’s reset (item 4)', async () => {
+  it('refuses counter values that are not finite or are negative, and takes a decrease as that worker’s reset', async () => {
     const pid = await aWorker();
     reportSeries({ pid, counters: { hostile_count_total: 1_000_117, hostile_nan_total: 'NaN', hostile_negative_total: -1e9 } });
     const first = await cluster.waitFor(
@@ -157,7 +157,7 @@ describe('examples/cluster-service: what one worker can send is bounded and chec
     expect(replaced).not.toMatch(/^hostile_\S+ (NaN|-)/m);
   }, 30_000);
 
-  it('greets a worker that floods hellos a bounded number of times and counts the rest as dropped (item 5)', async () => {
+  it('greets a worker that floods hellos a bounded number of times and counts the rest as dropped', async () => {
     const before = sample(await scrape(), 'fabric_ops_cluster_messages_dropped_total') ?? 0;
     const pid = await aWorker();
     const flood = 500;
@@ -177,7 +177,7 @@ describe('examples/cluster-service: what one worker can send is bounded and chec
     expect((await call(cluster.opsPort, '/healthz')).status).toBe(200);
   }, 30_000);
 
-  it('keeps at most maxRetiredSeries of exited workers’ series and counts what it folds and drops (item 2)', async () => {
+  it('keeps at most maxRetiredSeries of exited workers’ series and counts what it folds and drops', async () => {
     const perProcess = 1_000;
     reportSeries({ perProcess });
     for (let exit = 0; exit < 3; exit++) {

@@ -23,7 +23,7 @@ function targetsFile(groups: readonly { targets: readonly string[]; labels?: Rec
   return file;
 }
 
-describe('one node cannot widen every row (item 6)', () => {
+describe('one node cannot widen every row', () => {
   it('cuts a 1 MiB Version to one short cell; the other rows stay narrow', async () => {
     const huge = await startAnswering(() => ({ status: 200, body: JSON.stringify({ Version: `2.5.0-${'x'.repeat(1024 * 1024 - 100)}`, CommitSHA: 'abc1234' }) }));
     const normal = await Promise.all(Array.from({ length: 19 }, () => startAnswering(() => ({ status: 200, body: '{"Version":"2.5.0","CommitSHA":"abc1234"}' }))));
@@ -46,7 +46,7 @@ describe('one node cannot widen every row (item 6)', () => {
   });
 });
 
-describe('a row keeps a bounded part of any answer, and --json rows stream (item 7)', () => {
+describe('a row keeps a bounded part of any answer, and --json rows stream', () => {
   it('keeps 16 failed checks of at most 512 characters each, and says how many more there were', async () => {
     const checks = Array.from({ length: 40 }, (_, i) => ({ component: `check${i}`, reason: `r${i}:${'y'.repeat(20_000)}` }));
     const sick = await startAnswering(() => ({ status: 503, body: JSON.stringify({ status: 'Service Unavailable', time: 'now', failed_checks: checks }) }));
@@ -109,7 +109,7 @@ describe('a row keeps a bounded part of any answer, and --json rows stream (item
   });
 });
 
-describe('what a server sends is shown, never obeyed by the terminal (item 8)', () => {
+describe('what a server sends is shown, never obeyed by the terminal', () => {
   const versionBody = JSON.stringify({ Version: ESCAPES, CommitSHA: `abc${ESCAPES}` });
   const healthBody = JSON.stringify({ status: `Service Unavailable${ESCAPES}`, time: 'now', failed_checks: [{ component: `docker${ESCAPES}`, reason: `down${ESCAPES}` }] });
 

@@ -13,7 +13,7 @@ import { closeAll, runOpsctlBin, startAnswering, startRawServer } from './hostil
 const scratch = mkdtempSync(join(tmpdir(), 'fabric-ops-opsctl-hostile-time-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-describe('--deadline covers discovery; the target list is read as it arrives (item 9)', () => {
+describe('--deadline covers discovery; the target list is read as it arrives', () => {
   it('a Prometheus that drips its answer costs --deadline, not --timeout', async () => {
     const prometheus = await startRawServer((socket, every) => {
       socket.write('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"status":"success","data":{"activeTargets":[');
@@ -59,7 +59,7 @@ describe('--deadline covers discovery; the target list is read as it arrives (it
   });
 });
 
-describe('a reset mid-answer, and black holes sorted first (item 10)', () => {
+describe('a reset mid-answer, and black holes sorted first', () => {
   it('reports a reset after the status line as an incomplete answer, not as a TLS question', async () => {
     const server = await startRawServer((socket) => {
       socket.write('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"Vers', () => setTimeout(() => socket.resetAndDestroy(), 50));

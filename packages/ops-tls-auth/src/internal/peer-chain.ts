@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import type { Server as TlsNetServer, TLSSocket } from 'node:tls';
 
 import { MAX_HANDSHAKE_MESSAGE_BYTES } from '@fabric-ops/go-x509';
@@ -191,5 +192,60 @@ export function createRefusedLeaves(
       return undefined;
     },
     clear: () => byLeaf.clear(),
+  };
+}
+
+/**
+ * A handshake whose client sent more than this holds a long certificate list: a Fabric chain
+ * (leaf, intermediate, root; EC or RSA) is 2–6 KiB with its ClientHello.
+ */
+export const LONG_LIST_HANDSHAKE_BYTES: number = 16 * 1024;
+
+/** Logged for a long list refused because too many wait in the lane (never remembered as a verdict). */
+export const LONG_LIST_BUSY_REASON = 'tls: server busy reading client certificates';
+
+/**
+ * Where long lists are read: one at a time, each after a pause that keeps reading them to
+ * `share` of the main thread (a read's cost grows with the list, and on Node 20 it is ~0.8 ms a
+ * certificate), at most `maxWaiting` waiting (a connection still has its handshake deadline).
+ * An idle lane reads at once. Clients with ordinary lists never wait here: the worst an
+ * attacker's long lists can do is delay other long lists, or have them refused as busy.
+ */
+export function createLongListLane(
+  share = 0.1,
+  maxWaiting = 32,
+  clock: () => number = () => performance.now(),
+): {
+  schedule(socket: Socket, read: () => void, refuseBusy: () => void): void;
+} {
+  let waiting: { socket: Socket; read: () => void }[] = [];
+  let nextAt = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const run = (read: () => void): void => {
+    const start = clock();
+    read();
+    const end = clock();
+    nextAt = end + (end - start) * (1 / share - 1);
+  };
+  const pump = (): void => {
+    timer = undefined;
+    for (let next = waiting.shift(); next !== undefined; next = waiting.shift()) {
+      if (next.socket.destroyed) continue;
+      if (clock() < nextAt) {
+        waiting.unshift(next);
+        timer = setTimeout(pump, nextAt - clock());
+        return;
+      }
+      run(next.read);
+    }
+  };
+  return {
+    schedule(socket, read, refuseBusy) {
+      if (waiting.length === 0 && timer === undefined && clock() >= nextAt) return run(read);
+      if (waiting.length >= maxWaiting) waiting = waiting.filter((entry) => !entry.socket.destroyed);
+      if (waiting.length >= maxWaiting) return refuseBusy();
+      waiting.push({ socket, read });
+      timer ??= setTimeout(pump, Math.max(0, nextAt - clock()));
+    },
   };
 }

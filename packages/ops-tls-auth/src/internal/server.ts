@@ -11,7 +11,16 @@ import { secureContextOptions, tlsServerOptions } from './options.ts';
 import { createOpenSslClientCas } from './stand-in-ca.ts';
 import { clientNames, NO_CERTIFICATE_REASON, refuseMissingCertificateInHandshake } from './refusal.ts';
 import { clientCertificateMessageProblem } from '@fabric-ops/go-x509';
-import { createAdmittedChains, createChainCapture, createRefusedLeaves, nativePeerChain, type CapturedChain } from './peer-chain.ts';
+import {
+  createAdmittedChains,
+  createChainCapture,
+  createLongListLane,
+  createRefusedLeaves,
+  LONG_LIST_BUSY_REASON,
+  LONG_LIST_HANDSHAKE_BYTES,
+  nativePeerChain,
+  type CapturedChain,
+} from './peer-chain.ts';
 import { nativeChainIsFaithful } from './self-probe.ts';
 import { createChainJudge, type ChainJudge, type InlineLimits, type Verdict } from '@fabric-ops/go-x509/verifier';
 
@@ -118,6 +127,8 @@ export interface TlsServerInternals {
   /** Limits for chains decided on the event loop; false: every chain goes to a verifier thread (tests of the threads themselves). */
   readonly verifierInline?: InlineLimits | false;
   readonly observeJudge?: (judge: ChainJudge) => void;
+  /** The long-list lane's share of the main thread and how many may wait (peer-chain.ts). */
+  readonly longListLane?: { readonly share: number; readonly maxWaiting: number };
 }
 
 export function createTlsServerWith(options: TlsServerOptions, onRequest: RequestListener<typeof IncomingMessage, typeof ServerResponse> | undefined, internals: TlsServerInternals): TlsServer {
@@ -190,7 +201,16 @@ export function createTlsServerWith(options: TlsServerOptions, onRequest: Reques
     });
   };
   const refusedLeaves = createRefusedLeaves();
-  gateSecureConnections(state, judge, (socket) => chainCapture.read(socket) ?? { list: nativePeerChain(socket, isKnown) }, refusedLeaves, options.clientAuthRequired ?? false, probeChainReading);
+  gateSecureConnections(
+    state,
+    judge,
+    (socket) => chainCapture.read(socket) ?? { list: nativePeerChain(socket, isKnown) },
+    (socket) => chainCapture.read(socket) === undefined,
+    refusedLeaves,
+    options.clientAuthRequired ?? false,
+    probeChainReading,
+    internals.longListLane,
+  );
   server.on('close', () => {
     clearTimeout(unhookTimer);
     void judge.close();
@@ -324,12 +344,15 @@ function gateSecureConnections(
   state: ServerState,
   judge: ChainJudge,
   readCaptured: (socket: TLSSocket) => CapturedChain,
+  needsRead: (socket: TLSSocket) => boolean,
   refusedLeaves: ReturnType<typeof createRefusedLeaves>,
   clientAuthRequired: boolean,
   onClientCertificate: () => void,
+  lane: TlsServerInternals['longListLane'],
 ): void {
   const { server, pending, logFailure } = state;
   const admittedChains = createAdmittedChains();
+  const longLists = createLongListLane(lane?.share, lane?.maxWaiting);
   type Emit = (this: HttpsServer, event: string | symbol, ...args: unknown[]) => boolean;
   const emit = server.emit as Emit;
   const refuse = (socket: TLSSocket, key: string, reason: string, names?: Readonly<Record<string, string>>): void => {
@@ -366,6 +389,19 @@ function gateSecureConnections(
       refuse(socket, key, refusedBefore, clientNames(leaf!));
       return;
     }
+    // A long list is read in its lane (peer-chain.ts): the read costs the main thread per certificate.
+    const parent = parentOf(socket);
+    if (parent !== undefined && parent.bytesRead > LONG_LIST_HANDSHAKE_BYTES && needsRead(socket)) {
+      longLists.schedule(
+        socket,
+        () => judgePresented(socket, key, entry, endOnError),
+        () => refuse(socket, key, LONG_LIST_BUSY_REASON),
+      );
+      return;
+    }
+    judgePresented(socket, key, entry, endOnError);
+  };
+  const judgePresented = (socket: TLSSocket, key: string, entry: PendingConnection | undefined, endOnError: (error: Error) => void): void => {
     const presented = presentedList(socket, readCaptured, admittedChains);
     if (presented !== undefined) onClientCertificate();
     if (typeof presented === 'string') {

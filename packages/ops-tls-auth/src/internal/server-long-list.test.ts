@@ -1,0 +1,109 @@
+// Long certificate lists are read in a lane of their own (peer-chain.ts): reading one costs the
+// main thread per certificate, so clients that send many can only delay each other, and an
+// ordinary client is served at once while they wait. The lane's own rules with a fake clock,
+// then a real server and real clients in the same run.
+import { request } from 'node:https';
+import type { Socket } from 'node:net';
+import { connect as connectTls } from 'node:tls';
+import { createTestPki, type PemPair, type TestPki } from '@fabric-ops/test-kit';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { loadTlsCredentials } from './credentials.ts';
+import { createLongListLane, LONG_LIST_BUSY_REASON, LONG_LIST_HANDSHAKE_BYTES } from './peer-chain.ts';
+import { useTestServers } from './test-server.ts';
+
+describe('the long-list lane', () => {
+  const open = (): Socket => ({ destroyed: false }) as Socket;
+
+  it('reads at once when idle, then keeps its reads to its share of the time, and refuses past its queue', () => {
+    vi.useFakeTimers();
+    try {
+      let now = 0;
+      const lane = createLongListLane(0.25, 2, () => now);
+      const events: string[] = [];
+      // each read costs 10 ms of the fake clock: at a quarter share the next may start 30 ms later
+      const read = (name: string) => () => {
+        events.push(`${name}@${now}`);
+        now += 10;
+      };
+      const busy = (name: string) => () => events.push(`${name} busy`);
+      lane.schedule(open(), read('a'), busy('a'));
+      lane.schedule(open(), read('b'), busy('b'));
+      const closed = open();
+      lane.schedule(closed, read('c'), busy('c'));
+      lane.schedule(open(), read('d'), busy('d'));
+      expect(events).toEqual(['a@0', 'd busy']);
+      (closed as { destroyed: boolean }).destroyed = true;
+      // a closed connection's place is given to the next one
+      lane.schedule(open(), read('e'), busy('e'));
+      now = 39;
+      vi.advanceTimersByTime(29);
+      expect(events).toEqual(['a@0', 'd busy']);
+      now = 40;
+      vi.advanceTimersByTime(1);
+      expect(events).toEqual(['a@0', 'd busy', 'b@40']);
+      now = 80;
+      vi.advanceTimersByTime(40);
+      expect(events).toEqual(['a@0', 'd busy', 'b@40', 'e@80']);
+      // idle again once its pause has passed
+      now = 200;
+      lane.schedule(open(), read('f'), busy('f'));
+      expect(events.at(-1)).toBe('f@200');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
+describe('a server with clients that send long lists', () => {
+  let pki: TestPki;
+  let rogues: PemPair[];
+  let padding: string;
+  beforeAll(async () => {
+    pki = await createTestPki();
+    rogues = await Promise.all(Array.from({ length: 4 }, (_, i) => pki.rogueCa.issue(`long-list-rogue-${i}`, { subject: { O: 'Org1', CN: `rogue-${i}` }, extendedKeyUsage: ['clientAuth'] })));
+    // unrelated CA certificates after the chain, past the lane's threshold
+    padding = pki.rogueCa.cert.repeat(Math.ceil((LONG_LIST_HANDSHAKE_BYTES * 1.5) / pki.rogueCa.cert.length));
+  }, 60_000);
+  afterAll(() => pki?.cleanup());
+  const startServer = useTestServers();
+
+  function get(port: number, cert: string, key: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, path: '/', ca: pki.ca.cert, cert, key, agent: false }, (res) => {
+        let body = '';
+        res.setEncoding('utf8').on('data', (c: string) => (body += c));
+        res.on('end', () => resolve(body));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
+  /** A handshake that is closed by the server (refused) or by its deadline; resolves once it is. */
+  function hangsOn(port: number, client: PemPair): Promise<void> {
+    return new Promise((resolve) => {
+      const socket = connectTls({ host: '127.0.0.1', port, cert: client.cert + padding, key: client.key, rejectUnauthorized: false });
+      socket.on('error', () => undefined);
+      socket.once('close', () => resolve());
+    });
+  }
+
+  it('admits a long valid list; while others wait in the lane or are refused as busy, an ordinary client is served at once', async () => {
+    const lines: string[] = [];
+    const credentials = loadTlsCredentials({ certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientRootCAs: [pki.ca.certFile] });
+    // A share so small that after one read the lane stays shut for the rest of the test.
+    const { port } = await startServer({
+      credentials,
+      handshakeTimeoutMs: 3_000,
+      internals: { longListLane: { share: 1e-6, maxWaiting: 1 } },
+      logger: { warn: (fields, message) => void lines.push(`${String((fields as { reason?: string }).reason)} ${message ?? ''}`) },
+    });
+    expect(await get(port, pki.clients.good.cert + pki.ca.cert + padding, pki.clients.good.key)).toMatch(/CN=/);
+    const attackers = rogues.map((rogue) => hangsOn(port, rogue));
+    await vi.waitFor(() => expect(lines.filter((line) => line.includes(LONG_LIST_BUSY_REASON))).toHaveLength(rogues.length - 1), { timeout: 2_500 });
+    // One long list still waits in the lane; an ordinary client is not behind it.
+    expect(await get(port, pki.clients.good.cert + pki.ca.cert, pki.clients.good.key)).toMatch(/CN=/);
+    await Promise.all(attackers);
+    expect(lines.filter((line) => /i\/o timeout|failed to verify/.test(line))).toHaveLength(1);
+  }, 30_000);
+});
