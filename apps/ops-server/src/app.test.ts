@@ -101,7 +101,7 @@ async function bothWays(env: NodeJS.ProcessEnv, loaded = loadedWith(), strict = 
   return check.err;
 }
 
-describe('the start-up checks --check-config shares with a start (issue 23, finding 10)', () => {
+describe('the start-up checks --check-config shares with a start', () => {
   it('FABRIC_LOGGING_SPEC and FABRIC_LOGGING_FORMAT are checked with the configuration', async () => {
     expect(await startUp('check-config', { FABRIC_LOGGING_SPEC: 'peer=debug:warn', FABRIC_LOGGING_FORMAT: 'json' })).toMatchObject({ code: 0, err: '' });
     expect(await bothWays({ FABRIC_LOGGING_SPEC: 'bogus' })).toBe("FABRIC_LOGGING_SPEC: invalid logging specification 'bogus': bad segment 'bogus'\n");
@@ -178,7 +178,7 @@ describe('the start-up checks --check-config shares with a start (issue 23, find
   });
 });
 
-describe('the start-up reads each TLS file once (issue 30)', () => {
+describe('the start-up reads each TLS file once', () => {
   it('--check-config and a start open the certificate, the key and each CA file exactly once', async () => {
     const files = [pki.server.certFile, pki.server.keyFile, pki.ca.certFile, pki.intermediateCa.certFile];
     // the CA file named twice is still read once
