@@ -1,9 +1,6 @@
 // The handshake parameters Go 1.26 (Fabric v2.5 / v3.1) uses, checked with Node's TLS client
 // against the real server: the key-exchange groups it offers (ML-KEM hybrids where this Node's
 // OpenSSL has them) and no SHA-1 in a TLS 1.2 client's CertificateVerify.
-import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { connect as connectTls, createSecureContext, type ConnectionOptions } from 'node:tls';
 import { createTestPki, type TestPki } from '@fabric-ops/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,51 +13,9 @@ let rsaClient: { cert: string; key: string; caFile: string };
 beforeAll(async () => {
   pki = await createTestPki();
   // A client with an RSA key (its only TLS 1.2 signatures are RSA ones) under a CA of its own.
-  const file = (name: string): string => join(pki.dir, `sha1-${name}`);
-  const openssl = (...args: string[]): void => void execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  openssl(
-    'req',
-    '-x509',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:prime256v1',
-    '-nodes',
-    '-keyout',
-    file('ca.key'),
-    '-out',
-    file('ca.pem'),
-    '-days',
-    '2',
-    '-subj',
-    '/CN=sha1-ca',
-    '-addext',
-    'basicConstraints=critical,CA:TRUE',
-    '-addext',
-    'keyUsage=critical,keyCertSign',
-  );
-  openssl('req', '-new', '-newkey', 'rsa:2048', '-nodes', '-keyout', file('client.key'), '-out', file('client.csr'), '-subj', '/O=Org1/CN=rsa-client');
-  writeFileSync(file('client.ext'), 'extendedKeyUsage=clientAuth\n');
-  openssl(
-    'x509',
-    '-req',
-    '-in',
-    file('client.csr'),
-    '-CA',
-    file('ca.pem'),
-    '-CAkey',
-    file('ca.key'),
-    '-set_serial',
-    '7',
-    '-days',
-    '2',
-    '-sha256',
-    '-extfile',
-    file('client.ext'),
-    '-out',
-    file('client.pem'),
-  );
-  rsaClient = { cert: readFileSync(file('client.pem'), 'utf8'), key: readFileSync(file('client.key'), 'utf8'), caFile: file('ca.pem') };
+  const rsaCa = await pki.rootCa('handshake-rsa-ca');
+  const client = await rsaCa.issue('handshake-rsa-client', { subject: { O: 'Org1', CN: 'rsa-client' }, extendedKeyUsage: ['clientAuth'], keyType: 'rsa-2048' });
+  rsaClient = { cert: client.cert, key: client.key, caFile: rsaCa.certFile };
 }, 60_000);
 afterAll(() => pki?.cleanup());
 

@@ -7,9 +7,8 @@ import { createTestPki, type PemPair, type TestPki } from '@fabric-ops/test-kit'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadTlsCredentials } from './credentials.ts';
 import { createHandshakeLog } from './handshake-log.ts';
-import { execFileSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { PLAIN_HTTP_ANSWER, type TlsServerOptions } from './server.ts';
 import { useTestServers, type StartedServer } from './test-server.ts';
 import type { ChainJudge } from '@fabric-ops/go-x509/verifier';
@@ -199,61 +198,19 @@ describe('createTlsServer: the whole list the client sent', () => {
     // The state during a CA rotation: the client still sends the old copy of its intermediate
     // (issued by a CA this server does not trust) next to the new one (issued by the trusted
     // root). Go tries both; a reader that keeps one issuer per level refuses the client.
-    const file = (name: string): string => join(pki.dir, `rot-${name}`);
-    const openssl = (...args: string[]): void => void execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
-    const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-    writeFileSync(file('ca.ext'), 'basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign\n');
-    writeFileSync(file('client.ext'), 'extendedKeyUsage=clientAuth\n');
-    for (const root of ['root', 'rogue']) {
-      openssl(
-        'req',
-        '-x509',
-        ...ec,
-        '-keyout',
-        file(`${root}.key`),
-        '-out',
-        file(`${root}.pem`),
-        '-days',
-        '2',
-        '-subj',
-        `/CN=rot-${root}`,
-        '-addext',
-        'basicConstraints=critical,CA:TRUE',
-        '-addext',
-        'keyUsage=critical,keyCertSign',
-      );
-    }
-    openssl('req', '-new', ...ec, '-keyout', file('int.key'), '-out', file('int.csr'), '-subj', '/CN=rot-intermediate');
-    openssl('x509', '-req', '-in', file('int.csr'), '-CA', file('rogue.pem'), '-CAkey', file('rogue.key'), '-set_serial', '1', '-days', '2', '-extfile', file('ca.ext'), '-out', file('int-old.pem'));
-    openssl('x509', '-req', '-in', file('int.csr'), '-CA', file('root.pem'), '-CAkey', file('root.key'), '-set_serial', '2', '-days', '2', '-extfile', file('ca.ext'), '-out', file('int-new.pem'));
-    openssl('req', '-new', ...ec, '-keyout', file('client.key'), '-out', file('client.csr'), '-subj', '/O=Org1/CN=rotating-client');
-    openssl(
-      'x509',
-      '-req',
-      '-in',
-      file('client.csr'),
-      '-CA',
-      file('int-new.pem'),
-      '-CAkey',
-      file('int.key'),
-      '-set_serial',
-      '3',
-      '-days',
-      '2',
-      '-extfile',
-      file('client.ext'),
-      '-out',
-      file('client.pem'),
-    );
-    const read = (name: string): string => readFileSync(file(name), 'utf8');
-    const client = (...chain: string[]): PemPair => ({ cert: chain.map(read).join(''), key: read('client.key'), certFile: '', keyFile: '' });
+    const [root, rogue] = await Promise.all([pki.rootCa('rot-root'), pki.rootCa('rot-rogue')]);
+    const intermediateOld = await rogue.issueIntermediate('rot-int-old', { subject: { CN: 'rot-intermediate' } });
+    const intermediateNew = await root.issueIntermediate('rot-int-new', { subject: { CN: 'rot-intermediate' }, keyFile: intermediateOld.keyFile });
+    const leaf = await intermediateNew.issue('rot-client', { subject: { O: 'Org1', CN: 'rotating-client' }, extendedKeyUsage: ['clientAuth'] });
+    const client = (...chain: string[]): PemPair => ({ ...leaf, cert: chain.join('') });
+    const [oldCopy, newCopy] = [intermediateOld.cert, intermediateNew.cert];
 
-    const target = await start({ clientAuthRequired: true, clientRootCAs: [file('root.pem')] });
-    const oldFirst = get(target, client('client.pem', 'int-old.pem', 'int-new.pem'));
+    const target = await start({ clientAuthRequired: true, clientRootCAs: [root.certFile] });
+    const oldFirst = get(target, client(leaf.cert, oldCopy, newCopy));
     if (readsExactly) expect(await oldFirst).toBe('CN=rotating-client,O=Org1');
     else await expect(oldFirst).rejects.toThrow();
-    expect(await get(target, client('client.pem', 'int-new.pem', 'int-old.pem'))).toBe('CN=rotating-client,O=Org1');
-    await expect(get(target, client('client.pem', 'int-old.pem'))).rejects.toThrow();
+    expect(await get(target, client(leaf.cert, newCopy, oldCopy))).toBe('CN=rotating-client,O=Org1');
+    await expect(get(target, client(leaf.cert, oldCopy))).rejects.toThrow();
     await expect.poll(() => target.lines.length).toBe(readsExactly ? 1 : 2);
     for (const { message } of target.lines) expect(message).toMatch(/: tls: failed to verify certificate: x509: certificate signed by unknown authority/);
   });
