@@ -6,17 +6,15 @@ import (
 	"crypto/ecdsa"
 	"crypto/ed25519"
 	"crypto/elliptic"
-	"crypto/md5"
 	"crypto/rand"
 	"crypto/rsa"
-	"crypto/sha1"
-	"crypto/sha256"
-	"crypto/sha512"
 	"crypto/x509"
 	"encoding/asn1"
 	"encoding/pem"
 	"math/big"
 	"time"
+
+	"fabric-ops/tools/x509-oracle/internal/der"
 )
 
 // Key kinds. Only rsa, p256, p384, p521 and ed25519 can sign TLS handshakes.
@@ -38,7 +36,6 @@ type key struct {
 }
 
 var (
-	oidRSA        = asn1.ObjectIdentifier{1, 2, 840, 113549, 1, 1, 1}
 	oidRSAPSS     = asn1.ObjectIdentifier{1, 2, 840, 113549, 1, 1, 10}
 	oidSHA256RSA  = asn1.ObjectIdentifier{1, 2, 840, 113549, 1, 1, 11}
 	oidSHA1RSA    = asn1.ObjectIdentifier{1, 2, 840, 113549, 1, 1, 5}
@@ -51,7 +48,6 @@ var (
 	oidDSASHA256  = asn1.ObjectIdentifier{2, 16, 840, 1, 101, 3, 4, 3, 2}
 	oidSHA256     = asn1.ObjectIdentifier{2, 16, 840, 1, 101, 3, 4, 2, 1}
 	oidMGF1       = asn1.ObjectIdentifier{1, 2, 840, 113549, 1, 1, 8}
-	oidECPublic   = asn1.ObjectIdentifier{1, 2, 840, 10045, 2, 1}
 	oidPrimeField = asn1.ObjectIdentifier{1, 2, 840, 10045, 1, 1}
 )
 
@@ -84,9 +80,9 @@ func newKey(kind string) *key {
 	switch kind {
 	case kDSA:
 		p := k.dsa.Parameters
-		k.spki = seq(seq(oid(oidDSA), seq(bigInt(p.P), bigInt(p.Q), bigInt(p.G))), bits(bigInt(k.dsa.Y)))
+		k.spki = der.Seq(der.Seq(der.OID(oidDSA), der.Seq(der.BigInt(p.P), der.BigInt(p.Q), der.BigInt(p.G))), der.Bits(der.BigInt(k.dsa.Y)))
 	case kRSAPSS:
-		k.spki = seq(seq(oid(oidRSAPSS)), bits(x509.MarshalPKCS1PublicKey(&k.priv.(*rsa.PrivateKey).PublicKey)))
+		k.spki = der.Seq(der.Seq(der.OID(oidRSAPSS)), der.Bits(x509.MarshalPKCS1PublicKey(&k.priv.(*rsa.PrivateKey).PublicKey)))
 	default:
 		k.spki, err = x509.MarshalPKIXPublicKey(k.priv.Public())
 		if err != nil {
@@ -102,11 +98,11 @@ func (k *key) tlsCapable() bool {
 }
 
 func (k *key) pkcs8PEM() string {
-	der, err := x509.MarshalPKCS8PrivateKey(k.priv)
+	pkcs8, err := x509.MarshalPKCS8PrivateKey(k.priv)
 	if err != nil {
 		panic(err)
 	}
-	return string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
+	return string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: pkcs8}))
 }
 
 // explicitECSPKI re-encodes a P-256 public key with explicit curve parameters instead of the named-curve OID.
@@ -117,8 +113,8 @@ func (k *key) explicitECSPKI() []byte {
 	a := new(big.Int).Sub(params.P, big.NewInt(3))
 	pad := func(n *big.Int) []byte { b := make([]byte, 32); n.FillBytes(b); return b }
 	base := elliptic.Marshal(pub.Curve, params.Gx, params.Gy)
-	ecParams := seq(integer(1), seq(oid(oidPrimeField), bigInt(params.P)), seq(octets(pad(a)), octets(pad(params.B))), octets(base), bigInt(params.N), integer(1))
-	return seq(seq(oid(oidECPublic), ecParams), bits(point))
+	ecParams := der.Seq(der.Int(1), der.Seq(der.OID(oidPrimeField), der.BigInt(params.P)), der.Seq(der.Octets(pad(a)), der.Octets(pad(params.B))), der.Octets(base), der.BigInt(params.N), der.Int(1))
+	return der.Seq(der.Seq(der.OID(der.OIDECPublic), ecParams), der.Bits(point))
 }
 
 // Signature algorithm names used by specs.
@@ -134,31 +130,12 @@ const (
 )
 
 func pssAI(salt int64) []byte {
-	h := seq(oid(oidSHA256), null())
-	return seq(oid(oidRSAPSS), seq(explicit(0, h), explicit(1, seq(oid(oidMGF1), h)), explicit(2, integer(salt))))
+	h := der.Seq(der.OID(oidSHA256), der.Null())
+	return der.Seq(der.OID(oidRSAPSS), der.Seq(der.Explicit(0, h), der.Explicit(1, der.Seq(der.OID(oidMGF1), h)), der.Explicit(2, der.Int(salt))))
 }
 
 // sigAI returns the AlgorithmIdentifier and a function signing the TBS bytes.
 func sigAI(signer *key, alg string) ([]byte, func([]byte) []byte) {
-	digest := func(h crypto.Hash, msg []byte) []byte {
-		switch h {
-		case crypto.MD5:
-			s := md5.Sum(msg)
-			return s[:]
-		case crypto.SHA1:
-			s := sha1.Sum(msg)
-			return s[:]
-		case crypto.SHA256:
-			s := sha256.Sum256(msg)
-			return s[:]
-		case crypto.SHA384:
-			s := sha512.Sum384(msg)
-			return s[:]
-		default:
-			s := sha512.Sum512(msg)
-			return s[:]
-		}
-	}
 	must := func(b []byte, err error) []byte {
 		if err != nil {
 			panic(err)
@@ -167,24 +144,24 @@ func sigAI(signer *key, alg string) ([]byte, func([]byte) []byte) {
 	}
 	rsaSign := func(h crypto.Hash) func([]byte) []byte {
 		return func(tbs []byte) []byte {
-			return must(rsa.SignPKCS1v15(nil, signer.priv.(*rsa.PrivateKey), h, digest(h, tbs)))
+			return must(rsa.SignPKCS1v15(nil, signer.priv.(*rsa.PrivateKey), h, der.Digest(h, tbs)))
 		}
 	}
 	pssSign := func(salt int) func([]byte) []byte {
 		return func(tbs []byte) []byte {
-			return must(rsa.SignPSS(rand.Reader, signer.priv.(*rsa.PrivateKey), crypto.SHA256, digest(crypto.SHA256, tbs), &rsa.PSSOptions{SaltLength: salt, Hash: crypto.SHA256}))
+			return must(rsa.SignPSS(rand.Reader, signer.priv.(*rsa.PrivateKey), crypto.SHA256, der.Digest(crypto.SHA256, tbs), &rsa.PSSOptions{SaltLength: salt, Hash: crypto.SHA256}))
 		}
 	}
 	ecSign := func(h crypto.Hash) func([]byte) []byte {
 		return func(tbs []byte) []byte {
-			return must(ecdsa.SignASN1(rand.Reader, signer.priv.(*ecdsa.PrivateKey), digest(h, tbs)))
+			return must(ecdsa.SignASN1(rand.Reader, signer.priv.(*ecdsa.PrivateKey), der.Digest(h, tbs)))
 		}
 	}
 	switch alg {
 	case sigSHA1RSA:
-		return seq(oid(oidSHA1RSA), null()), rsaSign(crypto.SHA1)
+		return der.Seq(der.OID(oidSHA1RSA), der.Null()), rsaSign(crypto.SHA1)
 	case sigMD5RSA:
-		return seq(oid(oidMD5RSA), null()), rsaSign(crypto.MD5)
+		return der.Seq(der.OID(oidMD5RSA), der.Null()), rsaSign(crypto.MD5)
 	case sigPSS:
 		return pssAI(32), pssSign(32)
 	case sigPSSBad:
@@ -194,24 +171,24 @@ func sigAI(signer *key, alg string) ([]byte, func([]byte) []byte) {
 	}
 	switch signer.kind {
 	case kRSA:
-		return seq(oid(oidSHA256RSA), null()), rsaSign(crypto.SHA256)
+		return der.Seq(der.OID(oidSHA256RSA), der.Null()), rsaSign(crypto.SHA256)
 	case kRSAPSS:
 		return pssAI(32), pssSign(32)
 	case kP256:
-		return seq(oid(oidECDSA256)), ecSign(crypto.SHA256)
+		return der.Seq(der.OID(oidECDSA256)), ecSign(crypto.SHA256)
 	case kP384:
-		return seq(oid(oidECDSA384)), ecSign(crypto.SHA384)
+		return der.Seq(der.OID(oidECDSA384)), ecSign(crypto.SHA384)
 	case kP521:
-		return seq(oid(oidECDSA512)), ecSign(crypto.SHA512)
+		return der.Seq(der.OID(oidECDSA512)), ecSign(crypto.SHA512)
 	case kEd:
-		return seq(oid(oidEd25519)), func(tbs []byte) []byte { return ed25519.Sign(signer.priv.(ed25519.PrivateKey), tbs) }
+		return der.Seq(der.OID(oidEd25519)), func(tbs []byte) []byte { return ed25519.Sign(signer.priv.(ed25519.PrivateKey), tbs) }
 	case kDSA:
-		return seq(oid(oidDSASHA256)), func(tbs []byte) []byte {
-			r, s, err := dsa.Sign(rand.Reader, signer.dsa, digest(crypto.SHA256, tbs)[:32])
+		return der.Seq(der.OID(oidDSASHA256)), func(tbs []byte) []byte {
+			r, s, err := dsa.Sign(rand.Reader, signer.dsa, der.Digest(crypto.SHA256, tbs)[:32])
 			if err != nil {
 				panic(err)
 			}
-			return seq(bigInt(r), bigInt(s))
+			return der.Seq(der.BigInt(r), der.BigInt(s))
 		}
 	}
 	panic("no signature algorithm for " + signer.kind)
@@ -225,19 +202,12 @@ type ext struct {
 
 func (e ext) der() []byte {
 	if e.critical {
-		return seq(oid(e.oid), boolean(true), octets(e.value))
+		return der.Seq(der.OID(e.oid), der.Bool(true), der.Octets(e.value))
 	}
-	return seq(oid(e.oid), octets(e.value))
+	return der.Seq(der.OID(e.oid), der.Octets(e.value))
 }
 
 var (
-	oidBC         = asn1.ObjectIdentifier{2, 5, 29, 19}
-	oidKU         = asn1.ObjectIdentifier{2, 5, 29, 15}
-	oidEKU        = asn1.ObjectIdentifier{2, 5, 29, 37}
-	oidSKID       = asn1.ObjectIdentifier{2, 5, 29, 14}
-	oidAKID       = asn1.ObjectIdentifier{2, 5, 29, 35}
-	oidSAN        = asn1.ObjectIdentifier{2, 5, 29, 17}
-	oidNC         = asn1.ObjectIdentifier{2, 5, 29, 30}
 	oidPolicyCons = asn1.ObjectIdentifier{2, 5, 29, 36}
 	oidPolicyMap  = asn1.ObjectIdentifier{2, 5, 29, 33}
 	oidInhibitAny = asn1.ObjectIdentifier{2, 5, 29, 54}
@@ -344,23 +314,23 @@ func (g *gen) issue(parent *cert, s spec) *cert {
 		if !s.noBC {
 			switch {
 			case s.bcValue != nil:
-				add(ext{oidBC, true, s.bcValue})
+				add(ext{der.OIDBC, true, s.bcValue})
 			case s.ca:
-				v := [][]byte{boolean(true)}
+				v := [][]byte{der.Bool(true)}
 				if s.hasPathLen {
-					v = append(v, integer(int64(s.pathLen)))
+					v = append(v, der.Int(int64(s.pathLen)))
 				}
-				add(ext{oidBC, true, seq(v...)})
+				add(ext{der.OIDBC, true, der.Seq(v...)})
 			}
 		}
 		if !s.noKU {
 			switch {
 			case s.kuSet:
-				add(ext{oidKU, true, bitString(s.ku...)})
+				add(ext{der.OIDKU, true, der.BitString(s.ku...)})
 			case s.ca:
-				add(ext{oidKU, true, bitString(kuCertSign, kuCRLSign)})
+				add(ext{der.OIDKU, true, der.BitString(kuCertSign, kuCRLSign)})
 			default:
-				add(ext{oidKU, true, bitString(kuDigitalSignature)})
+				add(ext{der.OIDKU, true, der.BitString(kuDigitalSignature)})
 			}
 		}
 		switch {
@@ -368,14 +338,14 @@ func (g *gen) issue(parent *cert, s spec) *cert {
 		case s.ekuSet:
 			var o [][]byte
 			for _, e := range s.eku {
-				o = append(o, oid(e))
+				o = append(o, der.OID(e))
 			}
-			add(ext{oidEKU, false, seq(o...)})
+			add(ext{der.OIDEKU, false, der.Seq(o...)})
 		case !s.ca:
-			add(ext{oidEKU, false, seq(oid(ekuClient))})
+			add(ext{der.OIDEKU, false, der.Seq(der.OID(ekuClient))})
 		}
 		if !s.noSKID {
-			add(ext{oidSKID, false, octets(skid)})
+			add(ext{der.OIDSKID, false, der.Octets(skid)})
 		}
 		if !s.noAKID {
 			a := s.akid
@@ -383,15 +353,15 @@ func (g *gen) issue(parent *cert, s spec) *cert {
 				a = parentSKID
 			}
 			if a != nil {
-				add(ext{oidAKID, false, seq(tlv(0x80, a))})
+				add(ext{der.OIDAKID, false, der.Seq(der.TLV(0x80, a))})
 			}
 		}
 		if !s.noSAN && (s.san != nil || !s.ca) {
 			v := s.san
 			if v == nil {
-				v = seq(tlv(0x82, []byte("client.example.com")))
+				v = der.Seq(der.TLV(0x82, []byte("client.example.com")))
 			}
-			add(ext{oidSAN, s.sanCritical, v})
+			add(ext{der.OIDSAN, s.sanCritical, v})
 		}
 		for _, e := range s.extra {
 			add(e)
@@ -404,29 +374,29 @@ func (g *gen) issue(parent *cert, s spec) *cert {
 	ai, sign := sigAI(signer, s.sigAlg)
 	parts := [][]byte{}
 	if s.version > 1 {
-		parts = append(parts, explicit(0, integer(int64(s.version-1))))
+		parts = append(parts, der.Explicit(0, der.Int(int64(s.version-1))))
 	}
-	validity := seq(derTime(s.notBefore), derTime(s.notAfter))
+	validity := der.Seq(der.Time(s.notBefore), der.Time(s.notAfter))
 	if s.genTime {
-		gt := func(t time.Time) []byte { return tlv(0x18, []byte(t.UTC().Format("20060102150405Z"))) }
-		validity = seq(gt(s.notBefore), gt(s.notAfter))
+		gt := func(t time.Time) []byte { return der.TLV(0x18, []byte(t.UTC().Format("20060102150405Z"))) }
+		validity = der.Seq(gt(s.notBefore), gt(s.notAfter))
 	}
-	parts = append(parts, integer(s.serial), ai, issuer, validity, s.subject, spki)
+	parts = append(parts, der.Int(s.serial), ai, issuer, validity, s.subject, spki)
 	if len(exts) > 0 {
-		parts = append(parts, explicit(3, seq(exts...)))
+		parts = append(parts, der.Explicit(3, der.Seq(exts...)))
 	}
-	tbs := seq(parts...)
+	tbs := der.Seq(parts...)
 	if s.mutateTBS != nil {
 		tbs = s.mutateTBS(tbs)
 	}
 	sig := sign(tbs)
-	var der []byte
+	var enc []byte
 	if s.mutateCert != nil {
-		der = s.mutateCert(tbs, ai, bits(sig))
+		enc = s.mutateCert(tbs, ai, der.Bits(sig))
 	} else {
-		der = seq(tbs, ai, bits(sig))
+		enc = der.Seq(tbs, ai, der.Bits(sig))
 	}
-	c := &cert{der: der, subject: s.subject, key: s.pub, skid: skid}
+	c := &cert{der: enc, subject: s.subject, key: s.pub, skid: skid}
 	if s.noSKID {
 		c.skid = nil
 	}

@@ -4,6 +4,8 @@ import (
 	"encoding/asn1"
 	"fmt"
 	"time"
+
+	"fabric-ops/tools/x509-oracle/internal/der"
 )
 
 // generateAll builds every class of the corpus. Each class loops over a few variants; the seeded
@@ -17,12 +19,8 @@ func (g *gen) generateAll() {
 	simple := func(class string, root *cert, n int, leafKind string, im func(i int, s *spec), lm func(*spec)) {
 		g.begin(class)
 		in := g.path(root, n, im)
-		parent := root
-		if n > 0 {
-			parent = in[0]
-		}
 		lk := g.key(leafKind)
-		leaf := g.leaf(parent, leafKind, func(s *spec) {
+		leaf := g.leaf(issuerOf(root, in), leafKind, func(s *spec) {
 			s.pub = lk
 			if lm != nil {
 				lm(s)
@@ -53,12 +51,7 @@ func (g *gen) generateAll() {
 		g.begin("good-root-included")
 		root := anyGood()
 		in := g.path(root, i%3, nil)
-		parent := root
-		if len(in) > 0 {
-			parent = in[0]
-		}
-		lk := g.key(g.pick(tlsKinds))
-		leaf := g.leaf(parent, lk.kind, func(s *spec) { s.pub = lk })
+		leaf, lk := g.client(issuerOf(root, in))
 		g.add("good-root-included", r.poolOf(root), lk, cat(leaf, in, []*cert{root})...)
 	}
 
@@ -67,8 +60,7 @@ func (g *gen) generateAll() {
 		g.begin("out-of-order")
 		root := anyGood()
 		in := g.path(root, 2+i%5, nil)
-		lk := g.key(g.pick(tlsKinds))
-		leaf := g.leaf(in[0], lk.kind, func(s *spec) { s.pub = lk })
+		leaf, lk := g.client(in[0])
 		sent := append([]*cert{}, in...)
 		if i%3 == 0 {
 			for a, b := 0, len(sent)-1; a < b; a, b = a+1, b-1 {
@@ -88,8 +80,7 @@ func (g *gen) generateAll() {
 		g.begin("duplicates")
 		root := anyGood()
 		in := g.path(root, 1+i%4, nil)
-		lk := g.key(g.pick(tlsKinds))
-		leaf := g.leaf(in[0], lk.kind, func(s *spec) { s.pub = lk })
+		leaf, lk := g.client(in[0])
 		sent := append([]*cert{}, in...)
 		switch i % 3 {
 		case 0: // an intermediate twice
@@ -110,12 +101,7 @@ func (g *gen) generateAll() {
 		g.begin("extra-unrelated")
 		root := anyGood()
 		in := g.path(root, i%4, nil)
-		parent := root
-		if len(in) > 0 {
-			parent = in[0]
-		}
-		lk := g.key(g.pick(tlsKinds))
-		leaf := g.leaf(parent, lk.kind, func(s *spec) { s.pub = lk })
+		leaf, lk := g.client(issuerOf(root, in))
 		extras := []*cert{g.recent[g.rnd.Intn(len(g.recent))], g.root("Unrelated", fmt.Sprintf("Unrelated %d", i), kP256, nil)}
 		sent := append([]*cert{}, in...)
 		for _, e := range extras[:1+i%2] {
@@ -143,8 +129,7 @@ func (g *gen) generateAll() {
 		} else {
 			bad = g.issue(root, spec{subject: subject, pub: k, ca: true, skid: skid, notBefore: g.now.Add(-400 * day), notAfter: g.now.Add(-5 * day)})
 		}
-		lk := g.key(g.pick(tlsKinds))
-		leaf := g.leaf(good, lk.kind, func(s *spec) { s.pub = lk })
+		leaf, lk := g.client(good)
 		switch i % 6 {
 		case 0, 1, 2, 3:
 			g.add(class, "p7-path", lk, leaf, bad, good)
@@ -160,8 +145,7 @@ func (g *gen) generateAll() {
 		g.begin("decoys")
 		root := anyGood()
 		in := g.path(root, 1+i%2, nil)
-		lk := g.key(g.pick(tlsKinds))
-		leaf := g.leaf(in[0], lk.kind, func(s *spec) { s.pub = lk })
+		leaf, lk := g.client(in[0])
 		n := 20 + (i*7)%41
 		var sent []*cert
 		for d := 0; d < n; d++ {
@@ -302,14 +286,14 @@ func (g *gen) generateAll() {
 
 	// ---- encodings that are not DER
 	outerLong := func(tbs, ai, sig []byte) []byte {
-		return tlvLong(0x30, append(append(append([]byte{}, tbs...), ai...), sig...))
+		return der.TLVLong(0x30, append(append(append([]byte{}, tbs...), ai...), sig...))
 	}
 	for i := 0; i < 12; i++ {
 		g.encodingCase(r, anyGood(), "non-der-outer", i%3, func(s *spec) { s.mutateCert = outerLong })
 	}
 	for i := 0; i < 6; i++ {
 		g.encodingCase(r, anyGood(), "non-der-tbs-length", i%3, func(s *spec) {
-			s.mutateTBS = func(tbs []byte) []byte { return tlvLong(0x30, tbs[hdrLen(tbs):]) }
+			s.mutateTBS = func(tbs []byte) []byte { return der.TLVLong(0x30, tbs[hdrLen(tbs):]) }
 		})
 		g.encodingCase(r, anyGood(), "non-der-tbs-boolean", i%3, func(s *spec) {
 			s.mutateTBS = func(tbs []byte) []byte { return replaceOnce(tbs, []byte{0x01, 0x01, 0xff}, []byte{0x01, 0x01, 0x01}) }
@@ -319,35 +303,35 @@ func (g *gen) generateAll() {
 			ser := 0x10000000 + g.serial
 			s.serial = ser
 			s.mutateTBS = func(tbs []byte) []byte {
-				enc := integer(ser)
+				enc := der.Int(ser)
 				padded := append([]byte{0x02, enc[1] + 1, 0x00}, enc[2:]...)
-				return tlv(0x30, replaceOnce(tbs[hdrLen(tbs):], enc, padded))
+				return der.TLV(0x30, replaceOnce(tbs[hdrLen(tbs):], enc, padded))
 			}
 		})
 	}
 
 	// ---- strings Go's parser refuses
 	badNames := map[string][]byte{
-		"bad-string-printable-at":         rdnName(atv{oidO, tagPrintable, []byte("user@org")}, atv{oidCN, tagUTF8, []byte("x")}),
-		"bad-string-printable-underscore": rdnName(atv{oidO, tagPrintable, []byte("org_unit")}, atv{oidCN, tagUTF8, []byte("x")}),
-		"bad-string-ia5-8bit":             rdnName(atv{oidO, tagPrintable, []byte("Org")}, atv{oidEmail, tagIA5, []byte("caf\xe9@example.com")}),
-		"bad-string-utf8-invalid":         rdnName(atv{oidO, tagPrintable, []byte("Org")}, atv{oidCN, tagUTF8, []byte("bad\xc3\x28")}),
-		"bad-string-bmp-odd-length":       rdnName(atv{oidO, tagPrintable, []byte("Org")}, atv{oidCN, tagBMP, []byte{0x00, 0x41, 0x00}}),
+		"bad-string-printable-at":         rdnName(atv{der.OIDO, tagPrintable, []byte("user@org")}, atv{der.OIDCN, tagUTF8, []byte("x")}),
+		"bad-string-printable-underscore": rdnName(atv{der.OIDO, tagPrintable, []byte("org_unit")}, atv{der.OIDCN, tagUTF8, []byte("x")}),
+		"bad-string-ia5-8bit":             rdnName(atv{der.OIDO, tagPrintable, []byte("Org")}, atv{oidEmail, tagIA5, []byte("caf\xe9@example.com")}),
+		"bad-string-utf8-invalid":         rdnName(atv{der.OIDO, tagPrintable, []byte("Org")}, atv{der.OIDCN, tagUTF8, []byte("bad\xc3\x28")}),
+		"bad-string-bmp-odd-length":       rdnName(atv{der.OIDO, tagPrintable, []byte("Org")}, atv{der.OIDCN, tagBMP, []byte{0x00, 0x41, 0x00}}),
 	}
 	for _, class := range sortedKeys(badNames) {
 		nm := badNames[class]
 		for i := 0; i < 9; i++ {
 			g.encodingCase(r, anyGood(), class, i%3, func(s *spec) {
 				// keep the case's own label in the name so the name stays unique
-				s.subject = seq(nm[hdrLen(nm):], set(seq(oid(oidOU), tlv(tagUTF8, []byte(g.label)))))
+				s.subject = der.Seq(nm[hdrLen(nm):], der.Set(der.Seq(der.OID(der.OIDOU), der.TLV(tagUTF8, []byte(g.label)))))
 			})
 		}
 	}
 	badSANs := map[string][]byte{
-		"bad-string-san-dns-8bit":   seq(tlv(0x82, []byte("caf\xe9.example.com"))),
-		"bad-string-san-email-8bit": seq(tlv(0x81, []byte("caf\xe9@example.com"))),
-		"ip-san-5-bytes":            seq(tlv(0x87, []byte{10, 0, 0, 1, 7})),
-		"uri-san-unparsable":        seq(tlv(0x86, []byte("http://example.com/%zz"))),
+		"bad-string-san-dns-8bit":   der.Seq(der.TLV(0x82, []byte("caf\xe9.example.com"))),
+		"bad-string-san-email-8bit": der.Seq(der.TLV(0x81, []byte("caf\xe9@example.com"))),
+		"ip-san-5-bytes":            der.Seq(der.TLV(0x87, []byte{10, 0, 0, 1, 7})),
+		"uri-san-unparsable":        der.Seq(der.TLV(0x86, []byte("http://example.com/%zz"))),
 	}
 	for _, class := range sortedKeys(badSANs) {
 		v := badSANs[class]
@@ -394,10 +378,10 @@ func (g *gen) generateAll() {
 
 	// ---- names equal only after normalisation (the root's subject is C=US, O=Norm Org, CN=Norm Root, all PrintableString)
 	normIssuers := map[string][]byte{
-		"name-normalisation-case":       rdnName(atv{oidC, tagPrintable, []byte("US")}, atv{oidO, tagPrintable, []byte("NORM ORG")}, atv{oidCN, tagPrintable, []byte("norm root")}),
-		"name-normalisation-stringtype": rdnName(atv{oidC, tagPrintable, []byte("US")}, atv{oidO, tagUTF8, []byte("Norm Org")}, atv{oidCN, tagUTF8, []byte("Norm Root")}),
-		"name-normalisation-spaces":     rdnName(atv{oidC, tagPrintable, []byte("US")}, atv{oidO, tagPrintable, []byte(" Norm  Org ")}, atv{oidCN, tagPrintable, []byte("Norm   Root")}),
-		"name-exact-control":            rdnName(atv{oidC, tagPrintable, []byte("US")}, atv{oidO, tagPrintable, []byte("Norm Org")}, atv{oidCN, tagPrintable, []byte("Norm Root")}),
+		"name-normalisation-case":       rdnName(atv{der.OIDC, tagPrintable, []byte("US")}, atv{der.OIDO, tagPrintable, []byte("NORM ORG")}, atv{der.OIDCN, tagPrintable, []byte("norm root")}),
+		"name-normalisation-stringtype": rdnName(atv{der.OIDC, tagPrintable, []byte("US")}, atv{der.OIDO, tagUTF8, []byte("Norm Org")}, atv{der.OIDCN, tagUTF8, []byte("Norm Root")}),
+		"name-normalisation-spaces":     rdnName(atv{der.OIDC, tagPrintable, []byte("US")}, atv{der.OIDO, tagPrintable, []byte(" Norm  Org ")}, atv{der.OIDCN, tagPrintable, []byte("Norm   Root")}),
+		"name-exact-control":            rdnName(atv{der.OIDC, tagPrintable, []byte("US")}, atv{der.OIDO, tagPrintable, []byte("Norm Org")}, atv{der.OIDCN, tagPrintable, []byte("Norm Root")}),
 	}
 	for _, class := range sortedKeys(normIssuers) {
 		iss := normIssuers[class]
@@ -416,19 +400,19 @@ func (g *gen) generateAll() {
 
 	// ---- critical extensions
 	for i := 0; i < 8; i++ {
-		other := seq(explicit(0, oid(asn1.ObjectIdentifier{1, 3, 6, 1, 4, 1, 55555, 2}), explicit(0, tlv(tagUTF8, []byte("someone")))))
-		dir := seq(explicit(4, stdName("Org1", "someone")))
+		other := der.Seq(der.Explicit(0, der.OID(asn1.ObjectIdentifier{1, 3, 6, 1, 4, 1, 55555, 2}), der.Explicit(0, der.TLV(tagUTF8, []byte("someone")))))
+		dir := der.Seq(der.Explicit(4, stdName("Org1", "someone")))
 		simple("critical-san-othername-only", anyGood(), i%2, g.pick(tlsKinds), nil, func(s *spec) { s.san = other; s.sanCritical = true })
 		simple("critical-san-dirname-only", anyGood(), i%2, g.pick(tlsKinds), nil, func(s *spec) { s.san = dir; s.sanCritical = true })
 		simple("noncritical-san-othername-only", anyGood(), i%2, g.pick(tlsKinds), nil, func(s *spec) { s.san = other })
 	}
 	critExts := map[string]ext{
-		"critical-policyconstraints": {oidPolicyCons, true, seq(tlv(0x80, []byte{0}))},
-		"critical-policymappings":    {oidPolicyMap, true, seq(seq(oid(asn1.ObjectIdentifier{1, 3, 6, 1, 4, 1, 55555, 4, 1}), oid(asn1.ObjectIdentifier{1, 3, 6, 1, 4, 1, 55555, 4, 2})))},
-		"critical-inhibitanypolicy":  {oidInhibitAny, true, integer(0)},
-		"critical-netscape-certtype": {oidNetscape, true, bitString(0, 1)},
-		"critical-ocsp-nocheck":      {oidOCSPNoChk, true, null()},
-		"critical-unknown-oid":       {oidUnknownExt, true, null()},
+		"critical-policyconstraints": {oidPolicyCons, true, der.Seq(der.TLV(0x80, []byte{0}))},
+		"critical-policymappings":    {oidPolicyMap, true, der.Seq(der.Seq(der.OID(asn1.ObjectIdentifier{1, 3, 6, 1, 4, 1, 55555, 4, 1}), der.OID(asn1.ObjectIdentifier{1, 3, 6, 1, 4, 1, 55555, 4, 2})))},
+		"critical-inhibitanypolicy":  {oidInhibitAny, true, der.Int(0)},
+		"critical-netscape-certtype": {oidNetscape, true, der.BitString(0, 1)},
+		"critical-ocsp-nocheck":      {oidOCSPNoChk, true, der.Null()},
+		"critical-unknown-oid":       {oidUnknownExt, true, der.Null()},
 	}
 	for _, class := range sortedKeys(critExts) {
 		e := critExts[class]
@@ -457,11 +441,11 @@ func (g *gen) generateAll() {
 		bad  []byte
 	}
 	ncs := map[string]ncCase{
-		"nc-dns-permitted":     {r.ncDNS, seq(tlv(0x82, []byte("client.example.com"))), seq(tlv(0x82, []byte("client.example.org")))},
-		"nc-dns-excluded":      {r.ncDNSEx, seq(tlv(0x82, []byte("good.example.com"))), seq(tlv(0x82, []byte("x.bad.example.com")))},
-		"nc-ip-permitted":      {r.ncIP, seq(tlv(0x87, []byte{10, 1, 2, 3})), seq(tlv(0x87, []byte{192, 168, 1, 1}))},
-		"nc-email-permitted":   {r.ncEmail, seq(tlv(0x81, []byte("ops@example.com"))), seq(tlv(0x81, []byte("ops@example.org")))},
-		"nc-uri-permitted":     {r.ncURI, seq(tlv(0x86, []byte("https://host.example.com/x"))), seq(tlv(0x86, []byte("https://host.example.org/x")))},
+		"nc-dns-permitted":     {r.ncDNS, der.Seq(der.TLV(0x82, []byte("client.example.com"))), der.Seq(der.TLV(0x82, []byte("client.example.org")))},
+		"nc-dns-excluded":      {r.ncDNSEx, der.Seq(der.TLV(0x82, []byte("good.example.com"))), der.Seq(der.TLV(0x82, []byte("x.bad.example.com")))},
+		"nc-ip-permitted":      {r.ncIP, der.Seq(der.TLV(0x87, []byte{10, 1, 2, 3})), der.Seq(der.TLV(0x87, []byte{192, 168, 1, 1}))},
+		"nc-email-permitted":   {r.ncEmail, der.Seq(der.TLV(0x81, []byte("ops@example.com"))), der.Seq(der.TLV(0x81, []byte("ops@example.org")))},
+		"nc-uri-permitted":     {r.ncURI, der.Seq(der.TLV(0x86, []byte("https://host.example.com/x"))), der.Seq(der.TLV(0x86, []byte("https://host.example.org/x")))},
 		"nc-dirname-permitted": {r.ncDir, nil, nil},
 	}
 	for _, class := range sortedKeys(ncs) {
@@ -470,7 +454,7 @@ func (g *gen) generateAll() {
 			depth := (i / 2) % 2
 			if c.ok == nil {
 				okSubject := func(s *spec) {
-					s.subject = rdnName(atv{oidO, tagPrintable, []byte("Org1")}, atv{oidCN, tagUTF8, []byte(g.label)})
+					s.subject = rdnName(atv{der.OIDO, tagPrintable, []byte("Org1")}, atv{der.OIDCN, tagUTF8, []byte(g.label)})
 				}
 				if i%2 == 0 {
 					simple(class+"-satisfied", c.root, 0, g.pick(tlsKinds), nil, okSubject)
@@ -487,20 +471,20 @@ func (g *gen) generateAll() {
 		}
 	}
 	for i := 0; i < 12; i++ { // constraints on an intermediate
-		constraint := seq(explicit(0, seq(tlv(0x82, []byte("example.com")))))
+		constraint := der.Seq(der.Explicit(0, der.Seq(der.TLV(0x82, []byte("example.com")))))
 		if i%3 == 2 {
-			constraint = seq(explicit(1, seq(explicit(4, rdnName(atv{oidO, tagPrintable, []byte("Evil")})))))
+			constraint = der.Seq(der.Explicit(1, der.Seq(der.Explicit(4, rdnName(atv{der.OIDO, tagPrintable, []byte("Evil")})))))
 		}
-		san := seq(tlv(0x82, []byte("a.example.com")))
+		san := der.Seq(der.TLV(0x82, []byte("a.example.com")))
 		class := "nc-intermediate-satisfied"
 		if i%3 == 1 {
-			san = seq(tlv(0x82, []byte("a.example.net")))
+			san = der.Seq(der.TLV(0x82, []byte("a.example.net")))
 			class = "nc-intermediate-violated"
 		}
 		if i%3 == 2 {
 			class = "nc-intermediate-dirname-excluded"
 		}
-		simple(class, anyGood(), 1, g.pick(tlsKinds), func(j int, s *spec) { s.extra = []ext{{oidNC, true, constraint}} }, func(s *spec) { s.san = san })
+		simple(class, anyGood(), 1, g.pick(tlsKinds), func(j int, s *spec) { s.extra = []ext{{der.OIDNC, true, constraint}} }, func(s *spec) { s.san = san })
 	}
 
 	// ---- versions, basicConstraints, pathLen
@@ -515,7 +499,7 @@ func (g *gen) generateAll() {
 			s.eku = []asn1.ObjectIdentifier{ekuServer}
 		})
 		simple("intermediate-without-basicconstraints", anyGood(), 1, g.pick(tlsKinds), func(j int, s *spec) { s.noBC = true }, nil)
-		simple("intermediate-ca-false", anyGood(), 1, g.pick(tlsKinds), func(j int, s *spec) { s.bcValue = seq() }, nil)
+		simple("intermediate-ca-false", anyGood(), 1, g.pick(tlsKinds), func(j int, s *spec) { s.bcValue = der.Seq() }, nil)
 	}
 	for i := 0; i < 8; i++ {
 		g.begin("self-issued-under-pathlen0")
@@ -525,8 +509,7 @@ func (g *gen) generateAll() {
 		// self-issued: same subject and issuer name, new key, signed by ca's key
 		nk := g.key(kP384)
 		self := g.issue(ca, spec{subject: ca.subject, pub: nk, ca: true})
-		lk := g.key(g.pick(tlsKinds))
-		leaf := g.leaf(self, lk.kind, func(s *spec) { s.pub = lk })
+		leaf, lk := g.client(self)
 		g.add("self-issued-under-pathlen0", r.poolOf(root), lk, leaf, self, ca)
 	}
 	for i := 0; i < 16; i++ {
@@ -552,8 +535,7 @@ func (g *gen) generateAll() {
 		g.begin("decoys-two-levels")
 		root := anyGood()
 		in := g.path(root, 2, nil)
-		lk := g.key(g.pick(tlsKinds))
-		leaf := g.leaf(in[0], lk.kind, func(s *spec) { s.pub = lk })
+		leaf, lk := g.client(in[0])
 		var sent []*cert
 		n := 30 + i*3 // per level: 30..63, so the search needs from about 60 to over 120 checks
 		for level, real := range in {
@@ -582,12 +564,7 @@ func (g *gen) generateAll() {
 		// the same name and key as the trusted root, expired, sent along as if an intermediate
 		copyRoot := g.issue(nil, spec{subject: root.subject, pub: root.key, ca: true, noAKID: true, notBefore: g.now.Add(-900 * day), notAfter: g.now.Add(-400 * day)})
 		in := g.path(root, i%2, nil)
-		parent := root
-		if len(in) > 0 {
-			parent = in[0]
-		}
-		lk := g.key(g.pick(tlsKinds))
-		leaf := g.leaf(parent, lk.kind, func(s *spec) { s.pub = lk })
+		leaf, lk := g.client(issuerOf(root, in))
 		g.add("expired-root-copy-sent", r.poolOf(root), lk, cat(leaf, in, []*cert{copyRoot})...)
 	}
 	for i := 0; i < 8; i++ {
@@ -628,10 +605,9 @@ func (g *gen) generateAll() {
 		in := g.path(root, count, func(j int, s *spec) {
 			pad := make([]byte, per)
 			g.rnd.Read(pad)
-			s.extra = []ext{{oidPadding, false, octets(pad)}}
+			s.extra = []ext{{oidPadding, false, der.Octets(pad)}}
 		})
-		lk := g.key(g.pick(tlsKinds))
-		leaf := g.leaf(in[0], lk.kind, func(s *spec) { s.pub = lk })
+		leaf, lk := g.client(in[0])
 		g.add(class, r.poolOf(root), lk, cat(leaf, in)...)
 	}
 

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"fabric-ops/tools/x509-oracle/internal/der"
 )
 
 type caseOut struct {
@@ -122,29 +124,29 @@ func (g *gen) makePools() *roots {
 	// a CA Go cannot parse (underscore in a PrintableString): Go drops both unparseable ones.
 	r.mixed = g.root("Pool Mixed", "Mixed Root", kP256, nil)
 	junk := g.root("Pool Mixed", "Junk", kP256, func(s *spec) {
-		s.subject = rdnName(atv{oidO, tagPrintable, []byte("Pool Mixed")}, atv{oidCN, tagUTF8, []byte{'J', 0xc3, 0x28}})
+		s.subject = rdnName(atv{der.OIDO, tagPrintable, []byte("Pool Mixed")}, atv{der.OIDCN, tagUTF8, []byte{'J', 0xc3, 0x28}})
 	})
 	r.unparseable = g.root("Pool Mixed", "Unparseable Root", kP256, func(s *spec) {
-		s.subject = rdnName(atv{oidO, tagPrintable, []byte("pool_mixed")}, atv{oidCN, tagUTF8, []byte("Unparseable Root")})
+		s.subject = rdnName(atv{der.OIDO, tagPrintable, []byte("pool_mixed")}, atv{der.OIDCN, tagUTF8, []byte("Unparseable Root")})
 	})
 	g.pools["p4-mixed"] = [][]string{{junk.pem(), r.mixed.pem()}, {r.unparseable.pem()}}
 
 	nc := func(cn string, value []byte) *cert {
-		return g.root("Pool Constrained", cn, kP256, func(s *spec) { s.extra = []ext{{oidNC, true, value}} })
+		return g.root("Pool Constrained", cn, kP256, func(s *spec) { s.extra = []ext{{der.OIDNC, true, value}} })
 	}
-	sub := func(gn []byte) []byte { return seq(gn) }
-	r.ncDNS = nc("NC DNS permitted", seq(explicit(0, sub(tlv(0x82, []byte("example.com"))))))
-	r.ncDNSEx = nc("NC DNS excluded", seq(explicit(1, sub(tlv(0x82, []byte("bad.example.com"))))))
-	r.ncIP = nc("NC IP permitted", seq(explicit(0, sub(tlv(0x87, []byte{10, 0, 0, 0, 255, 0, 0, 0})))))
-	r.ncEmail = nc("NC email permitted", seq(explicit(0, sub(tlv(0x81, []byte("example.com"))))))
-	r.ncURI = nc("NC URI permitted", seq(explicit(0, sub(tlv(0x86, []byte(".example.com"))))))
-	r.ncDir = nc("NC dirName permitted", seq(explicit(0, sub(explicit(4, rdnName(atv{oidO, tagPrintable, []byte("Org1")}))))))
+	sub := func(gn []byte) []byte { return der.Seq(gn) }
+	r.ncDNS = nc("NC DNS permitted", der.Seq(der.Explicit(0, sub(der.TLV(0x82, []byte("example.com"))))))
+	r.ncDNSEx = nc("NC DNS excluded", der.Seq(der.Explicit(1, sub(der.TLV(0x82, []byte("bad.example.com"))))))
+	r.ncIP = nc("NC IP permitted", der.Seq(der.Explicit(0, sub(der.TLV(0x87, []byte{10, 0, 0, 0, 255, 0, 0, 0})))))
+	r.ncEmail = nc("NC email permitted", der.Seq(der.Explicit(0, sub(der.TLV(0x81, []byte("example.com"))))))
+	r.ncURI = nc("NC URI permitted", der.Seq(der.Explicit(0, sub(der.TLV(0x86, []byte(".example.com"))))))
+	r.ncDir = nc("NC dirName permitted", der.Seq(der.Explicit(0, sub(der.Explicit(4, rdnName(atv{der.OIDO, tagPrintable, []byte("Org1")}))))))
 	g.pools["p5-constrained"] = [][]string{{r.ncDNS.pem()}, {r.ncDNSEx.pem()}, {r.ncIP.pem()}, {r.ncEmail.pem()}, {r.ncURI.pem()}, {r.ncDir.pem()}}
 
 	r.v1 = g.root("Pool Odd", "V1 Root", kP256, func(s *spec) { s.version = 1; s.noExtensions = true })
 	r.noBC = g.root("Pool Odd", "V3 Root without basicConstraints", kP256, func(s *spec) { s.noBC = true })
 	r.norm = g.root("Pool Odd", "Norm Root", kP256, func(s *spec) {
-		s.subject = rdnName(atv{oidC, tagPrintable, []byte("US")}, atv{oidO, tagPrintable, []byte("Norm Org")}, atv{oidCN, tagPrintable, []byte("Norm Root")})
+		s.subject = rdnName(atv{der.OIDC, tagPrintable, []byte("US")}, atv{der.OIDO, tagPrintable, []byte("Norm Org")}, atv{der.OIDCN, tagPrintable, []byte("Norm Root")})
 	})
 	r.expired = g.root("Pool Odd", "Expired Root", kP256, func(s *spec) {
 		s.notBefore, s.notAfter = g.now.Add(-3*365*day), g.now.Add(-2*day)
@@ -204,6 +206,22 @@ func (g *gen) leaf(parent *cert, kind string, mod func(*spec)) *cert {
 		mod(&s)
 	}
 	return g.issue(parent, s)
+}
+
+// client issues a leaf under parent with the next key of a kind a TLS client can hold, and
+// returns it with that key.
+func (g *gen) client(parent *cert) (*cert, *key) {
+	lk := g.key(g.pick(tlsKinds))
+	return g.leaf(parent, lk.kind, func(s *spec) { s.pub = lk }), lk
+}
+
+// issuerOf is the certificate that issues the leaf of a chain root -> in (bottom-up): in's first,
+// or root itself when there are no intermediates.
+func issuerOf(root *cert, in []*cert) *cert {
+	if len(in) > 0 {
+		return in[0]
+	}
+	return root
 }
 
 // path builds n intermediates under root and returns them bottom-up (the first issues the leaf).

@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/asn1"
 	"math/big"
+
+	"fabric-ops/tools/x509-oracle/internal/der"
 )
 
 // The Go 1.26 classes: every verdict Go 1.26 gives differently from Go 1.19, each in both
@@ -21,25 +23,25 @@ var (
 func policiesExt(critical bool, oids ...asn1.ObjectIdentifier) ext {
 	var p [][]byte
 	for _, o := range oids {
-		p = append(p, seq(oid(o)))
+		p = append(p, der.Seq(der.OID(o)))
 	}
-	return ext{oidCertPolicies, critical, seq(p...)}
+	return ext{oidCertPolicies, critical, der.Seq(p...)}
 }
 
 // policyConstraintsExt: requireExplicitPolicy [0] and inhibitPolicyMapping [1], -1 leaves one out.
 func policyConstraintsExt(critical bool, require, inhibitMapping int64) ext {
 	var v [][]byte
 	if require >= 0 {
-		v = append(v, tlv(0x80, integer(require)[2:]))
+		v = append(v, der.TLV(0x80, der.Int(require)[2:]))
 	}
 	if inhibitMapping >= 0 {
-		v = append(v, tlv(0x81, integer(inhibitMapping)[2:]))
+		v = append(v, der.TLV(0x81, der.Int(inhibitMapping)[2:]))
 	}
-	return ext{oidPolicyCons, critical, seq(v...)}
+	return ext{oidPolicyCons, critical, der.Seq(v...)}
 }
 
 func policyMappingsExt(critical bool, issuer, subject asn1.ObjectIdentifier) ext {
-	return ext{oidPolicyMap, critical, seq(seq(oid(issuer), oid(subject)))}
+	return ext{oidPolicyMap, critical, der.Seq(der.Seq(der.OID(issuer), der.OID(subject)))}
 }
 
 // rsaSPKI is a SubjectPublicKeyInfo for an RSA key of the given modulus size and exponent that
@@ -56,39 +58,39 @@ func (g *gen) rsaSPKI(bitLen int, e int64, evenModulus bool) []byte {
 	if evenModulus {
 		n.SetBit(n, 0, 0)
 	}
-	return seq(seq(oid(oidRSA), null()), bits(seq(bigInt(n), integer(e))))
+	return der.Seq(der.Seq(der.OID(der.OIDRSA), der.Null()), der.Bits(der.Seq(der.BigInt(n), der.Int(e))))
 }
 
 func (g *gen) generateGo126(anyGood func() *cert, poolOf func(*cert) string) {
 	const pool = "p8-go126"
 	root := func(cn string, mod func(*spec)) *cert { return g.root("Pool Go 1.26", cn, kP256, mod) }
-	sub := func(gn []byte) []byte { return seq(gn) }
-	dns := func(name string) []byte { return tlv(0x82, []byte(name)) }
+	sub := func(gn []byte) []byte { return der.Seq(gn) }
+	dns := func(name string) []byte { return der.TLV(0x82, []byte(name)) }
 	badBMP := func(cn string) []byte {
 		// A BMPString holding a lone surrogate: refused since Go 1.25.
-		return rdnName(atv{oidO, tagPrintable, []byte("Case " + g.label)}, atv{oidCN, tagBMP, []byte{0, 'x', 0xd8, 0x00}}, atv{oidOU, tagUTF8, []byte(cn)})
+		return rdnName(atv{der.OIDO, tagPrintable, []byte("Case " + g.label)}, atv{der.OIDCN, tagBMP, []byte{0, 'x', 0xd8, 0x00}}, atv{der.OIDOU, tagUTF8, []byte(cn)})
 	}
 	goodBMP := func(cn string) []byte {
-		return rdnName(atv{oidO, tagPrintable, []byte("Case " + g.label)}, atv{oidCN, tagBMP, []byte{0, 'o', 0, 'k'}}, atv{oidOU, tagUTF8, []byte(cn)})
+		return rdnName(atv{der.OIDO, tagPrintable, []byte("Case " + g.label)}, atv{der.OIDCN, tagBMP, []byte{0, 'o', 0, 'k'}}, atv{der.OIDOU, tagUTF8, []byte(cn)})
 	}
 
 	// The CA files of p8: a root each class below chains to, and the roots that carry an item.
 	plain := root("Plain Root", nil)
 	ncPermit := root("NC permitted example.com", func(s *spec) {
-		s.extra = []ext{{oidNC, true, seq(explicit(0, sub(dns("example.com"))))}}
+		s.extra = []ext{{der.OIDNC, true, der.Seq(der.Explicit(0, sub(dns("example.com"))))}}
 	})
 	ncExclude := root("NC excluded bad.example.com", func(s *spec) {
-		s.extra = []ext{{oidNC, true, seq(explicit(1, sub(dns("BAD.example.com"))))}}
+		s.extra = []ext{{der.OIDNC, true, der.Seq(der.Explicit(1, sub(dns("BAD.example.com"))))}}
 	})
 	ncURIExclude := root("NC URI excluded", func(s *spec) {
-		s.extra = []ext{{oidNC, true, seq(explicit(1, sub(tlv(0x86, []byte("example.com")))))}}
+		s.extra = []ext{{der.OIDNC, true, der.Seq(der.Explicit(1, sub(der.TLV(0x86, []byte("example.com")))))}}
 	})
 	ncSelfSAN := root("NC with its own SAN outside", func(s *spec) {
-		s.extra = []ext{{oidNC, true, seq(explicit(0, sub(dns("example.com"))))}}
-		s.san = seq(dns("ca.other.net"))
+		s.extra = []ext{{der.OIDNC, true, der.Seq(der.Explicit(0, sub(dns("example.com"))))}}
+		s.san = der.Seq(dns("ca.other.net"))
 	})
 	negSerialRoot := root("Negative Serial Root", func(s *spec) { s.serial = -7 })
-	negPathLenRoot := root("Negative PathLen Root", func(s *spec) { s.bcValue = seq(boolean(true), integer(-1)) })
+	negPathLenRoot := root("Negative PathLen Root", func(s *spec) { s.bcValue = der.Seq(der.Bool(true), der.Int(-1)) })
 	badBMPRoot := g.issue(nil, spec{subject: badBMP("Bad BMP Root"), pub: g.key(kP256), ca: true, noAKID: true})
 	goodBMPRoot := g.issue(nil, spec{subject: goodBMP("Good BMP Root"), pub: g.key(kP256), ca: true, noAKID: true})
 	hugeArcRoot := root("Policy Arc Root", func(s *spec) { s.extra = []ext{policiesExt(false, oidPolicyHuge)} })
@@ -97,7 +99,7 @@ func (g *gen) generateGo126(anyGood func() *cert, poolOf func(*cert) string) {
 		manyNC = append(manyNC, sub(dns(string(rune('a'+i%26))+"-"+itoa(i)+".example.com")))
 	}
 	manyNC = append(manyNC, sub(dns("example.com")))
-	manyNCRoot := root("Many Constraints Root", func(s *spec) { s.extra = []ext{{oidNC, true, seq(explicit(0, manyNC...))}} })
+	manyNCRoot := root("Many Constraints Root", func(s *spec) { s.extra = []ext{{der.OIDNC, true, der.Seq(der.Explicit(0, manyNC...))}} })
 	g.pools[pool] = [][]string{
 		{plain.pem()}, {ncPermit.pem()}, {ncExclude.pem()}, {ncURIExclude.pem()}, {ncSelfSAN.pem()},
 		{negSerialRoot.pem(), negPathLenRoot.pem(), badBMPRoot.pem()}, {goodBMPRoot.pem()}, {hugeArcRoot.pem()}, {manyNCRoot.pem()},
@@ -106,12 +108,8 @@ func (g *gen) generateGo126(anyGood func() *cert, poolOf func(*cert) string) {
 	// leafUnder sends [leaf, cas...] with the leaf issued by cas[0] (or by top when cas is empty).
 	leafUnder := func(class string, top *cert, cas []*cert, lm func(*spec)) {
 		lk := g.key(g.pick(tlsKinds))
-		parent := top
-		if len(cas) > 0 {
-			parent = cas[0]
-		}
 		fake := false
-		leaf := g.leaf(parent, lk.kind, func(s *spec) {
+		leaf := g.leaf(issuerOf(top, cas), lk.kind, func(s *spec) {
 			s.pub = lk
 			if lm != nil {
 				lm(s)
@@ -133,8 +131,7 @@ func (g *gen) generateGo126(anyGood func() *cert, poolOf func(*cert) string) {
 		case 1:
 			leafUnder(class+suffix, plain, []*cert{g.inter(plain, 1, g.pick(caKinds), mod)}, nil)
 		default:
-			lk := g.key(g.pick(tlsKinds))
-			leaf := g.leaf(plain, lk.kind, func(s *spec) { s.pub = lk })
+			leaf, lk := g.client(plain)
 			extra := g.leaf(plain, kP256, func(s *spec) {
 				s.subject = stdName("Case "+g.label, "extra")
 				mod(s)
@@ -153,7 +150,7 @@ func (g *gen) generateGo126(anyGood func() *cert, poolOf func(*cert) string) {
 			// Go 1.23: a negative serial number fails to parse.
 			placed("go126-negative-serial", where, func(s *spec) { s.serial = -int64(1 + g.rnd.Intn(1000)) })
 			// Go 1.25: a negative pathLenConstraint fails to parse.
-			placed("go126-negative-pathlen", where, func(s *spec) { s.ca = true; s.bcValue = seq(boolean(true), integer(-2)) })
+			placed("go126-negative-pathlen", where, func(s *spec) { s.ca = true; s.bcValue = der.Seq(der.Bool(true), der.Int(-2)) })
 			// Go 1.25: a BMPString with a surrogate fails to parse; a proper one still parses.
 			placed("go126-bmpstring-surrogate", where, func(s *spec) { s.subject = badBMP("bmp") })
 			placed("go126-bmpstring-good", where, func(s *spec) { s.subject = goodBMP("bmp") })
@@ -191,13 +188,13 @@ func (g *gen) generateGo126(anyGood func() *cert, poolOf func(*cert) string) {
 
 		// Go 1.21: a CA's own SAN must satisfy the constraints of the CAs above it, but not its own.
 		g.begin("go126-nc-ca-san-outside-ancestor")
-		leafUnder("go126-nc-ca-san-outside-ancestor", ncPermit, []*cert{g.inter(ncPermit, 1, kP256, func(s *spec) { s.san = seq(dns("ca.other.net")) })}, nil)
+		leafUnder("go126-nc-ca-san-outside-ancestor", ncPermit, []*cert{g.inter(ncPermit, 1, kP256, func(s *spec) { s.san = der.Seq(dns("ca.other.net")) })}, nil)
 		g.begin("go126-nc-ca-san-inside-ancestor")
-		leafUnder("go126-nc-ca-san-inside-ancestor", ncPermit, []*cert{g.inter(ncPermit, 1, kP256, func(s *spec) { s.san = seq(dns("ca.example.com")) })}, nil)
+		leafUnder("go126-nc-ca-san-inside-ancestor", ncPermit, []*cert{g.inter(ncPermit, 1, kP256, func(s *spec) { s.san = der.Seq(dns("ca.example.com")) })}, nil)
 		g.begin("go126-nc-own-san-outside-intermediate")
 		leafUnder("go126-nc-own-san-outside-intermediate", plain, []*cert{g.inter(plain, 1, kP256, func(s *spec) {
-			s.san = seq(dns("ca.other.net"))
-			s.extra = []ext{{oidNC, true, seq(explicit(0, sub(dns("example.com"))))}}
+			s.san = der.Seq(dns("ca.other.net"))
+			s.extra = []ext{{der.OIDNC, true, der.Seq(der.Explicit(0, sub(dns("example.com"))))}}
 		})}, nil)
 		underRoot("go126-nc-own-san-outside-ca-file", ncSelfSAN, 1)
 
@@ -208,13 +205,13 @@ func (g *gen) generateGo126(anyGood func() *cert, poolOf func(*cert) string) {
 				class = "go126-nc-excluded-wildcard-clear"
 			}
 			g.begin(class)
-			leafUnder(class, ncExclude, nil, func(s *spec) { s.san = seq(dns(name)) })
+			leafUnder(class, ncExclude, nil, func(s *spec) { s.san = der.Seq(dns(name)) })
 		}
 		// Go 1.22.11: a URI host with an IPv6 zone is an IP, which URI constraints cannot match.
 		g.begin("go126-nc-uri-ipv6-zone")
-		leafUnder("go126-nc-uri-ipv6-zone", ncURIExclude, nil, func(s *spec) { s.san = seq(tlv(0x86, []byte("https://[fe80::1%25eth0]:8443/"))) })
+		leafUnder("go126-nc-uri-ipv6-zone", ncURIExclude, nil, func(s *spec) { s.san = der.Seq(der.TLV(0x86, []byte("https://[fe80::1%25eth0]:8443/"))) })
 		g.begin("go126-nc-uri-host")
-		leafUnder("go126-nc-uri-host", ncURIExclude, nil, func(s *spec) { s.san = seq(tlv(0x86, []byte("https://svc.other.org:8443/"))) })
+		leafUnder("go126-nc-uri-host", ncURIExclude, nil, func(s *spec) { s.san = der.Seq(der.TLV(0x86, []byte("https://svc.other.org:8443/"))) })
 		// CVE-2025-58187: 1,201 constraints against 300 names, which Go 1.19's 250,000-comparison
 		// limit refused; Go 1.26 checks it in log-linear time and admits it.
 		g.begin("go126-nc-many-constraints-many-names")
@@ -223,7 +220,7 @@ func (g *gen) generateGo126(anyGood func() *cert, poolOf func(*cert) string) {
 			for i := 0; i < 300; i++ {
 				names = append(names, dns("n"+itoa(i)+".example.com"))
 			}
-			s.san = seq(names...)
+			s.san = der.Seq(names...)
 		})
 	}
 
@@ -248,8 +245,8 @@ func (g *gen) generateGo126(anyGood func() *cert, poolOf func(*cert) string) {
 			{"go126-policy-mapping-valid", []ext{policyConstraintsExt(false, 0, -1), policiesExt(false, oidPolicyA), policyMappingsExt(critical, oidPolicyA, oidPolicyB)}, []ext{policiesExt(false, oidPolicyB)}},
 			{"go126-policy-mapping-to-anypolicy", []ext{policiesExt(false, oidPolicyA), policyMappingsExt(critical, oidPolicyA, oidAnyPolicy)}, []ext{policiesExt(false, oidPolicyA)}},
 			{"go126-policy-mapping-from-anypolicy", []ext{policiesExt(false, oidPolicyA), policyMappingsExt(critical, oidAnyPolicy, oidPolicyA)}, []ext{policiesExt(false, oidPolicyA)}},
-			{"go126-policy-inhibit-any-explicit", []ext{policyConstraintsExt(false, 0, -1), policiesExt(false, anyP...), {oidInhibitAny, critical, integer(0)}}, []ext{policiesExt(false, anyP...)}},
-			{"go126-policy-inhibit-any-named", []ext{policyConstraintsExt(false, 0, -1), policiesExt(false, oidPolicyA), {oidInhibitAny, critical, integer(0)}}, []ext{policiesExt(false, oidPolicyA)}},
+			{"go126-policy-inhibit-any-explicit", []ext{policyConstraintsExt(false, 0, -1), policiesExt(false, anyP...), {oidInhibitAny, critical, der.Int(0)}}, []ext{policiesExt(false, anyP...)}},
+			{"go126-policy-inhibit-any-named", []ext{policyConstraintsExt(false, 0, -1), policiesExt(false, oidPolicyA), {oidInhibitAny, critical, der.Int(0)}}, []ext{policiesExt(false, oidPolicyA)}},
 		} {
 			for v := 0; v < 2; v++ {
 				class := pc.class + suffix
@@ -273,10 +270,9 @@ func (g *gen) generateGo126(anyGood func() *cert, poolOf func(*cert) string) {
 		in := g.path(top, count, func(j int, s *spec) {
 			pad := make([]byte, 16000)
 			g.rnd.Read(pad)
-			s.extra = []ext{{oidPadding, false, octets(pad)}}
+			s.extra = []ext{{oidPadding, false, der.Octets(pad)}}
 		})
-		lk := g.key(g.pick(tlsKinds))
-		leaf := g.leaf(in[0], lk.kind, func(s *spec) { s.pub = lk })
+		leaf, lk := g.client(in[0])
 		g.add(class, poolOf(top), lk, cat(leaf, in)...)
 	}
 }

@@ -5,15 +5,17 @@ package main
 // begins with two, and a constraint that is a lone period; each next to a control Go admits.
 // The constrained CAs appear both in the CA files (pool p9-periods) and sent as intermediates.
 
+import "fabric-ops/tools/x509-oracle/internal/der"
+
 func (g *gen) generatePeriods() {
 	const pool = "p9-periods"
 	root := func(cn string, mod func(*spec)) *cert { return g.root("Pool Periods", cn, kP256, mod) }
-	sub := func(gn []byte) []byte { return seq(gn) }
-	dns := func(name string) []byte { return tlv(0x82, []byte(name)) }
-	email := func(name string) []byte { return tlv(0x81, []byte(name)) }
-	uri := func(name string) []byte { return tlv(0x86, []byte(name)) }
-	permit := func(gn []byte) []ext { return []ext{{oidNC, true, seq(explicit(0, sub(gn)))}} }
-	exclude := func(gn []byte) []ext { return []ext{{oidNC, true, seq(explicit(1, sub(gn)))}} }
+	sub := func(gn []byte) []byte { return der.Seq(gn) }
+	dns := func(name string) []byte { return der.TLV(0x82, []byte(name)) }
+	email := func(name string) []byte { return der.TLV(0x81, []byte(name)) }
+	uri := func(name string) []byte { return der.TLV(0x86, []byte(name)) }
+	permit := func(gn []byte) []ext { return []ext{{der.OIDNC, true, der.Seq(der.Explicit(0, sub(gn)))}} }
+	exclude := func(gn []byte) []ext { return []ext{{der.OIDNC, true, der.Seq(der.Explicit(1, sub(gn)))}} }
 
 	plain := root("Plain Root", nil)
 	dnsPermit := root("NC DNS example.com", func(s *spec) { s.extra = permit(dns("example.com")) })
@@ -37,7 +39,10 @@ func (g *gen) generatePeriods() {
 	}
 	g.pools[pool] = files
 
+	// leafUnder begins the case (again, where an intermediate was made for it first: the label
+	// stays the same until a case is added) and adds it.
 	leafUnder := func(class string, parent *cert, san []byte, rest ...*cert) {
+		g.begin(class)
 		lk := g.key(g.pick(tlsKinds))
 		leaf := g.leaf(parent, lk.kind, func(s *spec) {
 			s.pub = lk
@@ -49,25 +54,26 @@ func (g *gen) generatePeriods() {
 		})
 		g.add(class, pool, lk, cat(leaf, rest)...)
 	}
+	sanCases := []struct {
+		class  string
+		parent *cert
+		san    []byte
+	}{
+		{"period-uri-host-leading", plain, uri("https://.example.com/")},
+		{"period-uri-host-control", plain, uri("https://a.example.com/")},
+		{"period-dns-san-leading", dnsPermit, dns(".example.com")},
+		{"period-dns-san-control", dnsPermit, dns("a.example.com")},
+		{"period-email-san-leading", emailPermit, email("user@.example.com")},
+		{"period-email-san-control", emailPermit, email("user@example.com")},
+	}
 	for v := 0; v < 2; v++ {
-		g.begin("period-uri-host-leading")
-		leafUnder("period-uri-host-leading", plain, seq(uri("https://.example.com/")))
-		g.begin("period-uri-host-control")
-		leafUnder("period-uri-host-control", plain, seq(uri("https://a.example.com/")))
-		g.begin("period-dns-san-leading")
-		leafUnder("period-dns-san-leading", dnsPermit, seq(dns(".example.com")))
-		g.begin("period-dns-san-control")
-		leafUnder("period-dns-san-control", dnsPermit, seq(dns("a.example.com")))
-		g.begin("period-email-san-leading")
-		leafUnder("period-email-san-leading", emailPermit, seq(email("user@.example.com")))
-		g.begin("period-email-san-control")
-		leafUnder("period-email-san-control", emailPermit, seq(email("user@example.com")))
+		for _, c := range sanCases {
+			leafUnder(c.class, c.parent, der.Seq(c.san))
+		}
 		for _, name := range sortedKeys(badConstraints) {
 			// In the CA file, with a leaf without SANs (and one with a name the constraint would permit).
-			g.begin("period-nc-" + name + "-ca-file")
 			leafUnder("period-nc-"+name+"-ca-file", badRoots[name], nil)
-			g.begin("period-nc-" + name + "-ca-file")
-			leafUnder("period-nc-"+name+"-ca-file", badRoots[name], seq(dns("a.example.com")))
+			leafUnder("period-nc-"+name+"-ca-file", badRoots[name], der.Seq(dns("a.example.com")))
 			// Sent as an intermediate under the plain root.
 			g.begin("period-nc-" + name + "-intermediate")
 			ca := g.inter(plain, 1, kP256, func(s *spec) { s.extra = badConstraints[name] })
@@ -77,11 +83,9 @@ func (g *gen) generatePeriods() {
 	// A URI SAN in an error text: Go prints it as url.URL.String() re-assembles it (the scheme in
 	// lower case, the userinfo and fragment re-escaped).
 	for _, u := range []string{"HTTPS://User:p!w@x.other.org/a%41 b?q#F g", "Spiffe://x.other.org/ns/a%2fb"} {
-		g.begin("text-uri-reserialised")
-		leafUnder("text-uri-reserialised", uriPermit, seq(uri(u)))
+		leafUnder("text-uri-reserialised", uriPermit, der.Seq(uri(u)))
 	}
 	// The IP constraint's text: Go quotes a *net.IPNet once.
-	ipExclude := g.inter(plain, 1, kP256, func(s *spec) { s.extra = exclude(tlv(0x87, []byte{10, 0, 0, 0, 255, 0, 0, 0})) })
-	g.begin("period-ip-constraint-text")
-	leafUnder("period-ip-constraint-text", ipExclude, seq(tlv(0x87, []byte{10, 1, 2, 3})), ipExclude)
+	ipExclude := g.inter(plain, 1, kP256, func(s *spec) { s.extra = exclude(der.TLV(0x87, []byte{10, 0, 0, 0, 255, 0, 0, 0})) })
+	leafUnder("period-ip-constraint-text", ipExclude, der.Seq(der.TLV(0x87, []byte{10, 1, 2, 3})), ipExclude)
 }

@@ -14,6 +14,8 @@ import (
 	"encoding/asn1"
 	"math/big"
 	"math/rand/v2"
+
+	"fabric-ops/tools/x509-oracle/internal/der"
 )
 
 // key is a public key as a certificate carries it, with its private half when the fuzzer can
@@ -26,10 +28,7 @@ type key struct {
 	spki []byte
 }
 
-var (
-	oidRSA      = asn1.ObjectIdentifier{1, 2, 840, 113549, 1, 1, 1}
-	oidECPublic = asn1.ObjectIdentifier{1, 2, 840, 10045, 2, 1}
-)
+var ()
 
 type keyRing struct {
 	byName map[string]*key
@@ -107,7 +106,7 @@ func rsaKey(r *rand.Rand, bits int) *key {
 }
 
 func rsaSPKI(n, e *big.Int) []byte {
-	return seq(seq(oid(oidRSA), null()), bitsOf(seq(bigInt(n), bigInt(e))))
+	return der.Seq(der.Seq(der.OID(der.OIDRSA), der.Null()), der.Bits(der.Seq(der.BigInt(n), der.BigInt(e))))
 }
 
 // fakeRSA is an RSA public key of exactly bits bits and exponent e that nobody can sign with:
@@ -169,14 +168,14 @@ func newKeyRing() *keyRing {
 	point := make([]byte, 64)
 	detReader(r)(point)
 	others := map[string][]byte{
-		"secp256k1":        seq(seq(oid(oidECPublic), oid(asn1.ObjectIdentifier{1, 3, 132, 0, 10})), bitsOf(append([]byte{4}, point...))),
-		"ec-null-params":   seq(seq(oid(oidECPublic), null()), bitsOf(append([]byte{4}, point...))),
-		"p256-off-curve":   seq(seq(oid(oidECPublic), oid(asn1.ObjectIdentifier{1, 2, 840, 10045, 3, 1, 7})), bitsOf(append([]byte{4}, point...))),
-		"x25519":           seq(seq(oid(asn1.ObjectIdentifier{1, 3, 101, 110})), bitsOf(point[:32])),
-		"ed25519-short":    seq(seq(oid(asn1.ObjectIdentifier{1, 3, 101, 112})), bitsOf(point[:31])),
-		"rsa-no-null":      seq(seq(oid(oidRSA)), bitsOf(seq(bigInt(new(big.Int).SetBytes(append([]byte{0xc1}, point...))), integer(65537)))),
-		"unknown-alg":      seq(seq(oid(asn1.ObjectIdentifier{1, 3, 6, 1, 4, 1, 55555, 9})), bitsOf(point)),
-		"rsa-bits-unused1": seq(seq(oid(oidRSA), null()), tlv(0x03, append([]byte{1}, seq(integer(3), integer(3))...))),
+		"secp256k1":        der.Seq(der.Seq(der.OID(der.OIDECPublic), der.OID(asn1.ObjectIdentifier{1, 3, 132, 0, 10})), der.Bits(append([]byte{4}, point...))),
+		"ec-null-params":   der.Seq(der.Seq(der.OID(der.OIDECPublic), der.Null()), der.Bits(append([]byte{4}, point...))),
+		"p256-off-curve":   der.Seq(der.Seq(der.OID(der.OIDECPublic), der.OID(asn1.ObjectIdentifier{1, 2, 840, 10045, 3, 1, 7})), der.Bits(append([]byte{4}, point...))),
+		"x25519":           der.Seq(der.Seq(der.OID(asn1.ObjectIdentifier{1, 3, 101, 110})), der.Bits(point[:32])),
+		"ed25519-short":    der.Seq(der.Seq(der.OID(asn1.ObjectIdentifier{1, 3, 101, 112})), der.Bits(point[:31])),
+		"rsa-no-null":      der.Seq(der.Seq(der.OID(der.OIDRSA)), der.Bits(der.Seq(der.BigInt(new(big.Int).SetBytes(append([]byte{0xc1}, point...))), der.Int(65537)))),
+		"unknown-alg":      der.Seq(der.Seq(der.OID(asn1.ObjectIdentifier{1, 3, 6, 1, 4, 1, 55555, 9})), der.Bits(point)),
+		"rsa-bits-unused1": der.Seq(der.Seq(der.OID(der.OIDRSA), der.Null()), der.TLV(0x03, append([]byte{1}, der.Seq(der.Int(3), der.Int(3))...))),
 	}
 	for _, name := range []string{"secp256k1", "ec-null-params", "p256-off-curve", "x25519", "ed25519-short", "rsa-no-null", "unknown-alg", "rsa-bits-unused1"} {
 		add(&key{name: name, kind: "other", spki: others[name]}, false)

@@ -9,13 +9,12 @@ import (
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/ed25519"
-	"crypto/md5"
 	"crypto/rsa"
-	"crypto/sha1"
 	"crypto/sha256"
-	"crypto/sha512"
 	"encoding/asn1"
 	"time"
+
+	"fabric-ops/tools/x509-oracle/internal/der"
 )
 
 type attr struct {
@@ -30,7 +29,7 @@ type gname struct {
 	val []byte
 }
 
-func (g gname) der() []byte { return tlv(g.tag, g.val) }
+func (g gname) der() []byte { return der.TLV(g.tag, g.val) }
 
 type subtree struct {
 	base gname
@@ -53,19 +52,8 @@ type ext struct {
 }
 
 var (
-	oidBC     = asn1.ObjectIdentifier{2, 5, 29, 19}
-	oidKU     = asn1.ObjectIdentifier{2, 5, 29, 15}
-	oidEKU    = asn1.ObjectIdentifier{2, 5, 29, 37}
-	oidSKID   = asn1.ObjectIdentifier{2, 5, 29, 14}
-	oidAKID   = asn1.ObjectIdentifier{2, 5, 29, 35}
-	oidSAN    = asn1.ObjectIdentifier{2, 5, 29, 17}
-	oidNC     = asn1.ObjectIdentifier{2, 5, 29, 30}
-	oidCN     = asn1.ObjectIdentifier{2, 5, 4, 3}
-	oidC      = asn1.ObjectIdentifier{2, 5, 4, 6}
 	oidST     = asn1.ObjectIdentifier{2, 5, 4, 8}
 	oidL      = asn1.ObjectIdentifier{2, 5, 4, 7}
-	oidO      = asn1.ObjectIdentifier{2, 5, 4, 10}
-	oidOU     = asn1.ObjectIdentifier{2, 5, 4, 11}
 	oidEmailA = asn1.ObjectIdentifier{1, 2, 840, 113549, 1, 9, 1}
 
 	ekuServer = asn1.ObjectIdentifier{1, 3, 6, 1, 5, 5, 7, 3, 1}
@@ -88,24 +76,24 @@ func (e *ext) encodeValue() []byte {
 				if s.max != nil {
 					body = append(body, s.max)
 				}
-				parts = append(parts, seq(body...))
+				parts = append(parts, der.Seq(body...))
 			}
 			return concat(parts...)
 		}
 		var parts [][]byte
 		if len(e.nc.permitted) > 0 || e.nc.permittedSet {
-			parts = append(parts, tlv(0xa0, enc(e.nc.permitted)))
+			parts = append(parts, der.TLV(0xa0, enc(e.nc.permitted)))
 		}
 		if len(e.nc.excluded) > 0 || e.nc.excludedSet {
-			parts = append(parts, tlv(0xa1, enc(e.nc.excluded)))
+			parts = append(parts, der.TLV(0xa1, enc(e.nc.excluded)))
 		}
-		return seq(parts...)
+		return der.Seq(parts...)
 	}
 	var parts [][]byte
 	for _, g := range e.san {
 		parts = append(parts, g.der())
 	}
-	return seq(parts...)
+	return der.Seq(parts...)
 }
 
 func (e *ext) der() []byte {
@@ -113,9 +101,9 @@ func (e *ext) der() []byte {
 	if e.critRaw != nil {
 		crit = e.critRaw
 	} else if e.critical {
-		crit = boolean(true)
+		crit = der.Bool(true)
 	}
-	return seq(oid(e.oid), crit, octets(e.encodeValue()))
+	return der.Seq(der.OID(e.oid), crit, der.Octets(e.encodeValue()))
 }
 
 func concat(parts ...[]byte) []byte {
@@ -159,9 +147,9 @@ func (c *cert) subjectDER() []byte {
 	}
 	var rdns [][]byte
 	for _, a := range c.subject {
-		rdns = append(rdns, set(seq(oid(a.oid), tlv(a.tag, a.val))))
+		rdns = append(rdns, der.Set(der.Seq(der.OID(a.oid), der.TLV(a.tag, a.val))))
 	}
-	return seq(rdns...)
+	return der.Seq(rdns...)
 }
 
 func (c *cert) ext(o asn1.ObjectIdentifier) *ext {
@@ -253,33 +241,14 @@ func naturalAlg(k *key) string {
 func algID(name string) []byte {
 	a := sigAlgs[name]
 	if a.family == "pss" {
-		h := seq(oid(asn1.ObjectIdentifier{2, 16, 840, 1, 101, 3, 4, 2, 1}), null())
-		mgf := seq(oid(asn1.ObjectIdentifier{1, 2, 840, 113549, 1, 1, 8}), h)
-		return seq(oid(a.oid), seq(explicit(0, h), explicit(1, mgf), explicit(2, integer(32))))
+		h := der.Seq(der.OID(asn1.ObjectIdentifier{2, 16, 840, 1, 101, 3, 4, 2, 1}), der.Null())
+		mgf := der.Seq(der.OID(asn1.ObjectIdentifier{1, 2, 840, 113549, 1, 1, 8}), h)
+		return der.Seq(der.OID(a.oid), der.Seq(der.Explicit(0, h), der.Explicit(1, mgf), der.Explicit(2, der.Int(32))))
 	}
 	if a.null {
-		return seq(oid(a.oid), null())
+		return der.Seq(der.OID(a.oid), der.Null())
 	}
-	return seq(oid(a.oid))
-}
-
-func digest(h crypto.Hash, msg []byte) []byte {
-	switch h {
-	case crypto.MD5:
-		s := md5.Sum(msg)
-		return s[:]
-	case crypto.SHA1:
-		s := sha1.Sum(msg)
-		return s[:]
-	case crypto.SHA256:
-		s := sha256.Sum256(msg)
-		return s[:]
-	case crypto.SHA384:
-		s := sha512.Sum384(msg)
-		return s[:]
-	}
-	s := sha512.Sum512(msg)
-	return s[:]
+	return der.Seq(der.OID(a.oid))
 }
 
 // sign signs tbs with k as alg asks; a key that cannot make that signature (wrong family, no
@@ -297,13 +266,13 @@ func sign(k *key, alg string, tbs []byte) []byte {
 			return make([]byte, 72)
 		}
 		// A nil random source: RFC 6979 deterministic signatures.
-		sig, err = p.Sign(nil, digest(a.hash, tbs), a.hash)
+		sig, err = p.Sign(nil, der.Digest(a.hash, tbs), a.hash)
 	case *rsa.PrivateKey:
 		switch a.family {
 		case "rsa":
-			sig, err = rsa.SignPKCS1v15(nil, p, a.hash, digest(a.hash, tbs))
+			sig, err = rsa.SignPKCS1v15(nil, p, a.hash, der.Digest(a.hash, tbs))
 		case "pss":
-			sig, err = rsa.SignPSS(zeroReader{}, p, crypto.SHA256, digest(crypto.SHA256, tbs), &rsa.PSSOptions{SaltLength: 32, Hash: crypto.SHA256})
+			sig, err = rsa.SignPSS(zeroReader{}, p, crypto.SHA256, der.Digest(crypto.SHA256, tbs), &rsa.PSSOptions{SaltLength: 32, Hash: crypto.SHA256})
 		default:
 			return make([]byte, p.Size())
 		}
@@ -358,7 +327,7 @@ func (c *cert) tbsDER(issuer *cert, alg string) []byte {
 	case c.versionRaw != nil:
 		version = c.versionRaw
 	case c.version > 0:
-		version = explicit(0, integer(int64(c.version)))
+		version = der.Explicit(0, der.Int(int64(c.version)))
 	}
 	issuerName := c.issuerRaw
 	if issuerName == nil {
@@ -369,17 +338,17 @@ func (c *cert) tbsDER(issuer *cert, alg string) []byte {
 		var parts [][]byte
 		for _, e := range c.exts {
 			switch {
-			case e.oid.Equal(oidAKID) && c.akidAuto && e.value == nil:
-				parts = append(parts, (&ext{oid: oidAKID, critical: e.critical, critRaw: e.critRaw, value: seq(tlv(0x80, keyID(issuer.key)))}).der())
-			case e.oid.Equal(oidSKID) && c.skidAuto && e.value == nil:
-				parts = append(parts, (&ext{oid: oidSKID, critical: e.critical, critRaw: e.critRaw, value: octets(keyID(c.key))}).der())
+			case e.oid.Equal(der.OIDAKID) && c.akidAuto && e.value == nil:
+				parts = append(parts, (&ext{oid: der.OIDAKID, critical: e.critical, critRaw: e.critRaw, value: der.Seq(der.TLV(0x80, keyID(issuer.key)))}).der())
+			case e.oid.Equal(der.OIDSKID) && c.skidAuto && e.value == nil:
+				parts = append(parts, (&ext{oid: der.OIDSKID, critical: e.critical, critRaw: e.critRaw, value: der.Octets(keyID(c.key))}).der())
 			default:
 				parts = append(parts, e.der())
 			}
 		}
-		extsField = explicit(3, seq(parts...))
+		extsField = der.Explicit(3, der.Seq(parts...))
 	}
-	return seq(version, c.serial, algID(alg), issuerName, seq(c.notBefore, c.notAfter), c.subjectDER(), c.key.spki, c.uids, extsField)
+	return der.Seq(version, c.serial, algID(alg), issuerName, der.Seq(c.notBefore, c.notAfter), c.subjectDER(), c.key.spki, c.uids, extsField)
 }
 
 // build encodes chain (leaf first, root last; each certificate issued by the next, the root by
@@ -418,11 +387,11 @@ func build(chain []*cert) [][]byte {
 		if c.outerAlg != "" {
 			outer = c.outerAlg
 		}
-		der := seq(tbs, algID(outer), bitsOf(sig))
+		enc := der.Seq(tbs, algID(outer), der.Bits(sig))
 		if c.outerBytes != nil {
-			der = c.outerBytes(der)
+			enc = c.outerBytes(enc)
 		}
-		out[i] = der
+		out[i] = enc
 	}
 	return out
 }

@@ -10,6 +10,8 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"time"
+
+	"fabric-ops/tools/x509-oracle/internal/der"
 )
 
 type caseModel struct {
@@ -51,18 +53,18 @@ func target(m *caseModel, r *rand.Rand, leafP float64) int {
 func anyTarget(m *caseModel, r *rand.Rand) int { return r.IntN(len(m.chain)) }
 
 func sanOf(c *cert) *ext {
-	e := c.ext(oidSAN)
+	e := c.ext(der.OIDSAN)
 	if e == nil || e.value != nil {
-		e = &ext{oid: oidSAN}
+		e = &ext{oid: der.OIDSAN}
 		c.setExt(e)
 	}
 	return e
 }
 
 func ncOf(c *cert) *ext {
-	e := c.ext(oidNC)
+	e := c.ext(der.OIDNC)
 	if e == nil || e.nc == nil {
-		e = &ext{oid: oidNC, critical: true, nc: &ncModel{}}
+		e = &ext{oid: der.OIDNC, critical: true, nc: &ncModel{}}
 		c.setExt(e)
 	}
 	return e
@@ -108,23 +110,23 @@ func opSANShape(m *caseModel, r *rand.Rand) string {
 	variant := []string{"remove", "empty-seq", "critical", "othername", "dirname", "registered-id", "x400", "unknown-tag", "duplicate", "empty-subject", "empty-subject-critical", "edi-party", "constructed-dns"}[r.IntN(13)]
 	switch variant {
 	case "remove":
-		c.dropExt(oidSAN)
+		c.dropExt(der.OIDSAN)
 	case "empty-seq":
 		sanOf(c).san = nil
 	case "critical":
 		sanOf(c).critical = true
 	case "othername":
 		e := sanOf(c)
-		e.san = append(e.san, gname{0xa0, concat(oid(asn1.ObjectIdentifier{1, 3, 6, 1, 4, 1, 311, 20, 2, 3}), explicit(0, tlv(0x0c, []byte("upn@"+m.seed.domain))))})
+		e.san = append(e.san, gname{0xa0, concat(der.OID(asn1.ObjectIdentifier{1, 3, 6, 1, 4, 1, 311, 20, 2, 3}), der.Explicit(0, der.TLV(0x0c, []byte("upn@"+m.seed.domain))))})
 	case "dirname":
 		e := sanOf(c)
-		e.san = append(e.san, gname{0xa4, seq(set(seq(oid(oidCN), tlv(0x13, []byte("dir")))))})
+		e.san = append(e.san, gname{0xa4, der.Seq(der.Set(der.Seq(der.OID(der.OIDCN), der.TLV(0x13, []byte("dir")))))})
 	case "registered-id":
 		e := sanOf(c)
-		e.san = append(e.san, gname{0x88, oid(asn1.ObjectIdentifier{1, 2, 3, 4})[2:]})
+		e.san = append(e.san, gname{0x88, der.OID(asn1.ObjectIdentifier{1, 2, 3, 4})[2:]})
 	case "x400":
 		e := sanOf(c)
-		e.san = append(e.san, gname{0xa3, seq()})
+		e.san = append(e.san, gname{0xa3, der.Seq()})
 	case "unknown-tag":
 		e := sanOf(c)
 		e.san = append(e.san, gname{0x89, []byte("x")})
@@ -133,7 +135,7 @@ func opSANShape(m *caseModel, r *rand.Rand) string {
 		d := *e
 		c.exts = append(c.exts, &d)
 	case "empty-subject", "empty-subject-critical":
-		c.subjectRaw = seq()
+		c.subjectRaw = der.Seq()
 		e := sanOf(c)
 		if len(e.san) == 0 {
 			e.san = []gname{dnsName(m.seed.host)}
@@ -141,10 +143,10 @@ func opSANShape(m *caseModel, r *rand.Rand) string {
 		e.critical = variant == "empty-subject-critical"
 	case "edi-party":
 		e := sanOf(c)
-		e.san = append(e.san, gname{0xa5, explicit(1, tlv(0x0c, []byte("x")))})
+		e.san = append(e.san, gname{0xa5, der.Explicit(1, der.TLV(0x0c, []byte("x")))})
 	case "constructed-dns":
 		e := sanOf(c)
-		e.san = append(e.san, gname{0xa2, tlv(0x16, []byte(m.seed.host))})
+		e.san = append(e.san, gname{0xa2, der.TLV(0x16, []byte(m.seed.host))})
 	}
 	return "san-shape." + variant + "@" + roleOf(m, i)
 }
@@ -177,14 +179,14 @@ func opNC(m *caseModel, r *rand.Rand) string {
 	case "dirname":
 		subj := m.chain[0].subjectDER()
 		if r.IntN(2) == 0 {
-			subj = seq(set(seq(oid(oidO), tlv(0x13, []byte("Other")))))
+			subj = der.Seq(der.Set(der.Seq(der.OID(der.OIDO), der.TLV(0x13, []byte("Other")))))
 			label = "other"
 		} else {
 			label = "leaf-subject"
 		}
 		g = gname{0xa4, subj}
 	case "other":
-		variants := []gname{{0x88, []byte{0x2a, 0x03}}, {0xa0, concat(oid(asn1.ObjectIdentifier{1, 2, 3}), explicit(0, tlv(0x0c, []byte("x"))))}, {0xa3, seq()}, {0x89, []byte("x")}}
+		variants := []gname{{0x88, []byte{0x2a, 0x03}}, {0xa0, concat(der.OID(asn1.ObjectIdentifier{1, 2, 3}), der.Explicit(0, der.TLV(0x0c, []byte("x"))))}, {0xa3, der.Seq()}, {0x89, []byte("x")}}
 		k := r.IntN(len(variants))
 		g, label = variants[k], "tag"+itoa(int(variants[k].tag))
 	}
@@ -192,11 +194,11 @@ func opNC(m *caseModel, r *rand.Rand) string {
 	extra := ""
 	switch r.IntN(10) {
 	case 0:
-		st.min, extra = tlv(0x80, []byte{0}), ".min0"
+		st.min, extra = der.TLV(0x80, []byte{0}), ".min0"
 	case 1:
-		st.min, extra = tlv(0x80, []byte{1}), ".min1"
+		st.min, extra = der.TLV(0x80, []byte{1}), ".min1"
 	case 2:
-		st.max, extra = tlv(0x81, []byte{2}), ".max"
+		st.max, extra = der.TLV(0x81, []byte{2}), ".max"
 	}
 	mode := []string{"permit", "permit", "exclude", "exclude", "only-permit", "only-exclude", "empty", "permitted-empty", "noncritical", "remove"}[r.IntN(10)]
 	switch mode {
@@ -218,7 +220,7 @@ func opNC(m *caseModel, r *rand.Rand) string {
 		e.critical = false
 		e.nc.permitted = append(e.nc.permitted, st)
 	case "remove":
-		c.dropExt(oidNC)
+		c.dropExt(der.OIDNC)
 		return "nc.remove@" + roleOf(m, i)
 	}
 	return "nc." + mode + "." + form + "." + label + extra + "@" + roleOf(m, i)
@@ -228,16 +230,16 @@ func opKU(m *caseModel, r *rand.Rand) string {
 	i := anyTarget(m, r)
 	c := m.chain[i]
 	variant := []string{"remove", "no-bits", "random", "random", "toggle-critical", "trailing-zero-byte", "wrong-unused", "no-certsign", "only-certsign", "nine-bits"}[r.IntN(10)]
-	e := c.ext(oidKU)
+	e := c.ext(der.OIDKU)
 	if e == nil {
 		e = kuExt(true, 0)
 		c.setExt(e)
 	}
 	switch variant {
 	case "remove":
-		c.dropExt(oidKU)
+		c.dropExt(der.OIDKU)
 	case "no-bits":
-		e.value = bitString()
+		e.value = der.BitString()
 	case "random":
 		var b []int
 		for bit := 0; bit < 9; bit++ {
@@ -245,7 +247,7 @@ func opKU(m *caseModel, r *rand.Rand) string {
 				b = append(b, bit)
 			}
 		}
-		e.value = bitString(b...)
+		e.value = der.BitString(b...)
 		variant += "." + itoa(len(b))
 	case "toggle-critical":
 		e.critical = !e.critical
@@ -254,11 +256,11 @@ func opKU(m *caseModel, r *rand.Rand) string {
 	case "wrong-unused":
 		e.value = []byte{0x03, 0x02, 0x00, 0x86}
 	case "no-certsign":
-		e.value = bitString(0, 2)
+		e.value = der.BitString(0, 2)
 	case "only-certsign":
-		e.value = bitString(5)
+		e.value = der.BitString(5)
 	case "nine-bits":
-		e.value = bitString(0, 5, 8)
+		e.value = der.BitString(0, 5, 8)
 	}
 	return "ku." + variant + "@" + roleOf(m, i)
 }
@@ -278,10 +280,10 @@ func opEKU(m *caseModel, r *rand.Rand) string {
 	c := m.chain[i]
 	switch r.IntN(5) {
 	case 0:
-		c.dropExt(oidEKU)
+		c.dropExt(der.OIDEKU)
 		return "eku.remove@" + roleOf(m, i)
 	case 1:
-		c.setExt(&ext{oid: oidEKU, value: seq()})
+		c.setExt(&ext{oid: der.OIDEKU, value: der.Seq()})
 		return "eku.empty@" + roleOf(m, i)
 	}
 	n := 1 + r.IntN(3)
@@ -308,26 +310,26 @@ func opBC(m *caseModel, r *rand.Rand) string {
 		label string
 		value []byte
 	}{
-		{"ca-true", seq(boolean(true))}, {"ca-false", seq()}, {"ca-false-explicit", seq(boolean(false))},
-		{"ca-true-non-der", seq([]byte{0x01, 0x01, 0x01})}, {"pathlen-0", seq(boolean(true), integer(0))},
-		{"pathlen-1", seq(boolean(true), integer(1))}, {"pathlen-5", seq(boolean(true), integer(5))},
-		{"pathlen-neg", seq(boolean(true), integer(-1))}, {"pathlen-2^31", seq(boolean(true), integer(1<<31))},
-		{"pathlen-2^63-1", seq(boolean(true), integer(1<<63-1))}, {"pathlen-2^64", seq(boolean(true), bigInt(new(big.Int).Lsh(big.NewInt(1), 64)))},
-		{"pathlen-no-ca", seq(integer(0))}, {"pathlen-non-minimal", seq(boolean(true), []byte{0x02, 0x02, 0x00, 0x01})},
-		{"trailing", seq(boolean(true), integer(0), null())}, {"not-seq", boolean(true)}, {"empty-value", []byte{}},
+		{"ca-true", der.Seq(der.Bool(true))}, {"ca-false", der.Seq()}, {"ca-false-explicit", der.Seq(der.Bool(false))},
+		{"ca-true-non-der", der.Seq([]byte{0x01, 0x01, 0x01})}, {"pathlen-0", der.Seq(der.Bool(true), der.Int(0))},
+		{"pathlen-1", der.Seq(der.Bool(true), der.Int(1))}, {"pathlen-5", der.Seq(der.Bool(true), der.Int(5))},
+		{"pathlen-neg", der.Seq(der.Bool(true), der.Int(-1))}, {"pathlen-2^31", der.Seq(der.Bool(true), der.Int(1<<31))},
+		{"pathlen-2^63-1", der.Seq(der.Bool(true), der.Int(1<<63-1))}, {"pathlen-2^64", der.Seq(der.Bool(true), der.BigInt(new(big.Int).Lsh(big.NewInt(1), 64)))},
+		{"pathlen-no-ca", der.Seq(der.Int(0))}, {"pathlen-non-minimal", der.Seq(der.Bool(true), []byte{0x02, 0x02, 0x00, 0x01})},
+		{"trailing", der.Seq(der.Bool(true), der.Int(0), der.Null())}, {"not-seq", der.Bool(true)}, {"empty-value", []byte{}},
 	}
 	switch r.IntN(6) {
 	case 0:
-		c.dropExt(oidBC)
+		c.dropExt(der.OIDBC)
 		return "bc.remove@" + roleOf(m, i)
 	case 1:
-		if e := c.ext(oidBC); e != nil {
+		if e := c.ext(der.OIDBC); e != nil {
 			e.critical = !e.critical
 			return "bc.toggle-critical@" + roleOf(m, i)
 		}
 	}
 	v := variants[r.IntN(len(variants))]
-	c.setExt(&ext{oid: oidBC, critical: r.IntN(4) != 0, value: v.value})
+	c.setExt(&ext{oid: der.OIDBC, critical: r.IntN(4) != 0, value: v.value})
 	return "bc." + v.label + "@" + roleOf(m, i)
 }
 
@@ -336,20 +338,20 @@ var extOIDs = []struct {
 	oid   asn1.ObjectIdentifier
 	value []byte
 }{
-	{"unknown", asn1.ObjectIdentifier{1, 3, 6, 1, 4, 1, 55555, 1, 7}, null()},
-	{"unknown-2.5.29", asn1.ObjectIdentifier{2, 5, 29, 99}, null()},
-	{"policy-constraints", asn1.ObjectIdentifier{2, 5, 29, 36}, seq(tlv(0x80, []byte{0}))},
-	{"policy-constraints-inhibit", asn1.ObjectIdentifier{2, 5, 29, 36}, seq(tlv(0x81, []byte{0}))},
-	{"inhibit-any", asn1.ObjectIdentifier{2, 5, 29, 54}, integer(0)},
-	{"policy-mappings", asn1.ObjectIdentifier{2, 5, 29, 33}, seq(seq(oid(asn1.ObjectIdentifier{1, 2, 3, 4}), oid(asn1.ObjectIdentifier{1, 2, 3, 5})))},
-	{"netscape-type", asn1.ObjectIdentifier{2, 16, 840, 1, 113730, 1, 1}, bitString(0)},
-	{"ocsp-nocheck", asn1.ObjectIdentifier{1, 3, 6, 1, 5, 5, 7, 48, 1, 5}, null()},
-	{"subject-dir-attrs", asn1.ObjectIdentifier{2, 5, 29, 9}, seq(seq(oid(asn1.ObjectIdentifier{2, 5, 4, 3}), set(tlv(0x13, []byte("x")))))},
-	{"crl-dp", asn1.ObjectIdentifier{2, 5, 29, 31}, seq(seq(explicit(0, tlv(0xa0, tlv(0x86, []byte("http://crl.example.com/ca.crl"))))))},
-	{"aia", asn1.ObjectIdentifier{1, 3, 6, 1, 5, 5, 7, 1, 1}, seq(seq(oid(asn1.ObjectIdentifier{1, 3, 6, 1, 5, 5, 7, 48, 1}), tlv(0x86, []byte("http://ocsp.example.com"))))},
-	{"freshest-crl", asn1.ObjectIdentifier{2, 5, 29, 46}, seq()},
-	{"ct-poison", asn1.ObjectIdentifier{1, 3, 6, 1, 4, 1, 11129, 2, 4, 3}, null()},
-	{"issuer-alt-name", asn1.ObjectIdentifier{2, 5, 29, 18}, seq(tlv(0x82, []byte("ca.example.com")))},
+	{"unknown", asn1.ObjectIdentifier{1, 3, 6, 1, 4, 1, 55555, 1, 7}, der.Null()},
+	{"unknown-2.5.29", asn1.ObjectIdentifier{2, 5, 29, 99}, der.Null()},
+	{"policy-constraints", asn1.ObjectIdentifier{2, 5, 29, 36}, der.Seq(der.TLV(0x80, []byte{0}))},
+	{"policy-constraints-inhibit", asn1.ObjectIdentifier{2, 5, 29, 36}, der.Seq(der.TLV(0x81, []byte{0}))},
+	{"inhibit-any", asn1.ObjectIdentifier{2, 5, 29, 54}, der.Int(0)},
+	{"policy-mappings", asn1.ObjectIdentifier{2, 5, 29, 33}, der.Seq(der.Seq(der.OID(asn1.ObjectIdentifier{1, 2, 3, 4}), der.OID(asn1.ObjectIdentifier{1, 2, 3, 5})))},
+	{"netscape-type", asn1.ObjectIdentifier{2, 16, 840, 1, 113730, 1, 1}, der.BitString(0)},
+	{"ocsp-nocheck", asn1.ObjectIdentifier{1, 3, 6, 1, 5, 5, 7, 48, 1, 5}, der.Null()},
+	{"subject-dir-attrs", asn1.ObjectIdentifier{2, 5, 29, 9}, der.Seq(der.Seq(der.OID(asn1.ObjectIdentifier{2, 5, 4, 3}), der.Set(der.TLV(0x13, []byte("x")))))},
+	{"crl-dp", asn1.ObjectIdentifier{2, 5, 29, 31}, der.Seq(der.Seq(der.Explicit(0, der.TLV(0xa0, der.TLV(0x86, []byte("http://crl.example.com/ca.crl"))))))},
+	{"aia", asn1.ObjectIdentifier{1, 3, 6, 1, 5, 5, 7, 1, 1}, der.Seq(der.Seq(der.OID(asn1.ObjectIdentifier{1, 3, 6, 1, 5, 5, 7, 48, 1}), der.TLV(0x86, []byte("http://ocsp.example.com"))))},
+	{"freshest-crl", asn1.ObjectIdentifier{2, 5, 29, 46}, der.Seq()},
+	{"ct-poison", asn1.ObjectIdentifier{1, 3, 6, 1, 4, 1, 11129, 2, 4, 3}, der.Null()},
+	{"issuer-alt-name", asn1.ObjectIdentifier{2, 5, 29, 18}, der.Seq(der.TLV(0x82, []byte("ca.example.com")))},
 }
 
 func opExt(m *caseModel, r *rand.Rand) string {
@@ -366,7 +368,7 @@ func opExt(m *caseModel, r *rand.Rand) string {
 	case 1:
 		if len(c.exts) > 0 {
 			e := c.exts[r.IntN(len(c.exts))]
-			e.critRaw = boolean(false)
+			e.critRaw = der.Bool(false)
 			return "ext.explicit-false." + e.oid.String() + "@" + roleOf(m, i)
 		}
 	case 2:
@@ -405,9 +407,9 @@ func opPolicy(m *caseModel, r *rand.Rand) string {
 		label string
 		der   []byte
 	}{
-		{"any", oid(asn1.ObjectIdentifier{2, 5, 29, 32, 0})}, {"p1", oid(asn1.ObjectIdentifier{1, 2, 3, 4})},
-		{"ev", oid(asn1.ObjectIdentifier{2, 23, 140, 1, 2, 1})}, {"arc2^31", oidArcs(b(1), b(2), two31)},
-		{"arc2^64", oidArcs(b(1), b(2), two64)}, {"p2", oid(asn1.ObjectIdentifier{1, 2, 3, 5})},
+		{"any", der.OID(asn1.ObjectIdentifier{2, 5, 29, 32, 0})}, {"p1", der.OID(asn1.ObjectIdentifier{1, 2, 3, 4})},
+		{"ev", der.OID(asn1.ObjectIdentifier{2, 23, 140, 1, 2, 1})}, {"arc2^31", der.OIDArcs(b(1), b(2), two31)},
+		{"arc2^64", der.OIDArcs(b(1), b(2), two64)}, {"p2", der.OID(asn1.ObjectIdentifier{1, 2, 3, 5})},
 	}
 	n := r.IntN(3)
 	var infos [][]byte
@@ -416,10 +418,10 @@ func opPolicy(m *caseModel, r *rand.Rand) string {
 		p := pols[r.IntN(len(pols))]
 		info := [][]byte{p.der}
 		if r.IntN(4) == 0 {
-			info = append(info, seq(seq(oid(asn1.ObjectIdentifier{1, 3, 6, 1, 5, 5, 7, 2, 1}), tlv(0x16, []byte("https://cps.example.com")))))
+			info = append(info, der.Seq(der.Seq(der.OID(asn1.ObjectIdentifier{1, 3, 6, 1, 5, 5, 7, 2, 1}), der.TLV(0x16, []byte("https://cps.example.com")))))
 			label += ".q"
 		}
-		infos = append(infos, seq(info...))
+		infos = append(infos, der.Seq(info...))
 		label += "." + p.label
 	}
 	if r.IntN(10) == 0 {
@@ -429,6 +431,6 @@ func opPolicy(m *caseModel, r *rand.Rand) string {
 	if crit {
 		label += ".critical"
 	}
-	c.setExt(&ext{oid: asn1.ObjectIdentifier{2, 5, 29, 32}, critical: crit, value: seq(infos...)})
+	c.setExt(&ext{oid: asn1.ObjectIdentifier{2, 5, 29, 32}, critical: crit, value: der.Seq(infos...)})
 	return "policy" + label + "@" + roleOf(m, i)
 }

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"time"
 	"unicode/utf16"
+
+	"fabric-ops/tools/x509-oracle/internal/der"
 )
 
 func opKey(m *caseModel, r *rand.Rand) string {
@@ -55,16 +57,16 @@ func opVersion(m *caseModel, r *rand.Rand) string {
 		}
 		return "version.v" + itoa(v+1) + "@" + roleOf(m, i)
 	case 4:
-		c.versionRaw = explicit(0, integer(0))
+		c.versionRaw = der.Explicit(0, der.Int(0))
 		return "version.explicit-v1@" + roleOf(m, i)
 	case 5:
-		c.versionRaw = explicit(0, []byte{0x02, 0x02, 0x00, 0x02})
+		c.versionRaw = der.Explicit(0, []byte{0x02, 0x02, 0x00, 0x02})
 		return "version.non-minimal@" + roleOf(m, i)
 	case 6:
-		c.versionRaw = explicit(0, integer(-1))
+		c.versionRaw = der.Explicit(0, der.Int(-1))
 		return "version.negative@" + roleOf(m, i)
 	}
-	c.versionRaw = explicit(0, integer(1<<62))
+	c.versionRaw = der.Explicit(0, der.Int(1<<62))
 	return "version.huge@" + roleOf(m, i)
 }
 
@@ -77,27 +79,27 @@ func opValidity(m *caseModel, r *rand.Rand) string {
 		nb    []byte
 		na    []byte
 	}{
-		{"expired", nil, derTime(now.Add(-24 * time.Hour))},
-		{"not-yet-valid", derTime(now.Add(24 * time.Hour)), nil},
-		{"notafter-now", nil, derTime(now)},
-		{"notafter-now-1s", nil, derTime(now.Add(-time.Second))},
-		{"notbefore-now", derTime(now), nil},
-		{"notbefore-now+1s", derTime(now.Add(time.Second)), nil},
-		{"gentime-before-2050", genTime(now.Add(-24 * time.Hour)), nil},
-		{"utc-no-seconds", tlv(0x17, []byte(now.Add(-48*time.Hour).Format("0601021504Z"))), nil},
-		{"utc-offset", tlv(0x17, []byte(now.Add(-48*time.Hour).Format("060102150405")+"+0000")), nil},
-		{"gentime-fraction", nil, tlv(0x18, []byte("20300101000000.5Z"))},
-		{"gentime-no-z", nil, tlv(0x18, []byte("20300101000000"))},
-		{"utc-lower-z", tlv(0x17, []byte(now.Add(-48*time.Hour).Format("060102150405")+"z")), nil},
-		{"year-2049", nil, utcTime(time.Date(2049, 12, 31, 23, 59, 59, 0, time.UTC))},
-		{"year-2050-utc", nil, tlv(0x17, []byte("500101000000Z"))},
-		{"year-2050-gen", nil, genTime(time.Date(2050, 1, 1, 0, 0, 0, 0, time.UTC))},
-		{"year-9999", nil, tlv(0x18, []byte("99991231235959Z"))},
-		{"inverted", derTime(now.Add(48 * time.Hour)), derTime(now.Add(-48 * time.Hour))},
-		{"gentime-year-0", tlv(0x18, []byte("00000101000000Z")), nil},
-		{"utc-feb-30", tlv(0x17, []byte("250230000000Z")), nil},
-		{"utc-hour-24", tlv(0x17, []byte("250101240000Z")), nil},
-		{"wrong-tag", tlv(0x04, []byte("250101000000Z")), nil},
+		{"expired", nil, der.Time(now.Add(-24 * time.Hour))},
+		{"not-yet-valid", der.Time(now.Add(24 * time.Hour)), nil},
+		{"notafter-now", nil, der.Time(now)},
+		{"notafter-now-1s", nil, der.Time(now.Add(-time.Second))},
+		{"notbefore-now", der.Time(now), nil},
+		{"notbefore-now+1s", der.Time(now.Add(time.Second)), nil},
+		{"gentime-before-2050", der.GenTime(now.Add(-24 * time.Hour)), nil},
+		{"utc-no-seconds", der.TLV(0x17, []byte(now.Add(-48*time.Hour).Format("0601021504Z"))), nil},
+		{"utc-offset", der.TLV(0x17, []byte(now.Add(-48*time.Hour).Format("060102150405")+"+0000")), nil},
+		{"gentime-fraction", nil, der.TLV(0x18, []byte("20300101000000.5Z"))},
+		{"gentime-no-z", nil, der.TLV(0x18, []byte("20300101000000"))},
+		{"utc-lower-z", der.TLV(0x17, []byte(now.Add(-48*time.Hour).Format("060102150405")+"z")), nil},
+		{"year-2049", nil, der.UTCTime(time.Date(2049, 12, 31, 23, 59, 59, 0, time.UTC))},
+		{"year-2050-utc", nil, der.TLV(0x17, []byte("500101000000Z"))},
+		{"year-2050-gen", nil, der.GenTime(time.Date(2050, 1, 1, 0, 0, 0, 0, time.UTC))},
+		{"year-9999", nil, der.TLV(0x18, []byte("99991231235959Z"))},
+		{"inverted", der.Time(now.Add(48 * time.Hour)), der.Time(now.Add(-48 * time.Hour))},
+		{"gentime-year-0", der.TLV(0x18, []byte("00000101000000Z")), nil},
+		{"utc-feb-30", der.TLV(0x17, []byte("250230000000Z")), nil},
+		{"utc-hour-24", der.TLV(0x17, []byte("250101240000Z")), nil},
+		{"wrong-tag", der.TLV(0x04, []byte("250101000000Z")), nil},
 	}
 	v := variants[r.IntN(len(variants))]
 	if v.nb != nil {
@@ -186,9 +188,9 @@ func opSerial(m *caseModel, r *rand.Rand) string {
 		label string
 		der   []byte
 	}{
-		{"zero", integer(0)}, {"negative", integer(-5)}, {"20-bytes-high-bit", bigInt(big20)},
-		{"21-bytes", bigInt(new(big.Int).Lsh(big.NewInt(1), 167))}, {"non-minimal", []byte{0x02, 0x02, 0x00, 0x05}},
-		{"empty", []byte{0x02, 0x00}}, {"40-bytes", bigInt(new(big.Int).Lsh(big.NewInt(1), 318))},
+		{"zero", der.Int(0)}, {"negative", der.Int(-5)}, {"20-bytes-high-bit", der.BigInt(big20)},
+		{"21-bytes", der.BigInt(new(big.Int).Lsh(big.NewInt(1), 167))}, {"non-minimal", []byte{0x02, 0x02, 0x00, 0x05}},
+		{"empty", []byte{0x02, 0x00}}, {"40-bytes", der.BigInt(new(big.Int).Lsh(big.NewInt(1), 318))},
 		{"same-as-issuer", nil},
 	}
 	v := variants[r.IntN(len(variants))]
@@ -207,16 +209,16 @@ func opUID(m *caseModel, r *rand.Rand) string {
 	c := m.chain[i]
 	switch r.IntN(4) {
 	case 0:
-		c.uids = tlv(0x81, []byte{0, 0xaa})
+		c.uids = der.TLV(0x81, []byte{0, 0xaa})
 		return "uid.issuer@" + roleOf(m, i)
 	case 1:
-		c.uids = tlv(0x82, []byte{0, 0xbb})
+		c.uids = der.TLV(0x82, []byte{0, 0xbb})
 		return "uid.subject@" + roleOf(m, i)
 	case 2:
-		c.uids = concat(tlv(0x81, []byte{0, 0xaa}), tlv(0x82, []byte{0, 0xbb}))
+		c.uids = concat(der.TLV(0x81, []byte{0, 0xaa}), der.TLV(0x82, []byte{0, 0xbb}))
 		return "uid.both@" + roleOf(m, i)
 	}
-	c.uids = tlv(0xa1, tlv(0x03, []byte{0, 0xaa}))
+	c.uids = der.TLV(0xa1, der.TLV(0x03, []byte{0, 0xaa}))
 	return "uid.constructed@" + roleOf(m, i)
 }
 

@@ -7,6 +7,8 @@ import (
 	"encoding/asn1"
 	"strings"
 	"time"
+
+	"fabric-ops/tools/x509-oracle/internal/der"
 )
 
 type seedChain struct {
@@ -36,40 +38,40 @@ func uriName(s string) gname   { return gname{0x86, []byte(s)} }
 func ipName(b []byte) gname    { return gname{0x87, b} }
 
 func kuExt(critical bool, bits ...int) *ext {
-	return &ext{oid: oidKU, critical: critical, value: bitString(bits...)}
+	return &ext{oid: der.OIDKU, critical: critical, value: der.BitString(bits...)}
 }
 
 func ekuExt(oids ...asn1.ObjectIdentifier) *ext {
 	var parts [][]byte
 	for _, o := range oids {
-		parts = append(parts, oid(o))
+		parts = append(parts, der.OID(o))
 	}
-	return &ext{oid: oidEKU, value: seq(parts...)}
+	return &ext{oid: der.OIDEKU, value: der.Seq(parts...)}
 }
 
 func bcExt(ca bool, pathLen int) *ext {
 	var parts [][]byte
 	if ca {
-		parts = append(parts, boolean(true))
+		parts = append(parts, der.Bool(true))
 	}
 	if pathLen >= 0 {
-		parts = append(parts, integer(int64(pathLen)))
+		parts = append(parts, der.Int(int64(pathLen)))
 	}
-	return &ext{oid: oidBC, critical: true, value: seq(parts...)}
+	return &ext{oid: der.OIDBC, critical: true, value: der.Seq(parts...)}
 }
 
-func sanExt(names ...gname) *ext { return &ext{oid: oidSAN, san: names} }
+func sanExt(names ...gname) *ext { return &ext{oid: der.OIDSAN, san: names} }
 
 func caCert(kr *keyRing, now time.Time, keyName string, serial int64, subject []attr, pathLen int, days int) *cert {
 	return &cert{
-		version: 2, serial: integer(serial), subject: subject,
-		notBefore: derTime(dayTime(now, -days/10)), notAfter: derTime(dayTime(now, days)),
+		version: 2, serial: der.Int(serial), subject: subject,
+		notBefore: der.Time(dayTime(now, -days/10)), notAfter: der.Time(dayTime(now, days)),
 		key: kr.byName[keyName],
 		exts: []*ext{
 			kuExt(true, 0, 5, 6),
 			bcExt(true, pathLen),
-			{oid: oidSKID},
-			{oid: oidAKID},
+			{oid: der.OIDSKID},
+			{oid: der.OIDAKID},
 		},
 		akidAuto: true, skidAuto: true,
 	}
@@ -77,14 +79,14 @@ func caCert(kr *keyRing, now time.Time, keyName string, serial int64, subject []
 
 func leafCert(kr *keyRing, now time.Time, keyName string, serial int64, subject []attr, names ...gname) *cert {
 	c := &cert{
-		version: 2, serial: integer(serial), subject: subject,
-		notBefore: derTime(dayTime(now, -30)), notAfter: derTime(dayTime(now, 335)),
+		version: 2, serial: der.Int(serial), subject: subject,
+		notBefore: der.Time(dayTime(now, -30)), notAfter: der.Time(dayTime(now, 335)),
 		key: kr.byName[keyName],
 		exts: []*ext{
 			kuExt(true, 0),
 			ekuExt(ekuServer, ekuClient),
 			bcExt(false, -1),
-			{oid: oidAKID},
+			{oid: der.OIDAKID},
 		},
 		akidAuto: true,
 	}
@@ -95,11 +97,11 @@ func leafCert(kr *keyRing, now time.Time, keyName string, serial int64, subject 
 }
 
 func fabricSubject(org, ou, cn string) []attr {
-	s := []attr{printable(oidC, "US"), printable(oidST, "California"), printable(oidL, "San Francisco"), printable(oidO, org)}
+	s := []attr{printable(der.OIDC, "US"), printable(oidST, "California"), printable(oidL, "San Francisco"), printable(der.OIDO, org)}
 	if ou != "" {
-		s = append(s, printable(oidOU, ou))
+		s = append(s, printable(der.OIDOU, ou))
 	}
-	return append(s, printable(oidCN, cn))
+	return append(s, printable(der.OIDCN, cn))
 }
 
 func subtreeOf(g gname) subtree { return subtree{base: g} }
@@ -109,7 +111,7 @@ func seeds(kr *keyRing, now time.Time) []seedChain {
 	add := func(name, domain, host string, ip []byte, chain ...*cert) {
 		// The root is self-issued: no AKID pointing elsewhere.
 		root := chain[len(chain)-1]
-		root.dropExt(oidAKID)
+		root.dropExt(der.OIDAKID)
 		out = append(out, seedChain{name: name, chain: chain, domain: domain, host: host, ip: ip})
 	}
 	ip4 := func(a, b, c, d byte) []byte { return []byte{a, b, c, d} }
@@ -125,9 +127,9 @@ func seeds(kr *keyRing, now time.Time) []seedChain {
 	// fabric-ca: a root with pathLen 1, an intermediate CA, an enrolled client with attributes.
 	{
 		d := "org2.example.com"
-		root := caCert(kr, now, "p256-2", 200, []attr{printable(oidC, "US"), printable(oidST, "North Carolina"), printable(oidO, "Hyperledger"), printable(oidOU, "Fabric"), printable(oidCN, "fabric-ca-server")}, 1, 5475)
-		inter := caCert(kr, now, "p256-3", 201, []attr{printable(oidC, "US"), printable(oidST, "North Carolina"), printable(oidO, "Hyperledger"), printable(oidOU, "client"), printable(oidCN, "ica.org2")}, 0, 1825)
-		leaf := leafCert(kr, now, "p256-4", 202, []attr{printable(oidC, "US"), printable(oidO, "Hyperledger"), printable(oidOU, "client"), printable(oidOU, "org2"), utf8(oidCN, "user1")}, dnsName("client1."+d))
+		root := caCert(kr, now, "p256-2", 200, []attr{printable(der.OIDC, "US"), printable(oidST, "North Carolina"), printable(der.OIDO, "Hyperledger"), printable(der.OIDOU, "Fabric"), printable(der.OIDCN, "fabric-ca-server")}, 1, 5475)
+		inter := caCert(kr, now, "p256-3", 201, []attr{printable(der.OIDC, "US"), printable(oidST, "North Carolina"), printable(der.OIDO, "Hyperledger"), printable(der.OIDOU, "client"), printable(der.OIDCN, "ica.org2")}, 0, 1825)
+		leaf := leafCert(kr, now, "p256-4", 202, []attr{printable(der.OIDC, "US"), printable(der.OIDO, "Hyperledger"), printable(der.OIDOU, "client"), printable(der.OIDOU, "org2"), utf8(der.OIDCN, "user1")}, dnsName("client1."+d))
 		leaf.exts = append(leaf.exts, &ext{oid: asn1.ObjectIdentifier{1, 2, 3, 4, 5, 6, 7, 8, 1}, value: []byte(`{"attrs":{"hf.Affiliation":"org2","hf.EnrollmentID":"user1","hf.Type":"client"}}`)})
 		add("fabric-ca-ec", d, "client1."+d, ip4(10, 2, 0, 9), leaf, inter, root)
 	}
@@ -143,7 +145,7 @@ func seeds(kr *keyRing, now time.Time) []seedChain {
 	{
 		d := "org4.example.com"
 		root := caCert(kr, now, "p384-0", 400, fabricSubject(d, "", "nc-root."+d), -1, 3650)
-		root.exts = append(root.exts, &ext{oid: oidNC, critical: true, nc: &ncModel{
+		root.exts = append(root.exts, &ext{oid: der.OIDNC, critical: true, nc: &ncModel{
 			permitted: []subtree{subtreeOf(dnsName(d)), subtreeOf(emailName(d)), subtreeOf(uriName("." + d)), subtreeOf(ipName([]byte{10, 0, 0, 0, 255, 0, 0, 0}))},
 			excluded:  []subtree{subtreeOf(dnsName("bad." + d))},
 		}})
@@ -157,7 +159,7 @@ func seeds(kr *keyRing, now time.Time) []seedChain {
 		d := "org5.example.com"
 		root := caCert(kr, now, "rsa2048-"+itoa(keyIndex(kr, "rsa2048", 2)), 500, fabricSubject(d, "", "ca."+d), -1, 3650)
 		inter := caCert(kr, now, "p384-1", 501, fabricSubject(d, "", "ica."+d), 0, 1825)
-		inter.exts = append(inter.exts, &ext{oid: oidNC, nc: &ncModel{
+		inter.exts = append(inter.exts, &ext{oid: der.OIDNC, nc: &ncModel{
 			permitted: []subtree{subtreeOf(dnsName(".example.com")), subtreeOf(dnsName("example.com"))},
 			excluded:  []subtree{subtreeOf(dnsName("org2.example.com")), subtreeOf(emailName(".evil.example.com")), subtreeOf(ipName([]byte{192, 168, 0, 0, 255, 255, 0, 0}))},
 		}})
@@ -179,7 +181,7 @@ func seeds(kr *keyRing, now time.Time) []seedChain {
 		root := caCert(kr, now, "p256-1", 700, fabricSubject(d, "", "ca."+d), -1, 3650)
 		leaf := leafCert(kr, now, "rsa1024", 701, fabricSubject(d, "client", "User7@"+d), dnsName("peer0."+d))
 		leaf.key = kr.byName["rsa2048-"+itoa(keyIndex(kr, "rsa2048", 0))]
-		leaf.dropExt(oidEKU)
+		leaf.dropExt(der.OIDEKU)
 		add("direct-rsa-leaf", d, "peer0."+d, ip4(10, 7, 0, 1), leaf, root)
 	}
 	return out
