@@ -66,11 +66,29 @@ function useForTests<T>(what: string, make: () => Promise<T>, release: (value: T
   };
 }
 
-/** One per-run PKI for the test file: created before its tests, removed after them. */
-export function useTestPki(): () => TestPki {
+/** A test file's PKI with the certificates the file issued from it once: `pkiOf().issued`. */
+export type TestPkiWith<T> = TestPki & { readonly issued: T };
+
+/**
+ * One per-run PKI for the test file: created before its tests, removed after them. `issue`, when
+ * given, makes the file's own certificates from it in the same hook (under `issued`), so a file
+ * declares what it needs once instead of a `let` and a `beforeAll` for each.
+ */
+export function useTestPki(): () => TestPki;
+export function useTestPki<T>(issue: (pki: TestPki) => Promise<T>): () => TestPkiWith<T>;
+export function useTestPki<T>(issue?: (pki: TestPki) => Promise<T>): () => TestPki | TestPkiWith<T> {
   return useForTests(
     'useTestPki',
-    () => createTestPki(),
+    async () => {
+      const pki = await createTestPki();
+      if (issue === undefined) return pki;
+      try {
+        return { ...pki, issued: await issue(pki) };
+      } catch (error) {
+        await pki.cleanup();
+        throw error;
+      }
+    },
     (pki) => pki.cleanup(),
   );
 }

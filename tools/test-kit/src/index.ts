@@ -24,7 +24,7 @@ export type { Defer } from './cleanup.ts';
 export { ordererYaml, peerCoreYaml, peerLauncher } from './peer-config.ts';
 export type { OrdererSetup, PeerLauncher, PeerSetup, PeerTlsFiles } from './peer-config.ts';
 export { useAppHarness, useRunningPeer, useStatsd, useTestPki } from './app-harness.ts';
-export type { AppHarness, RunningPeer } from './app-harness.ts';
+export type { AppHarness, RunningPeer, TestPkiWith } from './app-harness.ts';
 export { heapLimitsContract } from './heap-contract.ts';
 export { thrownCode } from './thrown.ts';
 export { udpLinesOnLoopback } from './udp-lines.ts';

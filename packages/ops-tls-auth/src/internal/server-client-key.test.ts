@@ -1,6 +1,6 @@
 import { connect } from 'node:tls';
-import { createTestPki, type PemPair, type TestPki } from '@fabric-ops/test-kit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useTestPki, type PemPair } from '@fabric-ops/test-kit';
+import { describe, expect, it } from 'vitest';
 import { loadTlsCredentials } from './credentials.ts';
 import { useTestServers, type StartedServer } from './test-server.ts';
 
@@ -8,20 +8,15 @@ import { useTestServers, type StartedServer } from './test-server.ts';
 // is checked with crypto/rsa, which refuses an RSA key under 1,024 bits (Go 1.24+), after the
 // chain has verified. OpenSSL checks that signature too, and admits such a key.
 
-let pki: TestPki;
-let rsa768: PemPair;
-let rsa512: PemPair;
-let rsa1024: PemPair;
-beforeAll(async () => {
-  pki = await createTestPki();
+const pkiOf = useTestPki(async (pki) => {
   const subject = { O: 'Org1', CN: 'small-key' };
-  [rsa768, rsa512, rsa1024] = await Promise.all([
+  const [rsa768, rsa512, rsa1024] = await Promise.all([
     pki.ca.issue('key-rsa-768', { subject, extendedKeyUsage: ['clientAuth'], keyType: 'rsa-768' }),
     pki.ca.issue('key-rsa-512', { subject, extendedKeyUsage: ['clientAuth'], keyType: 'rsa-512' }),
     pki.ca.issue('key-rsa-1024', { subject, extendedKeyUsage: ['clientAuth'], keyType: 'rsa-1024' }),
   ]);
-}, 60_000);
-afterAll(() => pki?.cleanup());
+  return { rsa768, rsa512, rsa1024 };
+});
 
 const start = useTestServers();
 
@@ -34,7 +29,7 @@ function served(target: StartedServer, client: PemPair, version: 'TLSv1.2' | 'TL
       port: target.port,
       cert: client.cert,
       key: client.key,
-      ca: pki.ca.cert,
+      ca: pkiOf().ca.cert,
       servername: 'localhost',
       minVersion: version,
       maxVersion: version,
@@ -50,12 +45,12 @@ function served(target: StartedServer, client: PemPair, version: 'TLSv1.2' | 'TL
 
 describe('createTlsServer: the client key at the handshake signature', () => {
   for (const [version, client, bits] of [
-    ['TLSv1.3', () => rsa768, 768],
-    ['TLSv1.2', () => rsa768, 768],
-    ['TLSv1.2', () => rsa512, 512],
+    ['TLSv1.3', () => pkiOf().issued.rsa768, 768],
+    ['TLSv1.2', () => pkiOf().issued.rsa768, 768],
+    ['TLSv1.2', () => pkiOf().issued.rsa512, 512],
   ] as const) {
     it(`refuses a ${bits}-bit RSA client whose chain verifies (${version}), with Go's text`, async () => {
-      const target = await start({ credentials: loadTlsCredentials({ certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientRootCAs: [pki.ca.certFile] }) });
+      const target = await start({ credentials: loadTlsCredentials({ ...pkiOf().serverTls }) });
       expect(await served(target, client(), version)).not.toContain('CN=small-key');
       await expect.poll(() => target.lines.length).toBe(1);
       expect(target.lines[0]!.message).toMatch(
@@ -67,9 +62,9 @@ describe('createTlsServer: the client key at the handshake signature', () => {
   }
 
   it('admits a 1,024-bit RSA client (TLS 1.3 and 1.2)', async () => {
-    const target = await start({ credentials: loadTlsCredentials({ certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientRootCAs: [pki.ca.certFile] }) });
-    expect(await served(target, rsa1024, 'TLSv1.3')).toContain('CN=small-key');
-    expect(await served(target, rsa1024, 'TLSv1.2')).toContain('CN=small-key');
+    const target = await start({ credentials: loadTlsCredentials({ ...pkiOf().serverTls }) });
+    expect(await served(target, pkiOf().issued.rsa1024, 'TLSv1.3')).toContain('CN=small-key');
+    expect(await served(target, pkiOf().issued.rsa1024, 'TLSv1.2')).toContain('CN=small-key');
     expect(target.lines).toEqual([]);
   });
 });
