@@ -99,7 +99,11 @@ function connectionKey(socket: Socket): string {
   return `${socket.remoteAddress ?? ''}|${socket.remotePort ?? 0}`;
 }
 
+/** OpenSSL's stateless ticket holds the client's leaf and cannot be built past 65,280 bytes (Go's has no such limit). */
+const TICKET_TOO_LARGE = 'tls: internal error: the client certificate does not fit in a TLS session ticket (OpenSSL)';
+
 function errorReason(error: Error & { reason?: unknown; code?: unknown }): string {
+  if (error.message.includes('construct_stateless_ticket')) return TICKET_TOO_LARGE;
   if (error.code === 'ERR_SSL_PEER_DID_NOT_RETURN_A_CERTIFICATE') return NO_CERTIFICATE_REASON;
   if (typeof error.reason === 'string' && error.reason !== '') return `tls: ${error.reason}`;
   if (error.code === 'ECONNRESET') return 'EOF';
@@ -241,16 +245,14 @@ export function createTlsServerWith(options: TlsServerOptions, onRequest: Reques
 /**
  * Errors on an admitted connection. A renegotiation attempt ends it at once, whatever the HTTP
  * layer does with the error: Go servers never renegotiate, and the verified identity must not
- * change. A TLS 1.3 session ticket OpenSSL cannot build (its stateless ticket holds the client's
- * leaf and must fit 65,280 bytes, so a client certificate of ~64 KiB or more) ends the connection
- * before its first response with an internal_error alert; Go's ticket has no such limit, so the
- * line logged says what happened instead of quoting Go.
+ * change. A session ticket OpenSSL cannot build (TICKET_TOO_LARGE: a client certificate of ~64
+ * KiB or more) ends a TLS 1.3 connection before its first response with an internal_error alert
+ * (a TLS 1.2 one fails its handshake); the line logged says what happened instead of quoting Go.
  */
 function onAdmittedError(state: ServerState, socket: TLSSocket): (error: Error & { code?: string }) => void {
   return (error) => {
     if (error.code === 'ERR_TLS_RENEGOTIATION_DISABLED' || error.code === 'ERR_TLS_SESSION_ATTACK') socket.destroy();
-    else if (error.message.includes('construct_stateless_ticket'))
-      state.logFailure(remoteOf(state, socket), 'tls: internal error: the client certificate does not fit in a TLS 1.3 session ticket (OpenSSL)');
+    else if (error.message.includes('construct_stateless_ticket')) state.logFailure(remoteOf(state, socket), TICKET_TOO_LARGE);
   };
 }
 
