@@ -1,3 +1,3 @@
-export { createClientTrustPool, verifyClientChain, verifyClientChainUntil, verifyClientChainWithin } from './internal/x509/client-chain.ts';
+export { clientTrustPoolSteps, createClientTrustPool, verifyClientChain, verifyClientChainUntil, verifyClientChainWithin } from './internal/x509/client-chain.ts';
 export type { ClientChainVerdict, ClientTrustPool, SignatureLimits, TimedClientChainVerdict } from './internal/x509/client-chain.ts';
 export { certificateMessageLength, clientCertificateMessageProblem, MAX_HANDSHAKE_MESSAGE_BYTES } from './internal/certificate-message.ts';

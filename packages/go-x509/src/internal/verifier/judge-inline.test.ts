@@ -2,7 +2,7 @@ import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { useTestPki, type TestPki } from '@fabric-ops/test-kit';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createChainJudge, DEFAULT_INLINE_LIMITS, type ChainJudge, type ChainJudgeOptions } from './judge.ts';
+import { createChainJudge, DEFAULT_INLINE_LIMITS, TRUST_SLICE_BLOCKS, type ChainJudge, type ChainJudgeOptions } from './judge.ts';
 
 // The verdicts taken on the calling thread (verdictNow), with real certificates and the real
 // verifier thread behind them for what is not decided inline.
@@ -81,6 +81,34 @@ describe('ChainJudge.verdictNow', () => {
     expect(judge.verdictNow(goodWithCa)).toEqual({ accept: true });
     judge.setTrust(large);
     expect(judge.verdictNow(rogue)).toBeUndefined();
+  });
+
+  it('after a reload, builds its pool in slices of TRUST_SLICE_BLOCKS blocks, one per turn of the event loop; meanwhile the threads decide under the new trust, whole', async () => {
+    const judge = make({}, [rogueText]);
+    // 301 blocks: about 40 ms in one stretch when built at once (Node 20)
+    const many = [rogueText.repeat(300), caText];
+    judge.setTrust(many);
+    expect(judge.verdictNow(good)).toBeUndefined();
+    const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+    await turn();
+    expect(judge.verdictNow(goodWithCa)).toBeUndefined();
+    // never under the old trust (the rogue CA alone refuses the good client), never under part
+    // of the new (the real CA that admits it comes last)
+    expect(await judge.judge(good)).toEqual({ accept: true });
+    let turns = 1;
+    while (judge.verdictNow(goodWithCa) === undefined && turns < 1000) {
+      await turn();
+      turns += 1;
+    }
+    expect(judge.verdictNow(goodWithCa)).toEqual({ accept: true });
+    expect(turns).toBeGreaterThanOrEqual(Math.floor(301 / TRUST_SLICE_BLOCKS) / 2);
+    expect(judge.verdictNow(rogue)).toEqual({ accept: true });
+
+    // A newer trust abandons the build: the pool completed is the newest's.
+    judge.setTrust(many);
+    judge.setTrust([caText]);
+    for (let i = 0; i < 30; i++) await turn();
+    expect(judge.verdictNow(rogue)?.accept).toBe(false);
   });
 
   it('gives nothing once closed', async () => {

@@ -1,4 +1,4 @@
-import { createClientTrustPool, verifyClientChainWithin, type ClientTrustPool } from '@fabric-ops/go-x509';
+import { clientTrustPoolSteps, verifyClientChainWithin, type ClientTrustPool } from '@fabric-ops/go-x509';
 import { createJobQueue, type JobQueue, type QueuedJob } from './job-queue.ts';
 import { failingFile } from './trust-check.ts';
 import { chainKey, createVerdictCache, type Verdict, type VerdictCache } from './verdict-cache.ts';
@@ -47,9 +47,10 @@ export interface ChainJudgeOptions {
  * cheap chains takes no more of the event loop than that and the rest wait for a thread, fairly
  * queued, as before. The default, a tenth of each second, is less than the TLS handshakes that
  * bring those chains cost the same thread (about 2 ms each). The pool inline checks use is built
- * on the calling thread when the trust is given, about 0.1 ms per CA, so only CA texts of at most
- * `maxTrustBytes` get one (256 KiB: some 400 CAs, more than Mozilla's whole bundle); with more,
- * every chain goes to the threads, which build their pools off the event loop.
+ * on the calling thread when the trust is given, 0.1 to 0.2 ms per CA (after a reload in slices
+ * of at most TRUST_SLICE_BLOCKS CAs, chains going to the threads meanwhile), so only CA texts of
+ * at most `maxTrustBytes` get one (256 KiB: some 400 CAs, more than Mozilla's whole bundle); with
+ * more, every chain goes to the threads, which build their pools off the event loop.
  */
 export interface InlineLimits {
   readonly maxSignatureChecks: number;
@@ -84,7 +85,10 @@ export interface ChainJudge {
    * check (InlineLimits), then cached; undefined when `judge` must decide it on a thread.
    */
   verdictNow(presented: readonly Uint8Array[]): Verdict | undefined;
-  /** New CA texts: every verdict given from now on is taken under them; cached verdicts are dropped. */
+  /**
+   * New CA texts: every verdict given from now on is taken under them; cached verdicts are
+   * dropped. Returns at once: the inline pool is built in slices afterwards (see InlineLimits).
+   */
   setTrust(pemTexts: readonly string[]): void;
   /** Chains queued or being checked. */
   readonly waiting: number;
@@ -383,6 +387,45 @@ function newJob(state: JudgeState, key: string, presented: readonly Uint8Array[]
   };
 }
 
+/**
+ * While the inline pool is built after a reload, a turn of the event loop reads at most this many
+ * PEM blocks (0.1 to 0.4 ms each for a CA certificate).
+ */
+export const TRUST_SLICE_BLOCKS = 16;
+
+/**
+ * The pool inline checks use, built once per trust generation, when the trust is given: a bad CA
+ * file is reported then rather than at the first client certificate. When the judge is made
+ * (before it serves) it is built at once; after a reload, in slices between the server's other
+ * work, and until it is complete every chain goes to the verifier threads, which hold the new
+ * trust whole from the moment it is given: no verdict is taken under a half-built pool, nor
+ * under the old one once the new is given. A newer trust abandons the build.
+ */
+function buildInlinePool(state: JudgeState, atOnce: boolean): void {
+  state.inlinePool = undefined;
+  const maxTrustBytes = state.inline?.maxTrustBytes ?? DEFAULT_INLINE_LIMITS.maxTrustBytes!;
+  if (state.inline === undefined || state.trust.reduce((bytes, text) => bytes + text.length, 0) > maxTrustBytes) return;
+  const { generation, trust } = state;
+  const steps = clientTrustPoolSteps(trust);
+  const slice = (): void => {
+    if (state.closed || generation !== state.generation) return;
+    try {
+      for (let blocks = 0; atOnce || blocks < TRUST_SLICE_BLOCKS; blocks++) {
+        const step = steps.next();
+        if (step.done === true) {
+          state.inlinePool = step.value;
+          return;
+        }
+      }
+    } catch (error) {
+      reportTrustProblem(state, generation, (error as Error).message, failingFile(trust));
+      return;
+    }
+    setImmediate(slice).unref();
+  };
+  slice();
+}
+
 async function closeJudge(state: JudgeState): Promise<void> {
   state.closed = true;
   for (const slot of state.threads.slots) {
@@ -437,18 +480,7 @@ export function createChainJudge(pemTexts: readonly string[], options: ChainJudg
     onMessage: (slot, message) => onMessage(state, slot, message),
     onLost: (slot, reason) => onLost(state, slot, reason),
   });
-  /** The pool inline checks use, built once per trust generation, when the trust is given: a bad CA file is reported then rather than at the first client certificate. */
-  const buildInlinePool = (): void => {
-    state.inlinePool = undefined;
-    const maxTrustBytes = state.inline?.maxTrustBytes ?? DEFAULT_INLINE_LIMITS.maxTrustBytes!;
-    if (state.inline === undefined || state.trust.reduce((bytes, text) => bytes + text.length, 0) > maxTrustBytes) return;
-    try {
-      state.inlinePool = createClientTrustPool(state.trust);
-    } catch (error) {
-      reportTrustProblem(state, state.generation, (error as Error).message, failingFile(state.trust));
-    }
-  };
-  buildInlinePool();
+  buildInlinePool(state, true);
 
   return {
     judge(presented, request = {}) {
@@ -478,7 +510,7 @@ export function createChainJudge(pemTexts: readonly string[], options: ChainJudg
       state.trust = [...texts];
       state.generation += 1;
       state.cache.clear();
-      buildInlinePool();
+      buildInlinePool(state, false);
       // Messages to a thread arrive in order: every check it starts from now on uses the new pool.
       // A check already running answers with the old generation and is checked again.
       state.threads.broadcastTrust(state.generation, state.trust);

@@ -1,4 +1,4 @@
-import { appendCertsFromPem, CertPool, type SkippedBlock } from './pool.ts';
+import { appendCertsFromPemSteps, CertPool, type SkippedBlock } from './pool.ts';
 import type { Certificate } from './certificate.ts';
 import { rsaKeyProblem } from './signature.ts';
 import { nextValidityChange, OverLimits, verifyPresented, type ClientChainVerdict, type SignatureLimits } from './verify.ts';
@@ -33,11 +33,22 @@ const pools = new WeakMap<ClientTrustPool, CertPool>();
  * by Go's parser; blocks it cannot use are skipped and listed, never fatal.
  */
 export function createClientTrustPool(pemTexts: readonly string[]): ClientTrustPool {
+  const steps = clientTrustPoolSteps(pemTexts);
+  for (;;) {
+    const step = steps.next();
+    if (step.done === true) return step.value;
+  }
+}
+
+/**
+ * `createClientTrustPool` one PEM block at a time: each `next()` reads one block, the last returns
+ * the pool. A caller on an event loop builds a large pool in slices between other work; nothing
+ * can use the pool before it is complete.
+ */
+export function* clientTrustPoolSteps(pemTexts: readonly string[]): Generator<void, ClientTrustPool> {
   const pool = new CertPool();
   const skipped: SkippedBlock[] = [];
-  pemTexts.forEach((text, file) => {
-    appendCertsFromPem(pool, text, file, skipped);
-  });
+  for (const [file, text] of pemTexts.entries()) yield* appendCertsFromPemSteps(pool, text, file, skipped);
   const handle: ClientTrustPool = Object.freeze({ size: pool.length, skipped: Object.freeze(skipped) });
   pools.set(handle, pool);
   return handle;

@@ -68,11 +68,15 @@ export interface SkippedBlock {
   readonly reason: string;
 }
 
-/** AppendCertsFromPEM over one file's text (Latin-1 of its bytes, or plain text for ASCII PEM). */
-export function appendCertsFromPem(pool: CertPool, text: string, file: number, skipped: SkippedBlock[]): boolean {
+/**
+ * AppendCertsFromPEM over one file's text (Latin-1 of its bytes, or plain text for ASCII PEM),
+ * pausing after each PEM block so that a caller can spread a large file over several turns of
+ * its event loop.
+ */
+export function* appendCertsFromPemSteps(pool: CertPool, text: string, file: number, skipped: SkippedBlock[]): Generator<void, boolean> {
   let rest = latin1(text);
   let ok = false;
-  while (rest.length > 0) {
+  for (; rest.length > 0; yield) {
     const decoded = decodePem(rest);
     if (decoded === undefined) break;
     rest = decoded.rest;
