@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { send, useAppHarness, useTestPki } from '@fabric-ops/test-kit';
+import { effectiveConfigPage, send, useAppHarness, useTestPki } from '@fabric-ops/test-kit';
 import { describe, expect, it } from 'vitest';
 
 const BIN = fileURLToPath(new URL('../dist/bin.cjs', import.meta.url));
@@ -69,36 +69,14 @@ describe('orderer configuration through the bin', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(
-      [
-        `# effective orderer configuration, read from ${join(dir, 'orderer.yaml')}`,
-        '# each value is followed by where it came from: default, file, or env <VARIABLE>',
-        'Operations:',
-        '  ListenAddress: "127.0.0.1:8443"  # file',
-        '  TLS:',
-        '    Enabled: false  # default',
-        '    Certificate: ""  # default',
-        '    PrivateKey: ""  # default',
-        '    ClientAuthRequired: false  # default',
-        '    ClientRootCAs: ["a.pem", "b.pem"]  # env ORDERER_OPERATIONS_TLS_CLIENTROOTCAS',
-        '  Health:',
-        '    CheckTimeout: "5s"  # default',
-        '    CacheTTL: "1m0s"  # env ORDERER_OPERATIONS_HEALTH_CACHETTL',
-        '    CheckInterval: "0s"  # default',
-        'Metrics:',
-        '  Provider: "statsd"  # file',
-        '  Statsd:',
-        '    Network: "udp"  # default',
-        '    Address: "127.0.0.1:8125"  # file',
-        '    WriteInterval: "1m30s"  # env ORDERER_METRICS_STATSD_WRITEINTERVAL',
-        '    Prefix: ""  # default',
-        '  OTLP:',
-        '    Enabled: false  # default',
-        '    Endpoint: "http://localhost:4318/v1/metrics"  # default',
-        '    Headers: ""  # default',
-        '    Timeout: "10s"  # default',
-        '    Interval: "1m0s"  # default',
-        '',
-      ].join('\n'),
+      effectiveConfigPage('orderer', join(dir, 'orderer.yaml'), {
+        'Operations.ListenAddress': '"127.0.0.1:8443"  # file',
+        'Operations.TLS.ClientRootCAs': '["a.pem", "b.pem"]  # env ORDERER_OPERATIONS_TLS_CLIENTROOTCAS',
+        'Operations.Health.CacheTTL': '"1m0s"  # env ORDERER_OPERATIONS_HEALTH_CACHETTL',
+        'Metrics.Provider': '"statsd"  # file',
+        'Metrics.Statsd.Address': '"127.0.0.1:8125"  # file',
+        'Metrics.Statsd.WriteInterval': '"1m30s"  # env ORDERER_METRICS_STATSD_WRITEINTERVAL',
+      }),
     );
   });
 

@@ -3,7 +3,7 @@ import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { send, useAppHarness, useTestPki } from '@fabric-ops/test-kit';
+import { effectiveConfigPage, send, useAppHarness, useTestPki } from '@fabric-ops/test-kit';
 import { describe, expect, it } from 'vitest';
 
 const BIN = fileURLToPath(new URL('../dist/bin.cjs', import.meta.url));
@@ -102,41 +102,13 @@ describe('peer configuration through the bin', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(
-      [
-        `# effective peer configuration, read from ${join(dir, 'core.yaml')}`,
-        '# each value is followed by where it came from: default, file, or env <VARIABLE>',
-        'operations:',
-        '  listenAddress: "127.0.0.1:9443"  # file',
-        '  tls:',
-        '    enabled: false  # default',
-        '    cert:',
-        '      file: ""  # default',
-        '    key:',
-        '      file: ""  # default',
-        '    clientAuthRequired: false  # default',
-        '    clientRootCAs:',
-        `      files: ["${join(dir, 'a.pem')}", "/abs/b.pem"]  # env CORE_OPERATIONS_TLS_CLIENTROOTCAS_FILES`,
-        '  health:',
-        '    checkTimeout: "2s"  # file',
-        '    cacheTTL: "0s"  # default',
-        '    checkInterval: "0s"  # default',
-        'metrics:',
-        '  provider: "prometheus"  # file',
-        '  statsd:',
-        '    network: "udp"  # default',
-        '    address: "127.0.0.1:8125"  # default',
-        '    writeInterval: "10s"  # default',
-        '    prefix: "org1_peer0"  # env CORE_METRICS_STATSD_PREFIX',
-        '  otlp:',
-        '    enabled: false  # default',
-        '    endpoint: "http://localhost:4318/v1/metrics"  # default',
-        '    headers: ""  # default',
-        '    timeout: "10s"  # default',
-        '    interval: "1m0s"  # default',
-        'vm:',
-        '  endpoint: "unix:///var/run/docker.sock"  # default',
-        '',
-      ].join('\n'),
+      effectiveConfigPage('peer', join(dir, 'core.yaml'), {
+        'operations.listenAddress': '"127.0.0.1:9443"  # file',
+        'operations.tls.clientRootCAs.files': `["${join(dir, 'a.pem')}", "/abs/b.pem"]  # env CORE_OPERATIONS_TLS_CLIENTROOTCAS_FILES`,
+        'operations.health.checkTimeout': '"2s"  # file',
+        'metrics.provider': '"prometheus"  # file',
+        'metrics.statsd.prefix': '"org1_peer0"  # env CORE_METRICS_STATSD_PREFIX',
+      }),
     );
   });
 

@@ -25,6 +25,7 @@ export { ordererYaml, peerCoreYaml, peerLauncher } from './peer-config.ts';
 export type { OrdererSetup, PeerLauncher, PeerSetup, PeerTlsFiles } from './peer-config.ts';
 export { useAppHarness, useRunningPeer, useStatsd, useTestPki } from './app-harness.ts';
 export type { AppHarness, RunningPeer, TestPkiWith } from './app-harness.ts';
+export { effectiveConfigPage } from './effective-config.ts';
 export { heapLimitsContract } from './heap-contract.ts';
 export { thrownCode } from './thrown.ts';
 export { udpLinesOnLoopback } from './udp-lines.ts';

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { effectiveConfigPage } from '@fabric-ops/test-kit';
 import { describe, expect, it } from 'vitest';
 import { resolveConfigText } from './load.ts';
 import { renderEffectiveConfig } from './print.ts';
@@ -13,77 +14,28 @@ describe('renderEffectiveConfig', () => {
       env: { CORE_OPERATIONS_TLS_CLIENTROOTCAS_FILES: 'ca/one.pem /abs/two.pem', CORE_METRICS_STATSD_WRITEINTERVAL: '1m30s', CORE_OPERATIONS_HEALTH_CACHETTL: '250ms' },
     });
     expect(renderEffectiveConfig(loaded)).toBe(
-      [
-        '# effective peer configuration, read from /etc/hyperledger/fabric/core.yaml',
-        '# each value is followed by where it came from: default, file, or env <VARIABLE>',
-        'operations:',
-        '  listenAddress: "127.0.0.1:9443"  # file',
-        '  tls:',
-        '    enabled: false  # file',
-        '    cert:',
-        '      file: ""  # default',
-        '    key:',
-        '      file: ""  # default',
-        '    clientAuthRequired: false  # file',
-        '    clientRootCAs:',
-        '      files: ["/etc/hyperledger/fabric/ca/one.pem", "/abs/two.pem"]  # env CORE_OPERATIONS_TLS_CLIENTROOTCAS_FILES',
-        '  health:',
-        '    checkTimeout: "5s"  # default',
-        '    cacheTTL: "250ms"  # env CORE_OPERATIONS_HEALTH_CACHETTL',
-        '    checkInterval: "0s"  # default',
-        'metrics:',
-        '  provider: "disabled"  # file',
-        '  statsd:',
-        '    network: "udp"  # file',
-        '    address: "127.0.0.1:8125"  # file',
-        '    writeInterval: "1m30s"  # env CORE_METRICS_STATSD_WRITEINTERVAL',
-        '    prefix: ""  # default',
-        '  otlp:',
-        '    enabled: false  # default',
-        '    endpoint: "http://localhost:4318/v1/metrics"  # default',
-        '    headers: ""  # default',
-        '    timeout: "10s"  # default',
-        '    interval: "1m0s"  # default',
-        'vm:',
-        '  endpoint: "unix:///var/run/docker.sock"  # file',
-        '',
-      ].join('\n'),
+      effectiveConfigPage('peer', '/etc/hyperledger/fabric/core.yaml', {
+        'operations.listenAddress': '"127.0.0.1:9443"  # file',
+        'operations.tls.enabled': 'false  # file',
+        'operations.tls.clientAuthRequired': 'false  # file',
+        'operations.tls.clientRootCAs.files': '["/etc/hyperledger/fabric/ca/one.pem", "/abs/two.pem"]  # env CORE_OPERATIONS_TLS_CLIENTROOTCAS_FILES',
+        'operations.health.cacheTTL': '"250ms"  # env CORE_OPERATIONS_HEALTH_CACHETTL',
+        'metrics.provider': '"disabled"  # file',
+        'metrics.statsd.network': '"udp"  # file',
+        'metrics.statsd.address': '"127.0.0.1:8125"  # file',
+        'metrics.statsd.writeInterval': '"1m30s"  # env CORE_METRICS_STATSD_WRITEINTERVAL',
+        'vm.endpoint': '"unix:///var/run/docker.sock"  # file',
+      }),
     );
   });
 
   it('prints the orderer configuration in orderer.yaml layout', () => {
     const loaded = resolveConfigText('orderer', 'Metrics:\n  Provider: prometheus\n', { file: '/cfg/orderer.yaml', env: { ORDERER_OPERATIONS_LISTENADDRESS: ':8443' } });
     expect(renderEffectiveConfig(loaded)).toBe(
-      [
-        '# effective orderer configuration, read from /cfg/orderer.yaml',
-        '# each value is followed by where it came from: default, file, or env <VARIABLE>',
-        'Operations:',
-        '  ListenAddress: ":8443"  # env ORDERER_OPERATIONS_LISTENADDRESS',
-        '  TLS:',
-        '    Enabled: false  # default',
-        '    Certificate: ""  # default',
-        '    PrivateKey: ""  # default',
-        '    ClientAuthRequired: false  # default',
-        '    ClientRootCAs: []  # default',
-        '  Health:',
-        '    CheckTimeout: "5s"  # default',
-        '    CacheTTL: "0s"  # default',
-        '    CheckInterval: "0s"  # default',
-        'Metrics:',
-        '  Provider: "prometheus"  # file',
-        '  Statsd:',
-        '    Network: "udp"  # default',
-        '    Address: "127.0.0.1:8125"  # default',
-        '    WriteInterval: "30s"  # default',
-        '    Prefix: ""  # default',
-        '  OTLP:',
-        '    Enabled: false  # default',
-        '    Endpoint: "http://localhost:4318/v1/metrics"  # default',
-        '    Headers: ""  # default',
-        '    Timeout: "10s"  # default',
-        '    Interval: "1m0s"  # default',
-        '',
-      ].join('\n'),
+      effectiveConfigPage('orderer', '/cfg/orderer.yaml', {
+        'Operations.ListenAddress': '":8443"  # env ORDERER_OPERATIONS_LISTENADDRESS',
+        'Metrics.Provider': '"prometheus"  # file',
+      }),
     );
   });
 
