@@ -5,7 +5,7 @@ import { connect, createServer, type TLSSocket } from 'node:tls';
 import { createTestPki, type PemPair, type TestCa, type TestPki } from '@fabric-ops/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { certificateMessageLength, clientCertificateMessageProblem } from '@fabric-ops/go-x509';
-import { captureChainsEarly, createAdmittedChains, createRefusedLeaves } from './peer-chain.ts';
+import { captureChainsEarly, createAdmittedChains, createExactReads, createRefusedLeaves } from './peer-chain.ts';
 import { nativeChainIsFaithful } from './self-probe.ts';
 
 let pki: TestPki;
@@ -112,5 +112,26 @@ describe('createRefusedLeaves', () => {
     leaves.remember(leaf, 'tls: x');
     leaves.clear();
     expect(leaves.reasonFor(leaf)).toBeUndefined();
+  });
+});
+
+describe('createExactReads', () => {
+  const freesWhatItReads = Number(process.versions.node.split('.')[0]) >= 24;
+
+  it.runIf(freesWhatItReads)('allows a burst, then the rate, each server on its own allowance', () => {
+    let now = 0;
+    const first = createExactReads(2, 8, () => now);
+    const second = createExactReads(2, 8, () => now);
+    expect(Array.from({ length: 9 }, () => first())).toEqual([...Array<boolean>(8).fill(true), false]);
+    expect(second()).toBe(true);
+    now = 499;
+    expect(first()).toBe(false);
+    now = 500;
+    expect([first(), first()]).toEqual([true, false]);
+  });
+
+  it.runIf(!freesWhatItReads)('never allows one on a line where the exact read keeps memory', () => {
+    const reads = createExactReads();
+    expect(Array.from({ length: 3 }, () => reads())).toEqual([false, false, false]);
   });
 });

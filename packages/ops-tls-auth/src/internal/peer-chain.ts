@@ -20,21 +20,23 @@ interface DetailedNode {
  * certificate, for good); on 24 and 26 nothing stays, but the copies are linked and are
  * released one link per full garbage collection, so a long list is held for as many
  * collections. It is called only where the issuer path may not decide (below), on 24 and
- * later, and at most EXACT_READS_PER_SECOND times a second (a burst of EXACT_READS_BURST).
+ * later, and at most twice a second per server (a burst of 8; createExactReads).
  */
 const EXACT_READ_FREES = Number(process.versions.node.split('.')[0]) >= 24;
-const EXACT_READS_PER_SECOND = 2;
-const EXACT_READS_BURST = 8;
-let exactReadTokens = EXACT_READS_BURST;
-let exactReadsAt = 0;
 
-function mayReadExactly(now = Date.now()): boolean {
-  if (!EXACT_READ_FREES) return false;
-  exactReadTokens = Math.min(EXACT_READS_BURST, exactReadTokens + ((now - exactReadsAt) / 1000) * EXACT_READS_PER_SECOND);
-  exactReadsAt = now;
-  if (exactReadTokens < 1) return false;
-  exactReadTokens -= 1;
-  return true;
+/** A server's allowance of exact reads (see above): one per server, so servers do not share it. */
+export function createExactReads(perSecond = 2, burst = 8, clock: () => number = Date.now): () => boolean {
+  let tokens = burst;
+  let at = clock();
+  return () => {
+    if (!EXACT_READ_FREES) return false;
+    const now = clock();
+    tokens = Math.min(burst, tokens + ((now - at) / 1000) * perSecond);
+    at = now;
+    if (tokens < 1) return false;
+    tokens -= 1;
+    return true;
+  };
 }
 
 /** The list exactly as sent, through `getPeerX509Certificate()` (see mayReadExactly). */
@@ -64,7 +66,7 @@ function sentList(socket: TLSSocket): Uint8Array[] | undefined {
  * they are dropped. A path that reaches them, or a client CA, is decided as it is; one that does
  * not is read again exactly as sent where that read frees what it makes (mayReadExactly).
  */
-export function nativePeerChain(socket: TLSSocket, known?: (der: Buffer) => boolean): Uint8Array[] | undefined {
+export function nativePeerChain(socket: TLSSocket, known?: (der: Buffer) => boolean, mayReadExactly: () => boolean = () => false): Uint8Array[] | undefined {
   const leaf = socket.getPeerCertificate(true) as DetailedNode;
   if (leaf.raw === undefined) return undefined;
   const list: Buffer[] = [leaf.raw];
@@ -104,7 +106,7 @@ export interface ChainCapture {
  * its 'secure' event is 'keylog' (emitted while the handshake's secrets are derived); the
  * line itself is ignored. Starts unhooked.
  */
-export function createChainCapture(server: TlsNetServer, known?: (der: Buffer) => boolean): ChainCapture {
+export function createChainCapture(server: TlsNetServer, known?: (der: Buffer) => boolean, mayReadExactly: () => boolean = createExactReads()): ChainCapture {
   const captured = new WeakMap<TLSSocket, CapturedChain>();
   const hooked = new WeakSet<TLSSocket>();
   const onKeylog = (_line: Buffer, socket: TLSSocket): void => {
@@ -112,7 +114,7 @@ export function createChainCapture(server: TlsNetServer, known?: (der: Buffer) =
     hooked.add(socket);
     socket.prependOnceListener('secure', () => {
       try {
-        captured.set(socket, { list: nativePeerChain(socket, known) });
+        captured.set(socket, { list: nativePeerChain(socket, known, mayReadExactly) });
       } catch {
         captured.set(socket, { malformed: true });
       }

@@ -14,6 +14,7 @@ import { clientCertificateMessageProblem } from '@fabric-ops/go-x509';
 import {
   createAdmittedChains,
   createChainCapture,
+  createExactReads,
   createLongListLane,
   createRefusedLeaves,
   LONG_LIST_BUSY_REASON,
@@ -178,7 +179,8 @@ export function createTlsServerWith(options: TlsServerOptions, onRequest: Reques
   if (options.clientAuthRequired === true) refuseMissingCertificateInHandshake(server);
   interceptConnections(state);
   logTlsClientErrors(state);
-  const chainCapture = createChainCapture(server, isKnown);
+  const exactReads = createExactReads();
+  const chainCapture = createChainCapture(server, isKnown, exactReads);
   chainCapture.setActive(openSslCanVerify);
   let unhookTimer: NodeJS.Timeout | undefined;
   const captureWhileNeeded = (): void => {
@@ -208,7 +210,7 @@ export function createTlsServerWith(options: TlsServerOptions, onRequest: Reques
   gateSecureConnections(
     state,
     judge,
-    (socket) => chainCapture.read(socket) ?? { list: nativePeerChain(socket, isKnown) },
+    (socket) => chainCapture.read(socket) ?? { list: nativePeerChain(socket, isKnown, exactReads) },
     (socket) => chainCapture.read(socket) === undefined,
     refusedLeaves,
     options.clientAuthRequired ?? false,
