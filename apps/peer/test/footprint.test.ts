@@ -3,8 +3,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent } from 'node:http';
-import { createTestPki, peerCoreYaml, send, useAppHarness, type RunningApp, type TestCa, type TestPki } from '@fabric-ops/test-kit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { peerCoreYaml, send, useAppHarness, useTestPki, type RunningApp, type TestCa } from '@fabric-ops/test-kit';
+import { describe, expect, it } from 'vitest';
 
 // Loaded with --import (and --expose-gc) ahead of the bin: watches the configuration step's
 // modules as require() loads them, and on SIGUSR2 collects garbage, then reports which were
@@ -83,15 +83,27 @@ interface StartupModules {
 
 const { configDir, emptyDir, start } = useAppHarness(fileURLToPath(new URL('../dist/bin.cjs', import.meta.url)), 'core.yaml');
 
-let pki: TestPki;
-beforeAll(async () => {
-  pki = await createTestPki();
-});
-afterAll(() => pki.cleanup());
+const pkiOf = useTestPki();
+
+/** core.yaml with TLS off, no runtime check, and Prometheus. */
+const PLAIN_CONFIG = 'vm:\n  endpoint: ""\noperations:\n  listenAddress: 127.0.0.1:0\nmetrics:\n  provider: prometheus\n';
 
 /** core.yaml with TLS on (client certificates verified when given) and Prometheus. */
 function tlsConfig(): string {
-  return peerCoreYaml({ tls: { ...pki.serverTls, clientAuthRequired: false } });
+  return peerCoreYaml({ tls: { ...pkiOf().serverTls, clientAuthRequired: false } });
+}
+
+/** Starts the bin with `config` and `source` written to `fileName`, loaded with --import ahead of it. */
+function startWith(source: string, fileName: string, config: string, nodeOptions = ''): Promise<RunningApp> {
+  const preload = join(emptyDir(), fileName);
+  writeFileSync(preload, source);
+  return start({ FABRIC_CFG_PATH: configDir(config), NODE_OPTIONS: `${nodeOptions}--import ${preload}` });
+}
+
+/** A graceful stop: SIGTERM, and exit code 0. */
+async function expectCleanStop(app: RunningApp): Promise<void> {
+  app.child.kill('SIGTERM');
+  expect((await app.exited).code).toBe(0);
 }
 
 /** Sends SIGUSR2 and resolves the JSON of the first stderr line after it that starts with `prefix`. */
@@ -115,10 +127,7 @@ function httpsHelloBuiltins(): string[] {
 
 describe('peer bin footprint', () => {
   it('releases the configuration step (ops-config, with yaml inside it) once listening, so a full collection frees it, and loads no zod or yaml package', async () => {
-    const probe = join(emptyDir(), 'probe.mjs');
-    writeFileSync(probe, PROBE);
-    const dir = configDir('vm:\n  endpoint: ""\noperations:\n  listenAddress: 127.0.0.1:0\nmetrics:\n  provider: prometheus\n');
-    const app = await start({ FABRIC_CFG_PATH: dir, NODE_OPTIONS: `--expose-gc --import ${probe}` });
+    const app = await startWith(PROBE, 'probe.mjs', PLAIN_CONFIG, '--expose-gc ');
     expect((await send(app.address, '/version')).status).toBe(200);
 
     let report: StartupModules | undefined;
@@ -140,21 +149,9 @@ describe('peer bin footprint', () => {
   }, 60_000);
 
   it('with TLS off, serves /version, /metrics and /healthz without loading node:zlib, node:tls, node:https or ops-tls-auth', async () => {
-    const recorder = join(emptyDir(), 'loaded.mjs');
-    writeFileSync(recorder, LOAD_RECORDER);
-    const dir = configDir('vm:\n  endpoint: ""\noperations:\n  listenAddress: 127.0.0.1:0\nmetrics:\n  provider: prometheus\n');
-    const app = await start({ FABRIC_CFG_PATH: dir, NODE_OPTIONS: `--import ${recorder}` });
+    const app = await startWith(LOAD_RECORDER, 'loaded.mjs', PLAIN_CONFIG);
     for (const path of ['/version', '/metrics', '/healthz']) expect((await send(app.address, path)).status).toBe(200);
-    const report = async (): Promise<{ builtins: string[]; files: string[] }> => {
-      const before = app.stderr.length;
-      app.child.kill('SIGUSR2');
-      for (let attempt = 0; attempt < 200; attempt++) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        const line = app.stderr.slice(before).find((text) => text.startsWith('loaded '));
-        if (line !== undefined) return JSON.parse(line.slice('loaded '.length)) as { builtins: string[]; files: string[] };
-      }
-      throw new Error('the bin did not report what it loaded');
-    };
+    const report = () => reported<{ builtins: string[]; files: string[] }>(app, 'loaded ');
     const idle = await report();
     // The recorder works: what every such server loads is listed.
     expect(idle.builtins).toContain('http');
@@ -177,15 +174,11 @@ describe('peer bin footprint', () => {
     expect(gzipped.status).toBe(200);
     expect(gzipped.headers['content-encoding']).toBe('gzip');
     expect((await report()).builtins).toContain('zlib');
-    app.child.kill('SIGTERM');
-    expect((await app.exited).code).toBe(0);
+    await expectCleanStop(app);
   }, 60_000);
 
   it('changes no V8 flag at run time, through start-up, load and a graceful stop', async () => {
-    const recorder = join(emptyDir(), 'flags.mjs');
-    writeFileSync(recorder, FLAG_RECORDER);
-    const dir = configDir('vm:\n  endpoint: ""\noperations:\n  listenAddress: 127.0.0.1:0\nmetrics:\n  provider: prometheus\n');
-    const app = await start({ FABRIC_CFG_PATH: dir, NODE_OPTIONS: `--import ${recorder}` });
+    const app = await startWith(FLAG_RECORDER, 'flags.mjs', PLAIN_CONFIG);
     const agent = new Agent({ keepAlive: true, maxSockets: 4 });
     try {
       const paths = ['/version', '/logspec', '/healthz', '/metrics'];
@@ -203,16 +196,13 @@ describe('peer bin footprint', () => {
       line = app.stderr.find((text) => text.startsWith('v8-flag-calls '));
     }
     expect(line).toBe('v8-flag-calls []');
-    app.child.kill('SIGTERM');
-    expect((await app.exited).code).toBe(0);
+    await expectCleanStop(app);
   }, 120_000);
 
   it('with TLS on and Prometheus, idle, loads no node:worker_threads, node:dns/promises or node:dgram beyond an https hello; an ordinary client certificate neither; the first chain that needs a verifier thread loads worker_threads', async () => {
-    const recorder = join(emptyDir(), 'loaded.mjs');
-    writeFileSync(recorder, LOAD_RECORDER);
-    const app = await start({ FABRIC_CFG_PATH: configDir(tlsConfig()), NODE_OPTIONS: `--import ${recorder}` });
+    const app = await startWith(LOAD_RECORDER, 'loaded.mjs', tlsConfig());
     // No client certificate yet (so no /metrics, which wants one): the verifier threads have not started.
-    for (const path of ['/version', '/healthz']) expect((await send(app.address, path, { tls: { ca: pki.ca.cert } })).status).toBe(200);
+    for (const path of ['/version', '/healthz']) expect((await send(app.address, path, { tls: { ca: pkiOf().ca.cert } })).status).toBe(200);
     const idle = await reported<{ builtins: string[]; files: string[] }>(app, 'loaded ');
     // The recorder works: TLS is on, so node:tls is listed, and ops-tls-auth came through require.
     expect(idle.builtins).toContain('tls');
@@ -224,33 +214,29 @@ describe('peer bin footprint', () => {
     expect(idle.builtins.filter((name) => lazy.includes(name))).toEqual([]);
 
     // An ordinary client's chain is decided on the event loop: still no worker_threads.
-    const client = { ca: pki.ca.cert, cert: pki.clients.good.cert, key: pki.clients.good.key };
+    const client = { ca: pkiOf().ca.cert, cert: pkiOf().clients.good.cert, key: pkiOf().clients.good.key };
     expect((await send(app.address, '/logspec', { tls: client })).status).toBe(200);
     expect((await reported<{ builtins: string[] }>(app, 'loaded ')).builtins.filter((name) => lazy.includes(name))).toEqual([]);
     // A chain past the small-chain size (a leaf under four intermediates: five certificates on
     // its issuer path, five signatures) starts a verifier thread: worker_threads is loaded then.
-    let issuer: TestCa = pki.ca;
+    let issuer: TestCa = pkiOf().ca;
     const intermediates: string[] = [];
     for (let level = 1; level <= 4; level++) {
       issuer = await issuer.issueIntermediate(`footprint-level-${level}`);
       intermediates.unshift(issuer.cert);
     }
     const deep = await issuer.issue('footprint-deep', { subject: { O: 'Org1', CN: 'deep' }, extendedKeyUsage: ['clientAuth'] });
-    const longChain = { ca: pki.ca.cert, cert: deep.cert + intermediates.join(''), key: deep.key };
+    const longChain = { ca: pkiOf().ca.cert, cert: deep.cert + intermediates.join(''), key: deep.key };
     expect((await send(app.address, '/logspec', { tls: longChain })).status).toBe(200);
     expect((await reported<{ builtins: string[] }>(app, 'loaded ')).builtins).toContain('worker_threads');
-    app.child.kill('SIGTERM');
-    expect((await app.exited).code).toBe(0);
+    await expectCleanStop(app);
   }, 60_000);
 
   it('with TLS on, loads none of its files as an ES module (the bin and every package through require, ops-tls-auth too)', async () => {
-    const recorder = join(emptyDir(), 'esm.mjs');
-    writeFileSync(recorder, ESM_RECORDER);
-    const app = await start({ FABRIC_CFG_PATH: configDir(tlsConfig()), NODE_OPTIONS: `--import ${recorder}` });
-    expect((await send(app.address, '/version', { tls: { ca: pki.ca.cert } })).status).toBe(200);
+    const app = await startWith(ESM_RECORDER, 'esm.mjs', tlsConfig());
+    expect((await send(app.address, '/version', { tls: { ca: pkiOf().ca.cert } })).status).toBe(200);
     const esm = await reported<string[]>(app, 'esm ');
     expect(esm.filter((url) => !url.endsWith('/esm.mjs'))).toEqual([]);
-    app.child.kill('SIGTERM');
-    expect((await app.exited).code).toBe(0);
+    await expectCleanStop(app);
   }, 60_000);
 });
