@@ -55,6 +55,18 @@ async function scrape(): Promise<string> {
   return answer.body;
 }
 
+/** The first scrape (polled for up to 20 s) for which `holds` is true; `what` names it on a timeout. */
+function scrapeUntil(holds: (metrics: string) => boolean, what: string): Promise<string> {
+  return cluster.waitFor(
+    async () => {
+      const metrics = await scrape();
+      return holds(metrics) ? metrics : undefined;
+    },
+    20_000,
+    what,
+  );
+}
+
 /** A pid of a worker serving the application port. */
 async function aWorker(): Promise<number> {
   return (JSON.parse((await call(cluster.appPort, '/whoami')).body) as { pid: number }).pid;
@@ -72,25 +84,11 @@ describe('examples/cluster-service: what one worker can send is bounded and chec
   it('keeps at most maxWorkerSamples of a reply and counts the rest as dropped', async () => {
     const pid = await aWorker();
     reportSeries({ pid, flood: 3 * MAX_WORKER_SAMPLES });
-    const body = await cluster.waitFor(
-      async () => {
-        const metrics = await scrape();
-        return lines(metrics, 'hostile_flood_total{') > 0 ? metrics : undefined;
-      },
-      20_000,
-      'the flooding worker’s series in a scrape',
-    );
+    const body = await scrapeUntil((metrics) => lines(metrics, 'hostile_flood_total{') > 0, 'the flooding worker’s series in a scrape');
     expect(lines(body, 'hostile_flood_total{')).toBe(MAX_WORKER_SAMPLES);
     expect(dropped(body, 'limit')).toBeGreaterThanOrEqual(2 * MAX_WORKER_SAMPLES);
     reportOwnSeries();
-    const after = await cluster.waitFor(
-      async () => {
-        const metrics = await scrape();
-        return lines(metrics, 'hostile_flood_total{') === 0 ? metrics : undefined;
-      },
-      20_000,
-      'the flood gone once the worker reports its own series again',
-    );
+    const after = await scrapeUntil((metrics) => lines(metrics, 'hostile_flood_total{') === 0, 'the flood gone once the worker reports its own series again');
     expect(sample(after, 'fabric_ops_cluster_workers')).toBe(WORKERS);
   }, 30_000);
 
@@ -98,14 +96,7 @@ describe('examples/cluster-service: what one worker can send is bounded and chec
     const before = dropped(await scrape(), 'invalid');
     const pid = await aWorker();
     reportSeries({ pid, invalid: true });
-    const body = await cluster.waitFor(
-      async () => {
-        const metrics = await scrape();
-        return sample(metrics, 'hostile_valid_total') === 5 ? metrics : undefined;
-      },
-      20_000,
-      'the valid series of the worker sending invalid ones',
-    );
+    const body = await scrapeUntil((metrics) => sample(metrics, 'hostile_valid_total') === 5, 'the valid series of the worker sending invalid ones');
     reportOwnSeries();
     for (const line of body.split('\n')) {
       if (line === '' || line.startsWith('# HELP ')) continue;
@@ -121,24 +112,10 @@ describe('examples/cluster-service: what one worker can send is bounded and chec
   it('refuses counter values that are not finite or are negative, and takes a decrease as that worker’s reset', async () => {
     const pid = await aWorker();
     reportSeries({ pid, counters: { hostile_count_total: 1_000_117, hostile_nan_total: 'NaN', hostile_negative_total: -1e9 } });
-    const first = await cluster.waitFor(
-      async () => {
-        const metrics = await scrape();
-        return sample(metrics, 'hostile_count_total') !== undefined ? metrics : undefined;
-      },
-      20_000,
-      'the hostile counters in a scrape',
-    );
+    const first = await scrapeUntil((metrics) => sample(metrics, 'hostile_count_total') !== undefined, 'the hostile counters in a scrape');
     expect(sample(first, 'hostile_count_total')).toBe(1_000_117);
     reportSeries({ pid, counters: { hostile_count_total: 171, hostile_nan_total: 'NaN', hostile_negative_total: -1e9 } });
-    const second = await cluster.waitFor(
-      async () => {
-        const metrics = await scrape();
-        return sample(metrics, 'hostile_count_total') !== 1_000_117 ? metrics : undefined;
-      },
-      20_000,
-      'the decreased counter reported',
-    );
+    const second = await scrapeUntil((metrics) => sample(metrics, 'hostile_count_total') !== 1_000_117, 'the decreased counter reported');
     // 1,000,117 counted before the reset, 171 since.
     expect(sample(second, 'hostile_count_total')).toBe(1_000_288);
     expect(sample(second, 'fabric_ops_cluster_counter_resets_total')).toBeGreaterThanOrEqual(1);
@@ -163,12 +140,8 @@ describe('examples/cluster-service: what one worker can send is bounded and chec
     const flood = 500;
     writeFileSync(messagesFile, JSON.stringify({ greetingFlood: flood }));
     process.kill(pid, 'SIGUSR2');
-    const body = await cluster.waitFor(
-      async () => {
-        const metrics = await scrape();
-        return (sample(metrics, 'fabric_ops_cluster_messages_dropped_total') ?? 0) - before >= flood - GREETINGS_PER_WORKER ? metrics : undefined;
-      },
-      20_000,
+    const body = await scrapeUntil(
+      (metrics) => (sample(metrics, 'fabric_ops_cluster_messages_dropped_total') ?? 0) - before >= flood - GREETINGS_PER_WORKER,
       'the hellos past the greeting bounds counted as dropped',
     );
     const greetings = Number(readFileSync(join(dir, `${pid}.init`), 'utf8'));
@@ -182,14 +155,7 @@ describe('examples/cluster-service: what one worker can send is bounded and chec
     reportSeries({ perProcess });
     for (let exit = 0; exit < 3; exit++) {
       // Every live worker's series held, so the one killed leaves them behind.
-      await cluster.waitFor(
-        async () => {
-          const metrics = await scrape();
-          return lines(metrics, 'hostile_retired_total{') >= WORKERS * perProcess ? true : undefined;
-        },
-        20_000,
-        'every worker’s per-process series in a scrape',
-      );
+      await scrapeUntil((metrics) => lines(metrics, 'hostile_retired_total{') >= WORKERS * perProcess, 'every worker’s per-process series in a scrape');
       process.kill(await aWorker(), 'SIGKILL');
       await everyWorkerJoined();
     }
