@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent } from 'node:http';
-import { peerCoreYaml, send, useAppHarness, useTestPki, type RunningApp, type TestCa } from '@fabric-ops/test-kit';
+import { peerCoreYaml, send, signalledReport, useAppHarness, useTestPki, type RunningApp, type TestCa } from '@fabric-ops/test-kit';
 import { describe, expect, it } from 'vitest';
 
 // Loaded with --import (and --expose-gc) ahead of the bin: watches the configuration step's
@@ -106,16 +106,9 @@ async function expectCleanStop(app: RunningApp): Promise<void> {
   expect((await app.exited).code).toBe(0);
 }
 
-/** Sends SIGUSR2 and resolves the JSON of the first stderr line after it that starts with `prefix`. */
+/** Sends SIGUSR2 and resolves the JSON the probe reports on the stderr line starting with `prefix`. */
 async function reported<T>(app: RunningApp, prefix: string): Promise<T> {
-  const before = app.stderr.length;
-  app.child.kill('SIGUSR2');
-  for (let attempt = 0; attempt < 200; attempt++) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const line = app.stderr.slice(before).find((text) => text.startsWith(prefix));
-    if (line !== undefined) return JSON.parse(line.slice(prefix.length)) as T;
-  }
-  throw new Error(`the bin did not report "${prefix.trim()}"`);
+  return JSON.parse(await signalledReport(app, prefix)) as T;
 }
 
 /** The builtins a CommonJS node:https hello loads once listening (what any such server pays). */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Agent } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configDir, send, spawnApp, type RunningApp } from '@fabric-ops/test-kit';
+import { configDir, send, signalledReport, spawnApp, type RunningApp } from '@fabric-ops/test-kit';
 
 // About a minute of mixed load on every endpoint, with PUT /logspec from several clients,
 // against the real peer bin. Bounded in time; loopback only.
@@ -34,14 +34,7 @@ const RSS_GROWTH_ALLOWANCE_BYTES = 64 * 2 ** 20;
 
 /** Asks the bin for its live heap after a full collection (the probe above). */
 async function liveHeapBytes(): Promise<number> {
-  const before = app.stderr.length;
-  app.child.kill('SIGUSR2');
-  for (let attempt = 0; attempt < 400; attempt++) {
-    const line = app.stderr.slice(before).find((text) => text.startsWith('live-heap '));
-    if (line !== undefined) return Number(line.split(' ')[1]);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`no live-heap report; stderr: ${app.stderr.join('\n')}`);
+  return Number(await signalledReport(app, 'live-heap '));
 }
 
 function rssBytes(pid: number): number {

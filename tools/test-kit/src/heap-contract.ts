@@ -3,6 +3,7 @@ import { Agent } from 'node:http';
 import { join } from 'node:path';
 import { useAppHarness } from './app-harness.ts';
 import { send } from './http-client.ts';
+import { signalledReport, type RunningApp } from './spawn-app.ts';
 import { describe, expect, it } from 'vitest';
 
 // Loaded with --import ahead of the bin: reports V8's young-generation size on SIGUSR2.
@@ -13,16 +14,7 @@ process.on('SIGUSR2', () => {
 });
 `;
 
-async function youngGenerationBytes(app: { child: { kill(signal: NodeJS.Signals): unknown }; stderr: string[] }): Promise<number> {
-  const before = app.stderr.length;
-  app.child.kill('SIGUSR2');
-  for (let attempt = 0; attempt < 400; attempt++) {
-    const line = app.stderr.slice(before).find((text) => text.startsWith('young-generation-bytes '));
-    if (line !== undefined) return Number(line.split(' ')[1]);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`no young-generation report; stderr: ${app.stderr.join('\n')}`);
-}
+const youngGenerationBytes = async (app: RunningApp): Promise<number> => Number(await signalledReport(app, 'young-generation-bytes '));
 
 const MiB = 1024 * 1024;
 

@@ -1,4 +1,4 @@
-export { listeningFields, runAppToExit, spawnApp } from './spawn-app.ts';
+export { listeningFields, runAppToExit, signalledReport, spawnApp } from './spawn-app.ts';
 export type { RunningApp, SpawnAppOptions } from './spawn-app.ts';
 export { send } from './http-client.ts';
 export type { Reply, SendOptions } from './http-client.ts';

@@ -81,3 +81,18 @@ export function listeningFields(stdout: readonly string[]): Record<string, unkno
   if (line === undefined) throw new Error(`no "listening on" line; stdout: ${stdout.join('\n')}`);
   return JSON.parse(line) as Record<string, unknown>;
 }
+
+/**
+ * Sends SIGUSR2 to an app started with a preloaded probe (`--import`) and resolves the rest of
+ * the first stderr line after it that starts with `prefix` (polled every 50 ms, 20 s at most).
+ */
+export async function signalledReport(app: Pick<RunningApp, 'child' | 'stderr'>, prefix: string): Promise<string> {
+  const before = app.stderr.length;
+  app.child.kill('SIGUSR2');
+  for (let attempt = 0; attempt < 400; attempt++) {
+    const line = app.stderr.slice(before).find((text) => text.startsWith(prefix));
+    if (line !== undefined) return line.slice(prefix.length);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`no "${prefix.trim()}" report after SIGUSR2; stderr: ${app.stderr.join('\n')}`);
+}
