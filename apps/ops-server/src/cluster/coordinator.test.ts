@@ -112,6 +112,16 @@ class FakeWorker extends EventEmitter implements WorkerChannel {
   }
 }
 
+/** Worker 1, attached and saying hello, answering a macrotask later (so a greeting loop cannot freeze the test) that it runs `readySpec(spec)`. */
+function saysHello(coordinator: ClusterCoordinator, readySpec: (spec: string) => string): FakeWorker {
+  const worker = new FakeWorker();
+  worker.defer = (answer) => setImmediate(answer);
+  worker.readySpec = readySpec;
+  coordinator.attach('1', worker);
+  worker.emit('message', { tag: PROTOCOL_TAG, type: 'hello' });
+  return worker;
+}
+
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 function setUp(workerTimeoutMs = 50) {
@@ -541,11 +551,7 @@ describe('ClusterCoordinator against hostile workers', () => {
 
   it('joins a worker that reports the active spec in another spelling after one greeting', async () => {
     const coordinator = new ClusterCoordinator({ workerTimeoutMs: 50, activeSpec: () => 'a=debug:info' });
-    const worker = new FakeWorker();
-    worker.defer = (answer) => setImmediate(answer);
-    worker.readySpec = () => 'INFO:a=DEBUG';
-    coordinator.attach('1', worker);
-    worker.emit('message', { tag: PROTOCOL_TAG, type: 'hello' });
+    const worker = saysHello(coordinator, () => 'INFO:a=DEBUG');
     for (let i = 0; i < 20; i++) await tick();
     expect(coordinator.liveCount()).toBe(1);
     expect(worker.received.filter((message) => message.type === 'init').length).toBeLessThanOrEqual(2);
@@ -554,11 +560,7 @@ describe('ClusterCoordinator against hostile workers', () => {
   it('fails a worker that refuses the spec once, after a bounded number of messages, and names it', async () => {
     const events: CoordinatorEvent[] = [];
     const coordinator = new ClusterCoordinator({ workerTimeoutMs: 50, activeSpec: () => 'info', onEvent: (event) => events.push(event) });
-    const worker = new FakeWorker();
-    worker.defer = (answer) => setImmediate(answer);
-    worker.readySpec = () => 'warn';
-    coordinator.attach('1', worker);
-    worker.emit('message', { tag: PROTOCOL_TAG, type: 'hello' });
+    const worker = saysHello(coordinator, () => 'warn');
     for (let i = 0; i < 50; i++) await tick();
     expect(worker.received.length).toBeLessThanOrEqual(5);
     expect(coordinator.liveCount()).toBe(0);
