@@ -1,10 +1,46 @@
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import { generateKeyPairSync, sign, X509Certificate } from 'node:crypto';
+import { copyFileSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTestPki, type TestPki } from '@fabric-ops/test-kit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TlsCredentials } from './credentials.ts';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { loadTlsCredentials, loadTlsCredentialsOffThread, type TlsCredentials } from './credentials.ts';
 import { createCredentialReloader, type ReloadTrigger } from './reload.ts';
+
+// Counts the certificates OpenSSL parses on this thread (a thread of its own does not see this module).
+const parsedHere = vi.hoisted(() => ({ count: 0 }));
+vi.mock('node:crypto', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('node:crypto')>();
+  class CountedX509Certificate extends actual.X509Certificate {
+    constructor(...args: ConstructorParameters<typeof actual.X509Certificate>) {
+      super(...args);
+      parsedHere.count += 1;
+    }
+  }
+  return { ...actual, X509Certificate: CountedX509Certificate };
+});
+
+/** `count` small self-signed P-256 CA certificates (one key, each its own name), PEM, made without openssl. */
+function smallCas(count: number): string {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const spki = publicKey.export({ type: 'spki', format: 'der' });
+  const tlv = (tag: number, ...content: Buffer[]): Buffer => {
+    const body = Buffer.concat(content);
+    const length = body.length < 0x80 ? Buffer.from([body.length]) : Buffer.from([0x82, body.length >> 8, body.length & 0xff]);
+    return Buffer.concat([Buffer.from([tag]), length, body]);
+  };
+  const ecdsa = tlv(0x30, Buffer.from('06082a8648ce3d040302', 'hex'));
+  const time = (ms: number): Buffer => tlv(0x17, Buffer.from(new Date(ms).toISOString().replace(/[-:T]/g, '').slice(2, 14) + 'Z'));
+  const validity = tlv(0x30, time(Date.now() - 86_400_000), time(Date.now() + 86_400_000));
+  const ca = tlv(0xa3, tlv(0x30, tlv(0x30, Buffer.from('0603551d13', 'hex'), Buffer.from('0101ff', 'hex'), tlv(0x04, tlv(0x30, Buffer.from('0101ff', 'hex'))))));
+  let pems = '';
+  for (let i = 0; i < count; i++) {
+    const name = tlv(0x30, tlv(0x31, tlv(0x30, Buffer.from('0603550403', 'hex'), tlv(0x0c, Buffer.from(`reload-ca-${i}`)))));
+    const tbs = tlv(0x30, tlv(0xa0, tlv(0x02, Buffer.from([2]))), tlv(0x02, Buffer.from([0x10 + (i >> 8), i & 0xff])), ecdsa, name, validity, name, spki, ca);
+    pems += new X509Certificate(tlv(0x30, tbs, ecdsa, tlv(0x03, Buffer.from([0]), sign('sha256', tbs, privateKey)))).toString();
+  }
+  return pems;
+}
 
 let pki: TestPki;
 beforeAll(async () => {
@@ -66,7 +102,7 @@ describe('createCredentialReloader', () => {
     });
     expect(process.listenerCount('SIGHUP')).toBe(before + 1);
     process.emit('SIGHUP', 'SIGHUP');
-    expect(applied).toHaveLength(1);
+    await expect.poll(() => applied.length, { timeout: 5_000 }).toBe(1);
     reloader.close();
     expect(process.listenerCount('SIGHUP')).toBe(before);
   });
@@ -122,6 +158,70 @@ describe('createCredentialReloader', () => {
     } finally {
       clearInterval(ticker);
       reloader.close();
+    }
+  });
+
+  it('a change to a file of 2,001 client CAs: OpenSSL parses them off the event loop, and the result is what a load at start gives', async () => {
+    const caFile = join(pki.dir, 'many.ca.pem');
+    const many = smallCas(2_000) + readFileSync(pki.ca.certFile, 'utf8');
+    writeFileSync(caFile, pki.ca.cert);
+    const settings = { certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientRootCAs: [caFile, pki.ca.certFile] };
+    const applied: TlsCredentials[] = [];
+    const failed: string[] = [];
+    const reloader = createCredentialReloader({
+      settings,
+      apply: (c) => applied.push(c),
+      onReloadFailed: (e) => failed.push(e.message),
+      pollIntervalMs: 50,
+      debounceMs: 50,
+      reloadOnSighup: false,
+    });
+    try {
+      const before = parsedHere.count;
+      writeFileSync(caFile, many);
+      await expect.poll(() => applied.length, { timeout: 10_000 }).toBe(1);
+      // the server's certificate, read here to check its key: 2,002 CAs parsed on this thread before
+      expect(parsedHere.count - before).toBeLessThanOrEqual(2);
+      expect(applied[0]).toEqual(loadTlsCredentials(settings));
+      expect(applied[0]!.ca).toHaveLength(2_002);
+
+      // Blocks OpenSSL cannot parse among them are skipped with the same warnings; a file with
+      // none that parses is refused with the same line, and nothing is applied.
+      const garbled = many.replaceAll('MIIB', 'MIIZ');
+      writeFileSync(caFile, `${garbled}${smallCas(3)}`);
+      await expect.poll(() => applied.length, { timeout: 10_000 }).toBe(2);
+      expect(applied[1]).toEqual(loadTlsCredentials(settings));
+      expect(applied[1]!.warnings?.length).toBeGreaterThan(1_000);
+      writeFileSync(caFile, garbled);
+      await expect.poll(() => failed.length, { timeout: 10_000 }).toBe(1);
+      expect(() => loadTlsCredentials(settings)).toThrow(failed[0]);
+      expect(failed[0]).toMatch(/^operations\.tls\.clientRootCAs\.files\[0\]: .*many\.ca\.pem: no PEM certificate in it can be parsed \(\d+ found\)$/);
+      expect(applied).toHaveLength(2);
+    } finally {
+      reloader.close();
+    }
+  });
+
+  it('off the event loop, errors come in the order a load at start gives them', async () => {
+    const missing = join(pki.dir, 'missing.pem');
+    const noPem = join(pki.dir, 'no-pem.pem');
+    writeFileSync(noPem, 'not pem');
+    const cases = [
+      { certFile: missing, keyFile: pki.server.keyFile, clientRootCAs: [missing] },
+      { certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientRootCAs: [noPem, missing] },
+      { certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientRootCAs: [pki.ca.certFile, missing, noPem] },
+    ];
+    for (const files of cases) {
+      const sync = (() => {
+        try {
+          loadTlsCredentials(files);
+        } catch (error) {
+          return error as Error;
+        }
+        return undefined;
+      })();
+      expect(sync).toBeDefined();
+      await expect(loadTlsCredentialsOffThread(files)).rejects.toThrow(sync!.message);
     }
   });
 });

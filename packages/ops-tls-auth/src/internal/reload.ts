@@ -1,5 +1,5 @@
 import { unwatchFile, watchFile, type Stats } from 'node:fs';
-import { loadTlsCredentials, type TlsCredentials } from './credentials.ts';
+import { loadTlsCredentials, loadTlsCredentialsOffThread, type TlsCredentials } from './credentials.ts';
 import type { TlsFileLabels, TlsFiles } from './settings.ts';
 
 export interface CredentialReloaderOptions {
@@ -39,18 +39,33 @@ export function createCredentialReloader(options: CredentialReloaderOptions): Cr
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
 
+  const loadOptions = options.labels === undefined ? {} : { labels: options.labels };
+  // The latest load started: one that ends after a later one has begun is dropped (older files).
+  let latest = 0;
   const reload = (): void => {
-    options.apply(loadTlsCredentials(options.settings, options.labels === undefined ? {} : { labels: options.labels }));
+    latest += 1;
+    options.apply(loadTlsCredentials(options.settings, loadOptions));
   };
 
+  // A change or SIGHUP while serving: the client CAs are parsed off the event loop, and the new
+  // credentials applied whole once all is checked; until then the old ones serve every handshake.
   const attempt = (trigger: ReloadTrigger): void => {
     if (closed) return;
-    try {
-      reload();
-      options.onReloaded?.(trigger);
-    } catch (error) {
-      options.onReloadFailed?.(error as Error, trigger);
-    }
+    const mine = ++latest;
+    loadTlsCredentialsOffThread(options.settings, loadOptions).then(
+      (credentials) => {
+        if (closed || mine !== latest) return;
+        try {
+          options.apply(credentials);
+          options.onReloaded?.(trigger);
+        } catch (error) {
+          options.onReloadFailed?.(error as Error, trigger);
+        }
+      },
+      (error: unknown) => {
+        if (!closed && mine === latest) options.onReloadFailed?.(error as Error, trigger);
+      },
+    );
   };
 
   const paths = [...new Set([options.settings.certFile, options.settings.keyFile, ...options.settings.clientRootCAs])];
