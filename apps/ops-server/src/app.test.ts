@@ -200,7 +200,7 @@ describe('runBin: the exit after a stop', () => {
       exitCode: undefined as number | string | null | undefined,
       exit: (code: number) => void exits.push(code),
       once: (signal: NodeJS.Signals, listener: () => void) => listeners.set(signal, listener),
-      stderr: { write: () => true },
+      stderr: { write: (_text: string): boolean => true },
     };
     return { proc, exits, signal: (name: string) => listeners.get(name)?.() };
   }
