@@ -9,7 +9,7 @@ import { runInNewContext } from 'node:vm';
 import { createTestPki, type TestPki } from '@fabric-ops/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadTlsCredentials } from './credentials.ts';
-import { useTestServers, type StartedServer } from './test-server.ts';
+import { useTestServers, type StartedServer } from '../../test/servers.ts';
 
 // Reading the certificates a client sent must leave nothing behind, whatever it sends. Node's
 // getPeerX509Certificate() keeps native memory for every certificate after the leaf (see

@@ -4,7 +4,7 @@
 import { connect as connectTls, type SecureVersion } from 'node:tls';
 import { useTestPki, type PemPair } from '@fabric-ops/test-kit';
 import { describe, expect, it } from 'vitest';
-import { useTestServers, type StartedServer } from './test-server.ts';
+import { useTestServers, type StartedServer } from '../../test/servers.ts';
 import { loadTlsCredentials } from './credentials.ts';
 
 const pkiOf = useTestPki();

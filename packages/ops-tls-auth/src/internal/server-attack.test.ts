@@ -8,7 +8,7 @@ import { connect as connectTls, type TLSSocket } from 'node:tls';
 import { createTestPki, type PemPair, type TestPki } from '@fabric-ops/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { constraintChain } from '../../../../bench/lib/constraint-chain.mjs';
-import { useTestServers, type StartedServer } from './test-server.ts';
+import { useTestServers, type StartedServer } from '../../test/servers.ts';
 import { loadTlsCredentials } from './credentials.ts';
 import type { TlsServerInternals } from './server.ts';
 import type { ChainJudge } from '@fabric-ops/go-x509/verifier';

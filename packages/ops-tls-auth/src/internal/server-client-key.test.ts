@@ -2,7 +2,7 @@ import { connect } from 'node:tls';
 import { useTestPki, type PemPair } from '@fabric-ops/test-kit';
 import { describe, expect, it } from 'vitest';
 import { loadTlsCredentials } from './credentials.ts';
-import { useTestServers, type StartedServer } from './test-server.ts';
+import { useTestServers, type StartedServer } from '../../test/servers.ts';
 
 // Checks Go's crypto/tls makes outside crypto/x509, over real TLS: the client's CertificateVerify
 // is checked with crypto/rsa, which refuses an RSA key under 1,024 bits (Go 1.24+), after the

@@ -4,7 +4,7 @@
 import { connect as connectTls, createSecureContext, type ConnectionOptions } from 'node:tls';
 import { createTestPki, type TestPki } from '@fabric-ops/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useTestServers } from './test-server.ts';
+import { useTestServers } from '../../test/servers.ts';
 import { loadTlsCredentials } from './credentials.ts';
 import { GO_KEY_EXCHANGE_GROUPS, keyExchangeGroups } from './options.ts';
 

@@ -5,7 +5,7 @@ import { connect } from 'node:tls';
 import { createTestPki, type TestPki } from '@fabric-ops/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadTlsCredentials } from './credentials.ts';
-import { useTestServers, type StartedServer } from './test-server.ts';
+import { useTestServers, type StartedServer } from '../../test/servers.ts';
 
 // An intermediate whose KeyUsage extension is present with no bit set: Go does not check a CA's
 // KeyUsage and admits its clients. OpenSSL's X509_check_issued does not take such a certificate

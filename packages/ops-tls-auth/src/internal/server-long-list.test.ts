@@ -9,7 +9,7 @@ import { createTestPki, type PemPair, type TestPki } from '@fabric-ops/test-kit'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadTlsCredentials } from './credentials.ts';
 import { createLongListLane, LONG_LIST_BUSY_REASON, LONG_LIST_HANDSHAKE_BYTES } from './peer-chain.ts';
-import { useTestServers } from './test-server.ts';
+import { useTestServers } from '../../test/servers.ts';
 
 describe('the long-list lane', () => {
   const open = (): Socket => ({ destroyed: false }) as Socket;

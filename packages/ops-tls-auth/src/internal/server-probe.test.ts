@@ -2,7 +2,7 @@ import { request } from 'node:https';
 import { useTestPki, type PemPair } from '@fabric-ops/test-kit';
 import { describe, expect, it, vi } from 'vitest';
 import { loadTlsCredentials } from './credentials.ts';
-import { useTestServers, type StartedServer } from './test-server.ts';
+import { useTestServers, type StartedServer } from '../../test/servers.ts';
 
 // The probe of how this Node reads client chains (self-probe.ts) makes keys and runs handshakes;
 // here it only counts its calls and answers "not faithful", so the warning shows when it ran.

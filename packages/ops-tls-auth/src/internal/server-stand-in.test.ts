@@ -8,7 +8,7 @@ import { request } from 'node:https';
 import { createTestPki, type PemPair, type TestCa, type TestPki } from '@fabric-ops/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadTlsCredentials, type TlsCredentials } from './credentials.ts';
-import { useTestServers, type StartedServer } from './test-server.ts';
+import { useTestServers, type StartedServer } from '../../test/servers.ts';
 
 /** Runs `openssl s_client` with its input closed at once (it then ends after the handshake); its output. */
 function sClient(args: string[]): Promise<string> {

@@ -2,7 +2,7 @@ import { connect } from 'node:tls';
 import { createTestPki, type PemPair, type TestPki } from '@fabric-ops/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadTlsCredentials } from './credentials.ts';
-import { useTestServers } from './test-server.ts';
+import { useTestServers } from '../../test/servers.ts';
 
 // A client certificate of ~70 KiB: OpenSSL's stateless session ticket holds the leaf and must
 // fit 65,280 bytes, so the ticket cannot be built and OpenSSL ends the connection with

@@ -10,7 +10,7 @@ import { createHandshakeLog } from './handshake-log.ts';
 import { X509Certificate } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { PLAIN_HTTP_ANSWER, type TlsServerOptions } from './server.ts';
-import { useTestServers, type StartedServer } from './test-server.ts';
+import { useTestServers, type StartedServer } from '../../test/servers.ts';
 import type { ChainJudge } from '@fabric-ops/go-x509/verifier';
 import { attackChain } from '../../../../bench/lib/attack-chain.mjs';
 

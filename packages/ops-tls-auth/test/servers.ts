@@ -1,12 +1,12 @@
-// Test-only (not published): the real server started on a free port for one test, and closed
+// Test support (outside src, not published): the real server started on a free port for one test, and closed
 // after it, shared by the server test files.
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { afterEach } from 'vitest';
-import type { WarnLogger } from './authorize.ts';
-import type { TlsCredentials } from './credentials.ts';
-import { clientSubjectOf } from './identity.ts';
-import { createTlsServerWith, type TlsServer, type TlsServerInternals, type TlsServerOptions } from './server.ts';
+import type { WarnLogger } from '../src/internal/authorize.ts';
+import type { TlsCredentials } from '../src/internal/credentials.ts';
+import { clientSubjectOf } from '../src/internal/identity.ts';
+import { createTlsServerWith, type TlsServer, type TlsServerInternals, type TlsServerOptions } from '../src/internal/server.ts';
 
 export interface StartedServer {
   readonly tls: TlsServer;
