@@ -11,14 +11,13 @@
 // Run: node bench/chain-latency.bench.mjs (after node scripts/build.mjs), or node bench/run.mjs chain-latency.
 //   BENCH_SECONDS (5), BENCH_ATTACKERS (2), BENCH_CHAIN (202) certificates in the attack list
 import './lib/fail.mjs';
-import { fork } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:https';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { fabricReference, fabricTlsEnv, startFabric } from './lib/fabric.mjs';
-import { startListening, startPeer, stopProcess, writePeerConfig } from './lib/peer.mjs';
+import { chainTargets, runTlsClients } from './lib/chain-bench.mjs';
+import { fabricReference } from './lib/fabric.mjs';
+import { stopProcess } from './lib/peer.mjs';
 import { createBenchPki } from './lib/pki.mjs';
 import { tinyChain } from './lib/tiny-chain.mjs';
 
@@ -27,33 +26,6 @@ const ATTACKERS = Number(process.env.BENCH_ATTACKERS ?? 2);
 const CHAIN = Number(process.env.BENCH_CHAIN ?? 202);
 const dir = mkdtempSync(join(tmpdir(), 'fabric-ops-bench-chain-latency-'));
 const fabric = fabricReference();
-
-const RAW_SERVER = fileURLToPath(new URL('./lib/raw-version-server.mjs', import.meta.url));
-
-// One process for all attackers: a secure context made once (the client's own cost stays small),
-// `connections` loops of connect, one request, wait for the close, again; prints the handshakes attempted.
-const ATTACKERS_SCRIPT = `
-import { connect, createSecureContext } from 'node:tls';
-const { port, connections, seconds, cert, key } = JSON.parse(process.argv[2]);
-const secureContext = createSecureContext({ cert, key });
-const until = Date.now() + seconds * 1000;
-let attempts = 0;
-const loop = async () => {
-  while (Date.now() < until) {
-    attempts += 1;
-    await new Promise((resolve) => {
-      const socket = connect({ host: '127.0.0.1', port, secureContext, rejectUnauthorized: false });
-      socket.on('error', () => {});
-      // a request, so a server that admits the list (raw node) serves it and closes, as one that refuses it closes
-      socket.once('secureConnect', () => socket.end('GET /version HTTP/1.1\\r\\nHost: x\\r\\nConnection: close\\r\\n\\r\\n'));
-      socket.once('close', resolve);
-      socket.resume();
-    });
-  }
-};
-await Promise.all(Array.from({ length: connections }, loop));
-process.stdout.write(JSON.stringify({ attempts }));
-`;
 
 function percentile(sorted, q) {
   return sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
@@ -86,20 +58,12 @@ async function keepAlive(port, pki, seconds) {
 }
 
 async function attacked(port, pki, chain) {
-  const script = join(dir, 'attackers.mjs');
-  writeFileSync(script, ATTACKERS_SCRIPT);
-  const child = fork(script, [JSON.stringify({ port, connections: ATTACKERS, seconds: SECONDS + 0.5, cert: chain.cert, key: chain.key })], {
-    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
-    execArgv: [],
-  });
-  let out = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk) => (out += chunk));
-  const done = new Promise((resolve) => child.once('exit', resolve));
+  // The attackers: one process, each of ATTACKERS loops handshaking again and again with the list.
+  const attackers = runTlsClients({ port, connections: ATTACKERS, seconds: SECONDS + 0.5, cert: chain.cert, key: chain.key });
   await new Promise((resolve) => setTimeout(resolve, 300));
   const latency = await keepAlive(port, pki, SECONDS);
-  await done;
-  const { attempts } = JSON.parse(out || '{"attempts":0}');
-  return { ...latency, attackPerSecond: attempts / (SECONDS + 0.5) };
+  const { made } = await attackers;
+  return { ...latency, attackPerSecond: made / (SECONDS + 0.5) };
 }
 
 async function measure(name, start, pki, chain) {
@@ -121,11 +85,7 @@ try {
   console.log(
     `node ${process.version}; attack list: ${CHAIN} certificates, ${(chain.bytes / 1000).toFixed(1)} KB of DER; ${ATTACKERS} attackers; ${SECONDS} s per phase; load average ${loadavg()[0].toFixed(2)} at the start`,
   );
-  const targets = [
-    ['peer', () => startPeer(writePeerConfig(join(dir, 'peer'), { tls: pki.files }))],
-    ['raw node:https', () => startListening('raw node:https', process.execPath, [RAW_SERVER, pki.files.certFile, pki.files.keyFile, pki.files.caFile])],
-  ];
-  if (fabric.binary !== undefined) targets.push(['Fabric', () => startFabric(fabric.binary, fabricTlsEnv(pki.files, false))]);
+  const targets = chainTargets(dir, pki, fabric);
   const rows = [];
   for (const [name, start] of targets) rows.push(await measure(name, start, pki, chain));
   const raw = rows.find((row) => row.name === 'raw node:https');

@@ -13,13 +13,12 @@
 //   BENCH_ORDINARY (10000), BENCH_LONG (1000), BENCH_CHAIN (161) certificates in the long list,
 //   BENCH_CONNECTIONS (8) client loops, BENCH_SETTLE_MS (3000), BENCH_PEER_NODE_OPTIONS (none)
 import './lib/fail.mjs';
-import { fork } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { fabricReference, fabricTlsEnv, startFabric } from './lib/fabric.mjs';
-import { startListening, startPeer, stopProcess, writePeerConfig } from './lib/peer.mjs';
+import { chainTargets, runTlsClients } from './lib/chain-bench.mjs';
+import { fabricReference } from './lib/fabric.mjs';
+import { stopProcess } from './lib/peer.mjs';
 import { createBenchPki } from './lib/pki.mjs';
 import { rssMiB } from './lib/proc.mjs';
 import { tinyChain } from './lib/tiny-chain.mjs';
@@ -35,38 +34,10 @@ const PEER_NODE_OPTIONS = process.env.BENCH_PEER_NODE_OPTIONS;
 const dir = mkdtempSync(join(tmpdir(), 'fabric-ops-bench-chain-memory-'));
 const fabric = fabricReference();
 
-const RAW_SERVER = fileURLToPath(new URL('./lib/raw-version-server.mjs', import.meta.url));
-
-// The clients in a process of their own, so their memory and CPU are not the bench's: `connections`
-// loops of connect, one request, wait for the close, until `count` handshakes were made.
-const CLIENT_SCRIPT = `
-import { connect, createSecureContext } from 'node:tls';
-const { port, connections, count, cert, key, ca } = JSON.parse(process.argv[2]);
-const secureContext = createSecureContext({ cert, key, ca });
-let started = 0;
-let failed = 0;
-const once = () => new Promise((resolve) => {
-  const socket = connect({ host: '127.0.0.1', port, secureContext, rejectUnauthorized: false });
-  socket.setTimeout(10_000, () => socket.destroy());
-  socket.on('error', () => { failed += 1; });
-  socket.once('secureConnect', () => socket.end('GET /version HTTP/1.1\\r\\nHost: x\\r\\nConnection: close\\r\\n\\r\\n'));
-  socket.once('close', resolve);
-  socket.resume();
-});
-const loop = async () => { while (started < count) { started += 1; await once(); } };
-await Promise.all(Array.from({ length: connections }, loop));
-process.stdout.write(JSON.stringify({ made: started, failed }));
-`;
-
+/** `count` new connections from CONNECTIONS client loops in a process of their own; their `{ made, failed }`. */
 async function handshakes(port, credentials, count) {
   if (count === 0) return { made: 0, failed: 0 };
-  const script = join(dir, 'clients.mjs');
-  writeFileSync(script, CLIENT_SCRIPT);
-  const child = fork(script, [JSON.stringify({ port, connections: CONNECTIONS, count, ...credentials })], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'], execArgv: [] });
-  let out = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk) => (out += chunk));
-  await new Promise((resolve) => child.once('exit', resolve));
-  return JSON.parse(out || '{"made":0,"failed":0}');
+  return runTlsClients({ port, connections: CONNECTIONS, count, ...credentials });
 }
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
@@ -104,11 +75,7 @@ try {
   console.log(
     `node ${process.version}; ${ORDINARY} ordinary handshakes (leaf + CA), then ${LONG} with ${CHAIN} certificates (${(chain.bytes / 1000).toFixed(1)} KB of DER, refused); ${CONNECTIONS} client loops; load average ${loadavg()[0].toFixed(2)} at the start`,
   );
-  const targets = [
-    ['peer', () => startPeer(writePeerConfig(join(dir, 'peer'), { tls: pki.files }), { env: PEER_NODE_OPTIONS === undefined ? {} : { NODE_OPTIONS: PEER_NODE_OPTIONS } })],
-    ['raw node:https', () => startListening('raw node:https', process.execPath, [RAW_SERVER, pki.files.certFile, pki.files.keyFile, pki.files.caFile])],
-  ];
-  if (fabric.binary !== undefined) targets.push(['Fabric', () => startFabric(fabric.binary, fabricTlsEnv(pki.files, false))]);
+  const targets = chainTargets(dir, pki, fabric, { env: PEER_NODE_OPTIONS === undefined ? {} : { NODE_OPTIONS: PEER_NODE_OPTIONS } });
   const rows = [];
   for (const [name, start] of targets) rows.push(await measure(name, start, ordinaryClient, longClient));
   const f = (n) => n.toFixed(1);

@@ -17,7 +17,11 @@ interface TlsLogger {
   warn(obj: object, msg?: string): void;
 }
 
-export interface OperationsTlsOptions {
+/** createTlsServer's options (ops-tls-auth names the type only as that function's parameter). */
+type TlsServerOptions = Parameters<TlsAuthApi['createTlsServer']>[0];
+
+/** `handshakeTimeoutMs` and `clientCaStandIns` are createTlsServer's own, handed straight through. */
+export interface OperationsTlsOptions extends Pick<TlsServerOptions, 'handshakeTimeoutMs' | 'clientCaStandIns'> {
   readonly settings: TlsSettings;
   /** How error lines name the files (ops-config's `tlsLabels`); ops-tls-auth's default, the peer's config keys, otherwise. */
   readonly labels?: TlsFileLabels | undefined;
@@ -25,10 +29,6 @@ export interface OperationsTlsOptions {
   readonly credentials?: TlsCredentials | undefined;
   /** Opt-in per-route subject rules (see ops-tls-auth's RouteAllowList). */
   readonly allowList?: RouteAllowList | undefined;
-  /** Deadline for a TLS handshake, from the TCP accept (Go uses its ReadTimeout). Default 10 s. */
-  readonly handshakeTimeoutMs?: number | undefined;
-  /** Hand OpenSSL stand-ins for the client CAs (ops-tls-auth's `clientCaStandIns`). Default true. */
-  readonly clientCaStandIns?: boolean | undefined;
   /** Reload credentials when their files change on disk. Default true. */
   readonly watchFiles?: boolean | undefined;
   /** Reload credentials on SIGHUP. Default true. */

@@ -97,11 +97,17 @@ export class ValuesSender {
 
 /** A delta's indices: the Uint32Array of ValuesSender's text, or undefined when it is not 4 bytes an index. */
 export function decodeIndices(text: string): Uint32Array | undefined {
+  return decodeArray(text, Uint32Array);
+}
+
+/** The elements a base64 text holds the bytes of, or undefined when they are not whole elements. */
+function decodeArray<T extends Uint32Array | Float64Array>(text: string, Type: { new (length: number): T; readonly BYTES_PER_ELEMENT: number }): T | undefined {
   const bytes = Buffer.from(text, 'base64');
-  if (bytes.length % 4 !== 0) return undefined;
-  const indices = new Uint32Array(bytes.length / 4);
-  new Uint8Array(indices.buffer).set(bytes);
-  return indices;
+  if (bytes.length % Type.BYTES_PER_ELEMENT !== 0) return undefined;
+  // Copied: a small decoded buffer sits at any offset of Node's pool, not on an element boundary.
+  const array = new Type(bytes.length / Type.BYTES_PER_ELEMENT);
+  new Uint8Array(array.buffer).set(bytes);
+  return array;
 }
 
 /**
@@ -140,12 +146,7 @@ export function encodeValues(values: ArrayLike<number>): string {
 
 /** A reply's values: the floats of encodeValues' text, or undefined when it is not 8 bytes a value. */
 export function decodeValues(text: string): Float64Array | undefined {
-  const bytes = Buffer.from(text, 'base64');
-  if (bytes.length % 8 !== 0) return undefined;
-  // Copied: a small decoded buffer sits at any offset of Node's pool, not on an 8-byte boundary.
-  const values = new Float64Array(bytes.length / 8);
-  new Uint8Array(values.buffer).set(bytes);
-  return values;
+  return decodeArray(text, Float64Array);
 }
 
 /** Families whose names are the cluster's own: a worker cannot report them. */

@@ -134,22 +134,17 @@ export function scanFirstValue(body: Uint8Array): number {
       case 0x7b: // {
         push(c, Parse.ObjectKey);
         i++;
-        skipSpace();
-        if (i >= body.length) throw unexpectedEof();
-        if (body[i] === 0x7d) {
+        if (nextInside() === 0x7d) {
           stack.pop();
           i++;
           return true;
         }
-        if (body[i] !== 0x22) throw syntaxError(body[i]!, 'looking for beginning of object key string');
-        i = scanString(i);
+        beginKey(body[i]!);
         return false;
       case 0x5b: // [
         push(c, Parse.ArrayValue);
         i++;
-        skipSpace();
-        if (i >= body.length) throw unexpectedEof();
-        if (body[i] === 0x5d) {
+        if (nextInside() === 0x5d) {
           stack.pop();
           i++;
           return true;
@@ -181,41 +176,46 @@ export function scanFirstValue(body: Uint8Array): number {
     while (i < body.length && isSpace(body[i]!)) i++;
   }
 
+  // The next byte after whitespace, inside a value that is not finished: the end of the body
+  // there is an unexpected EOF.
+  function nextInside(): number {
+    skipSpace();
+    if (i >= body.length) throw unexpectedEof();
+    return body[i]!;
+  }
+
+  // An object key: a string, which `c` (the byte at `i`) must begin.
+  function beginKey(c: number): void {
+    if (c !== 0x22) throw syntaxError(c, 'looking for beginning of object key string');
+    i = scanString(i);
+  }
+
   skipSpace();
   if (i >= body.length) throw invalidBody('EOF');
   sawNonSpace = true;
   let complete = beginValue(body[i]!);
   for (;;) {
     if (complete === NEEDS_VALUE) {
-      skipSpace();
-      if (i >= body.length) throw unexpectedEof();
-      complete = beginValue(body[i]!);
+      complete = beginValue(nextInside());
       continue;
     }
     if (complete && stack.length === 0) return i;
     // After a key string, or after a value inside a container.
-    skipSpace();
-    if (i >= body.length) throw unexpectedEof();
-    const c = body[i]!;
+    const c = nextInside();
     const top = stack[stack.length - 1]!;
     if (!complete) {
       // Just read an object key.
       if (c !== 0x3a) throw syntaxError(c, 'after object key');
       stack[stack.length - 1] = Parse.ObjectValue;
       i++;
-      skipSpace();
-      if (i >= body.length) throw unexpectedEof();
-      complete = beginValue(body[i]!);
+      complete = beginValue(nextInside());
       continue;
     }
     if (top === Parse.ObjectValue) {
       if (c === 0x2c) {
         stack[stack.length - 1] = Parse.ObjectKey;
         i++;
-        skipSpace();
-        if (i >= body.length) throw unexpectedEof();
-        if (body[i] !== 0x22) throw syntaxError(body[i]!, 'looking for beginning of object key string');
-        i = scanString(i);
+        beginKey(nextInside());
         complete = false;
         continue;
       }
@@ -230,9 +230,7 @@ export function scanFirstValue(body: Uint8Array): number {
     // Inside an array.
     if (c === 0x2c) {
       i++;
-      skipSpace();
-      if (i >= body.length) throw unexpectedEof();
-      complete = beginValue(body[i]!);
+      complete = beginValue(nextInside());
       continue;
     }
     if (c === 0x5d) {

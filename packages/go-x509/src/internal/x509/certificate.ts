@@ -1,7 +1,7 @@
 import { parseAlgorithmIdentifier, parsePublicKey, rightAlign, publicKeyAlgorithmOf, signatureAlgorithmOf, type PublicKey, type PublicKeyAlgorithm, type SignatureAlgorithm } from './algorithms.ts';
 import { bytesEqual, ctx, ctxc, DerReader, oidString, parseGeneralizedTime, parseUTCTime, TAG, type GoTime } from './der.ts';
 import { processExtensions, type Extension, type ExtensionFacts } from './extensions.ts';
-import { nameSummary, parseName } from './name.ts';
+import { nameSummary, parseName, type Attribute } from './name.ts';
 import { fail, ParseError } from './parse-error.ts';
 import { goQuote } from './quote.ts';
 
@@ -44,6 +44,15 @@ function parseTime(r: DerReader): GoTime {
     return t ?? fail('x509: malformed GeneralizedTime');
   }
   return fail('x509: unsupported time format');
+}
+
+/** The issuer or the subject Name: its element and its attributes. Go says "malformed issuer" for either. */
+function readName(tbs: DerReader): { readonly raw: Uint8Array; readonly attributes: Attribute[] } {
+  const raw = tbs.readElement(TAG.SEQUENCE);
+  if (raw === undefined) fail('x509: malformed issuer');
+  const attributes = parseName(raw);
+  if (typeof attributes === 'string') fail(attributes);
+  return { raw, attributes };
 }
 
 function parseExtension(body: Uint8Array): Extension {
@@ -101,10 +110,7 @@ function parse(der: Uint8Array): Certificate {
   if (typeof ai === 'string') fail(ai);
   const signatureAlgorithm = signatureAlgorithmOf(ai);
 
-  const rawIssuer = tbs.readElement(TAG.SEQUENCE);
-  if (rawIssuer === undefined) fail('x509: malformed issuer');
-  const issuer = parseName(rawIssuer);
-  if (typeof issuer === 'string') fail(issuer);
+  const { raw: rawIssuer } = readName(tbs);
 
   const validity = tbs.read(TAG.SEQUENCE);
   if (validity === undefined) fail('x509: malformed validity');
@@ -112,10 +118,7 @@ function parse(der: Uint8Array): Certificate {
   const notBefore = parseTime(vr);
   const notAfter = parseTime(vr);
 
-  const rawSubject = tbs.readElement(TAG.SEQUENCE);
-  if (rawSubject === undefined) fail('x509: malformed issuer');
-  const subject = parseName(rawSubject);
-  if (typeof subject === 'string') fail(subject);
+  const { raw: rawSubject, attributes: subject } = readName(tbs);
 
   const spkiElement = tbs.readElement(TAG.SEQUENCE);
   if (spkiElement === undefined) fail('x509: malformed spki');

@@ -90,8 +90,8 @@ export class DerReader {
     return { tag, full, body };
   }
 
-  /** Contents of an element with exactly this tag. */
-  read(tag: number): Uint8Array | undefined {
+  /** The next element if it has exactly this tag; otherwise undefined, and nothing is consumed. */
+  private readTagged(tag: number): Element | undefined {
     const save = this.bytes;
     const e = this.readAny();
     if (e === undefined || e.tag !== tag) {
@@ -99,18 +99,17 @@ export class DerReader {
       this.bytes = save;
       return undefined;
     }
-    return e.body;
+    return e;
+  }
+
+  /** Contents of an element with exactly this tag. */
+  read(tag: number): Uint8Array | undefined {
+    return this.readTagged(tag)?.body;
   }
 
   /** Header and contents of an element with exactly this tag. */
   readElement(tag: number): Uint8Array | undefined {
-    const save = this.bytes;
-    const e = this.readAny();
-    if (e === undefined || e.tag !== tag) {
-      this.bytes = save;
-      return undefined;
-    }
-    return e.full;
+    return this.readTagged(tag)?.full;
   }
 
   /** An optional element: absent when the next tag differs; false when present but malformed. */

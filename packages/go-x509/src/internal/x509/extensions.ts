@@ -46,11 +46,16 @@ export const SAN_OID = '2.5.29.17';
 export const NAME_CONSTRAINTS_OID = '2.5.29.30';
 const AIA_OID = '1.3.6.1.5.5.7.1.1';
 
+/** A reader over the SEQUENCE an extension's value must be; `invalid` is Go's text when it is not one. */
+function sequenceOf(value: Uint8Array, invalid: string): DerReader {
+  const seq = new DerReader(value).read(TAG.SEQUENCE);
+  if (seq === undefined) fail(invalid);
+  return new DerReader(seq);
+}
+
 /** Calls back for every GeneralName in a SAN value with Go's tag numbering (tag ^ 0x80). */
 export function forEachSAN(value: Uint8Array, callback: (tag: number, data: Uint8Array) => void): void {
-  const seq = new DerReader(value).read(TAG.SEQUENCE);
-  if (seq === undefined) fail('x509: invalid subject alternative names');
-  const r = new DerReader(seq);
+  const r = sequenceOf(value, 'x509: invalid subject alternative names');
   while (!r.empty()) {
     const e = r.readAny();
     if (e === undefined) fail('x509: invalid subject alternative name');
@@ -116,9 +121,7 @@ function parseKeyUsage(value: Uint8Array): number {
 
 function parseBasicConstraints(value: Uint8Array): { isCA: boolean; maxPathLen: number } {
   const invalid = 'x509: invalid basic constraints';
-  const seq = new DerReader(value).read(TAG.SEQUENCE);
-  if (seq === undefined) fail(invalid);
-  const r = new DerReader(seq);
+  const r = sequenceOf(value, invalid);
   let isCA = false;
   if (r.peekTag(TAG.BOOLEAN)) {
     const b = r.readBoolean();
@@ -138,9 +141,7 @@ function parseBasicConstraints(value: Uint8Array): { isCA: boolean; maxPathLen: 
 }
 
 function parseExtKeyUsage(value: Uint8Array): { known: string[]; unknown: number } {
-  const seq = new DerReader(value).read(TAG.SEQUENCE);
-  if (seq === undefined) fail('x509: invalid extended key usages');
-  const r = new DerReader(seq);
+  const r = sequenceOf(value, 'x509: invalid extended key usages');
   const known: string[] = [];
   let unknown = 0;
   while (!r.empty()) {
@@ -167,9 +168,7 @@ function policyOid(body: Uint8Array): string | undefined {
 // certificatePolicies as Go 1.22+ reads it: OIDs of any arc size (x509.OID), a repeated OID refused.
 function parseCertificatePolicies(value: Uint8Array): string[] {
   const invalid = 'x509: invalid certificate policies';
-  const seq = new DerReader(value).read(TAG.SEQUENCE);
-  if (seq === undefined) fail(invalid);
-  const r = new DerReader(seq);
+  const r = sequenceOf(value, invalid);
   const policies: string[] = [];
   const seen = new Set<string>();
   while (!r.empty()) {
@@ -201,9 +200,7 @@ function clampInt64(v: bigint): number {
 
 function parsePolicyConstraints(value: Uint8Array): PolicyConstraints {
   const invalid = 'x509: invalid policy constraints extension';
-  const seq = new DerReader(value).read(TAG.SEQUENCE);
-  if (seq === undefined) fail(invalid);
-  const r = new DerReader(seq);
+  const r = sequenceOf(value, invalid);
   const out: PolicyConstraints = { requireExplicitPolicy: 0, requireExplicitPolicyZero: false, inhibitPolicyMapping: 0, inhibitPolicyMappingZero: false };
   if (r.peekTag(ctx(0))) {
     const v = r.readInt64(ctx(0));
@@ -222,9 +219,7 @@ function parsePolicyConstraints(value: Uint8Array): PolicyConstraints {
 
 function parsePolicyMappings(value: Uint8Array): PolicyMapping[] {
   const invalid = 'x509: invalid policy mappings extension';
-  const seq = new DerReader(value).read(TAG.SEQUENCE);
-  if (seq === undefined) fail(invalid);
-  const r = new DerReader(seq);
+  const r = sequenceOf(value, invalid);
   const mappings: PolicyMapping[] = [];
   while (!r.empty()) {
     const s = r.read(TAG.SEQUENCE);
@@ -239,9 +234,7 @@ function parsePolicyMappings(value: Uint8Array): PolicyMapping[] {
 }
 
 function checkCrlDistributionPoints(value: Uint8Array): void {
-  const seq = new DerReader(value).read(TAG.SEQUENCE);
-  if (seq === undefined) fail('x509: invalid CRL distribution points');
-  const r = new DerReader(seq);
+  const r = sequenceOf(value, 'x509: invalid CRL distribution points');
   while (!r.empty()) {
     const dp = r.read(TAG.SEQUENCE);
     if (dp === undefined) fail('x509: invalid CRL distribution point');
@@ -261,9 +254,7 @@ function checkCrlDistributionPoints(value: Uint8Array): void {
 
 function checkAuthorityInfoAccess(value: Uint8Array, critical: boolean): void {
   if (critical) fail('x509: authority info access incorrectly marked critical');
-  const seq = new DerReader(value).read(TAG.SEQUENCE);
-  if (seq === undefined) fail('x509: invalid authority info access');
-  const r = new DerReader(seq);
+  const r = sequenceOf(value, 'x509: invalid authority info access');
   while (!r.empty()) {
     const ad = r.read(TAG.SEQUENCE);
     if (ad === undefined) fail('x509: invalid authority info access');
