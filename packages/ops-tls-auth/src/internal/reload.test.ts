@@ -187,11 +187,11 @@ describe('createCredentialReloader', () => {
 
       // Blocks OpenSSL cannot parse among them are skipped with the same warnings; a file with
       // none that parses is refused with the same line, and nothing is applied.
-      const garbled = many.replaceAll('MIIB', 'MIIZ');
+      const garbled = smallCas(40).replaceAll('MIIB', 'MIIZ');
       writeFileSync(caFile, `${garbled}${smallCas(3)}`);
       await expect.poll(() => applied.length, { timeout: 10_000 }).toBe(2);
       expect(applied[1]).toEqual(loadTlsCredentials(settings));
-      expect(applied[1]!.warnings?.length).toBeGreaterThan(1_000);
+      expect(applied[1]!.warnings).toHaveLength(40);
       writeFileSync(caFile, garbled);
       await expect.poll(() => failed.length, { timeout: 10_000 }).toBe(1);
       expect(() => loadTlsCredentials(settings)).toThrow(failed[0]);
@@ -200,7 +200,7 @@ describe('createCredentialReloader', () => {
     } finally {
       reloader.close();
     }
-  });
+  }, 30_000);
 
   it('off the event loop, errors come in the order a load at start gives them', async () => {
     const missing = join(pki.dir, 'missing.pem');
