@@ -24,7 +24,8 @@ export function goQuote(text: string): string {
     if (escape !== undefined) out += escape;
     else if (cp < 0x20 || cp === 0x7f) out += `\\x${hex(cp, 2)}`;
     else if (cp < 0x7f) out += ch;
-    else if (cp === 0xfffd || (/\p{C}|\p{Z}/u.test(ch) && ch !== ' ' && !/\p{Zs}/u.test(ch))) {
+    // strconv.IsPrint: letters, marks, numbers, punctuation and symbols (U+FFFD among them); other spaces are escaped
+    else if (!/[\p{L}\p{M}\p{N}\p{P}\p{S}]/u.test(ch)) {
       out += cp > 0xffff ? `\\U${hex(cp, 8)}` : `\\u${hex(cp, 4)}`;
     } else out += ch;
   }
