@@ -1,6 +1,7 @@
 import { unwatchFile, watchFile, type Stats } from 'node:fs';
 import { loadTlsCredentials, loadTlsCredentialsOffThread, type TlsCredentials } from './credentials.ts';
 import type { TlsFileLabels, TlsFiles } from './settings.ts';
+import { makeStandInsAhead } from './stand-in-ca.ts';
 
 export interface CredentialReloaderOptions {
   readonly settings: TlsFiles;
@@ -47,13 +48,16 @@ export function createCredentialReloader(options: CredentialReloaderOptions): Cr
     options.apply(loadTlsCredentials(options.settings, loadOptions));
   };
 
-  // A change or SIGHUP while serving: the client CAs are parsed off the event loop, and the new
-  // credentials applied whole once all is checked; until then the old ones serve every handshake.
+  // A change or SIGHUP while serving: the client CAs are parsed off the event loop and their
+  // OpenSSL stand-ins made in slices; the new credentials are applied whole once all is checked,
+  // the old ones serving every handshake until then.
   const attempt = (trigger: ReloadTrigger): void => {
     if (closed) return;
     const mine = ++latest;
     loadTlsCredentialsOffThread(options.settings, loadOptions).then(
-      (credentials) => {
+      async (credentials) => {
+        if (closed || mine !== latest) return;
+        await makeStandInsAhead(credentials.ca);
         if (closed || mine !== latest) return;
         try {
           options.apply(credentials);

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOpenSslClientCas, namesIssuerKey, rawSubjectOf, signatureKeyKind, standInFor } from './stand-in-ca.ts';
+import { createOpenSslClientCas, makeStandInsAhead, namesIssuerKey, rawSubjectOf, signatureKeyKind, standInFor } from './stand-in-ca.ts';
 
 let dir: string;
 const file = (name: string): string => join(dir, name);
@@ -123,6 +123,15 @@ describe('createOpenSslClientCas', () => {
     // a CA that left the trust set and came back gets a new stand-in
     expect(cas.forCredentials({ cert: server(), ca: [plainCa] })[0]).not.toBe(first[0]);
     expect(warnings).toEqual([]);
+  });
+
+  it('takes the stand-ins a reload made ahead (in slices of the event loop) instead of making them in one stretch', async () => {
+    await makeStandInsAhead([plainCa, oddCa, rsaCa, 'not a certificate'], 2);
+    const made = createOpenSslClientCas(true, () => {}).forCredentials({ cert: server(), ca: [rsaCa, plainCa, oddCa] });
+    // the same on a second server: made once, ahead, not by either
+    expect(createOpenSslClientCas(true, () => {}).forCredentials({ cert: server(), ca: [rsaCa, plainCa, oddCa] })).toEqual(made);
+    expect(made).not.toContain(plainCa);
+    expect(new X509Certificate(made[0]!).subject).toBe(new X509Certificate(rsaCa).subject);
   });
 
   it('passes a CA it cannot make a stand-in for through as it is, and says so once', () => {
