@@ -211,35 +211,26 @@ export function scanFirstValue(body: Uint8Array): number {
       complete = beginValue(nextInside());
       continue;
     }
-    if (top === Parse.ObjectValue) {
-      if (c === 0x2c) {
-        stack[stack.length - 1] = Parse.ObjectKey;
-        i++;
-        beginKey(nextInside());
-        complete = false;
-        continue;
-      }
-      if (c === 0x7d) {
-        stack.pop();
-        i++;
-        complete = true;
-        continue;
-      }
-      throw syntaxError(c, 'after object key:value pair');
-    }
-    // Inside an array.
+    // After a value inside an object or an array: a comma and the next key or element, or the end.
+    const inObject = top === Parse.ObjectValue;
     if (c === 0x2c) {
       i++;
-      complete = beginValue(nextInside());
+      if (inObject) {
+        stack[stack.length - 1] = Parse.ObjectKey;
+        beginKey(nextInside());
+        complete = false;
+      } else {
+        complete = beginValue(nextInside());
+      }
       continue;
     }
-    if (c === 0x5d) {
+    if (c === (inObject ? 0x7d : 0x5d)) {
       stack.pop();
       i++;
       complete = true;
       continue;
     }
-    throw syntaxError(c, 'after array element');
+    throw syntaxError(c, inObject ? 'after object key:value pair' : 'after array element');
   }
 }
 
