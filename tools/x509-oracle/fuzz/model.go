@@ -276,6 +276,10 @@ func sign(k *key, alg string, tbs []byte) []byte {
 		default:
 			return make([]byte, p.Size())
 		}
+		if err != nil {
+			// a key mutated too small for the digest cannot sign it: a value that does not verify
+			return make([]byte, p.Size())
+		}
 	case ed25519.PrivateKey:
 		if a.family != "ed25519" {
 			return make([]byte, 64)

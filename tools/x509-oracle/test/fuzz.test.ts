@@ -1,4 +1,7 @@
+import { execFile } from 'node:child_process';
 import { rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientCertificateMessageProblem, createClientTrustPool, verifyClientChain } from '@fabric-ops/go-x509';
 import { buildFuzzTools, disagreementClass, makeBatch, reasonShape, runFuzz, type Batch, type Disagreement, type FuzzTools, type FuzzTotals, type Verifier } from '../fuzz/driver.mjs';
@@ -146,4 +149,9 @@ describe('the DER mutation fuzzer against Go itself', () => {
     expect(alone.cases[0]!.id).toBe(run.cases[13]!.id);
     expect([...alone.pools.values()]).toEqual([run.pools.get(run.cases[13]!.pool)]);
   });
+
+  it("passes the generator's own Go tests (go test ./...: cases it must still make, such as a key too small to sign with)", async () => {
+    const { stdout } = await promisify(execFile)('go', ['test', '-count=1', './...'], { cwd: fileURLToPath(new URL('..', import.meta.url)) });
+    expect(stdout).toMatch(/^ok\s+fabric-ops\/tools\/x509-oracle\/fuzz\b/m);
+  }, 120_000);
 });
