@@ -8,7 +8,8 @@ import { BUSY_REASON, createChainJudge, EXPRESS_MAX_BYTES, TOO_LONG_REASON, type
 // makes, says which trust generation and texts it holds, and notes each check it starts in a
 // log file. The first byte of a list says how it behaves: 0xff never answers, 0xfe holds its
 // thread for 300 ms before answering, 0xfd spins until stopped, 0xfc says its verdict must be
-// checked again after 1.5 s. CA texts 'broken' make it report a trust error.
+// checked again after 1.5 s. CA texts 'broken' make it report a trust error, 'slow' take 400 ms
+// to load (a pool of thousands of CAs).
 const dir = mkdtempSync(join(tmpdir(), 'ops-tls-verdicts-'));
 const workerFile = join(dir, 'counting-verifier.mjs');
 const startedLog = join(dir, 'started.log');
@@ -23,6 +24,8 @@ parentPort.on('message', (m) => {
   if (m.kind === 'trust') {
     generation = m.generation; texts = m.pemTexts;
     if (texts[0] === 'broken') parentPort.postMessage({ kind: 'trust-error', generation, message: 'bad pem', fileIndex: 0 });
+    if (texts[0] === 'slow') { const until = Date.now() + 400; while (Date.now() < until); }
+    parentPort.postMessage({ kind: 'ready', generation });
     return;
   }
   const [kind, tag] = m.certificates[0];
@@ -34,7 +37,6 @@ parentPort.on('message', (m) => {
   parentPort.postMessage({ kind: 'verdict', id: m.id, generation, accept: false, reason: 'check ' + calls + ' with ' + texts.join('+'),
     recheckAt: kind === 0xfc ? m.now + 1500 : undefined });
 });
-parentPort.postMessage({ kind: 'ready' });
 `,
 );
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -77,6 +79,14 @@ const boots = (): number => {
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('createChainJudge: cache and trust', () => {
+  it("counts a check's budget from the thread's pool being built: a trust slow to load moves no check and starts no other thread", async () => {
+    const judge = make({ expressBudgetMs: 100 }, ['slow']);
+    expect(await judge.judge(small(1))).toEqual({ accept: false, reason: 'check 1 with slow' });
+    judge.setTrust(['slow', 'ca-2']);
+    expect(await judge.judge(small(2))).toEqual({ accept: false, reason: 'check 2 with slow+ca-2' });
+    expect(boots()).toBe(1);
+  });
+
   it('answers a list seen before from the cache, and shares one check between identical lists in flight', async () => {
     const judge = make();
     const [a, b] = await Promise.all([judge.judge(small(1)), judge.judge(small(1))]);

@@ -241,7 +241,7 @@ function onOverrun(state: JudgeState, slot: Slot<Job>): void {
   pump(state);
 }
 
-/** The check's clock starts when a thread that has loaded gets it (a thread started for it counts from its 'ready'). */
+/** The check's clock starts when a thread that has loaded and built the trust's pool gets it (else from its 'ready'). */
 function armBudget(state: JudgeState, slot: Slot<Job>, job: Job, now: number): void {
   if (job.startedAt === 0) job.startedAt = now;
   // Past the last waiter's deadline the answer is of no use; a check nobody waits for keeps its budget.
@@ -299,8 +299,10 @@ function reportTrustProblem(state: JudgeState, generation: number, message: stri
 
 function onMessage(state: JudgeState, slot: Slot<Job>, message: FromWorker): void {
   if (message.kind === 'ready') {
+    // a newer trust is on its way to the thread: its own 'ready' follows
+    if (message.generation !== state.generation) return;
     slot.ready = true;
-    if (slot.job !== undefined) armBudget(state, slot, slot.job, Date.now());
+    if (slot.job !== undefined && slot.timer === undefined) armBudget(state, slot, slot.job, Date.now());
     return;
   }
   if (message.kind === 'trust-error') {

@@ -24,8 +24,8 @@ export type FromWorker =
       readonly recheckAt?: number;
     }
   | { readonly kind: 'trust-error'; readonly generation: number; readonly message: string; readonly fileIndex?: number }
-  /** Sent once the thread has loaded and can check: budgets count from then, not from a slow start. */
-  | { readonly kind: 'ready' };
+  /** Sent once the thread has loaded and built the pool of this trust: budgets count from then, not from a slow start or a large pool. */
+  | { readonly kind: 'ready'; readonly generation: number };
 
 /**
  * The worker is its own file in dist/ (ESM and CJS builds alike). From source (tests run the
@@ -208,7 +208,12 @@ export function createThreadSlots<J>(options: ThreadSlotsOptions<J>): ThreadSlot
       slot.idleTimer.unref();
     },
     broadcastTrust(generation, pemTexts) {
-      for (const slot of slots) slot.worker?.postMessage({ kind: 'trust', generation, pemTexts } satisfies ToWorker);
+      for (const slot of slots) {
+        if (slot.worker === undefined) continue;
+        slot.worker.postMessage({ kind: 'trust', generation, pemTexts } satisfies ToWorker);
+        // checks started from now on count from its 'ready' for this trust
+        slot.ready = false;
+      }
     },
     get threads() {
       let alive = 0;
