@@ -8,7 +8,7 @@ import { BUSY_REASON, createChainJudge, EXPRESS_MAX_BYTES, TOO_LONG_REASON, type
 // makes, says which trust generation and texts it holds, and notes each check it starts in a
 // log file. The first byte of a list says how it behaves: 0xff never answers, 0xfe holds its
 // thread for 300 ms before answering, 0xfd spins until stopped, 0xfc says its verdict must be
-// checked again after 1.5 s. CA texts 'broken' make it report a trust error, 'slow' take 400 ms
+// checked again after 1.5 s. CA texts 'broken' make it report a trust error, 'slow' take 800 ms
 // to load (a pool of thousands of CAs).
 const dir = mkdtempSync(join(tmpdir(), 'ops-tls-verdicts-'));
 const workerFile = join(dir, 'counting-verifier.mjs');
@@ -24,7 +24,7 @@ parentPort.on('message', (m) => {
   if (m.kind === 'trust') {
     generation = m.generation; texts = m.pemTexts;
     if (texts[0] === 'broken') parentPort.postMessage({ kind: 'trust-error', generation, message: 'bad pem', fileIndex: 0 });
-    if (texts[0] === 'slow') { const until = Date.now() + 400; while (Date.now() < until); }
+    if (texts[0] === 'slow') { const until = Date.now() + 800; while (Date.now() < until); }
     parentPort.postMessage({ kind: 'ready', generation });
     return;
   }
@@ -80,7 +80,7 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 
 describe('createChainJudge: cache and trust', () => {
   it("counts a check's budget from the thread's pool being built: a trust slow to load moves no check and starts no other thread", async () => {
-    const judge = make({ expressBudgetMs: 100 }, ['slow']);
+    const judge = make({ expressBudgetMs: 400 }, ['slow']);
     expect(await judge.judge(small(1))).toEqual({ accept: false, reason: 'check 1 with slow' });
     judge.setTrust(['slow', 'ca-2']);
     expect(await judge.judge(small(2))).toEqual({ accept: false, reason: 'check 2 with slow+ca-2' });
