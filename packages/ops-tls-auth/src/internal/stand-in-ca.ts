@@ -241,10 +241,9 @@ export function namesIssuerKey(certificate: Uint8Array): boolean {
 let madeAhead = new Map<string, string>();
 
 /**
- * Makes the stand-ins for these CA certificates before they are applied, `perTurn` per turn of
- * the event loop (about 0.1 ms each): a reload of 2,001 new CAs held the loop 0.2 s for them in
- * one stretch in `forCredentials`, which now takes them from here. One that cannot be made is
- * left to `forCredentials` (and its warning).
+ * Makes the stand-ins for a reload's CAs before they are applied, `perTurn` per turn of the event
+ * loop, for `forCredentials` to take (made there, 2,001 new CAs take 0.2 s in one stretch); one
+ * that cannot be made is left to it and its warning.
  */
 export async function makeStandInsAhead(cas: readonly string[], perTurn = 32): Promise<void> {
   const next = new Map<string, string>();
