@@ -1,9 +1,7 @@
 import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
-import { once } from 'node:events';
-import { createRequire } from 'node:module';
-import type * as WorkerThreads from 'node:worker_threads';
 import { readRegularFileSync, shownPath } from '@fabric-ops/ops-http/fs';
 import { goErrnoText } from '@fabric-ops/ops-http/go';
+import { loadableCertificates } from '@fabric-ops/go-x509/verifier';
 import { TlsAuthError } from './errors.ts';
 import { clientRootCaLabel, DEFAULT_FILE_LABELS, type TlsFileLabels, type TlsFiles } from './settings.ts';
 
@@ -134,32 +132,6 @@ function parses(block: string): boolean {
   }
 }
 
-// A reload's client CAs are parsed on a thread of their own, started for it: OpenSSL's parse
-// costs the event loop 0.05 ms (Node 24) to 0.4 ms (Node 20) per certificate, so 1 s for 2,001
-// CAs. Up to a handful it is cheaper here than a thread's start.
-const PARSE_HERE_AT_MOST = 8;
-const PARSE_THREAD = `const { parentPort, workerData } = require('node:worker_threads');
-const { X509Certificate } = require('node:crypto');
-parentPort.postMessage(workerData.map((block) => { try { new X509Certificate(block); return true; } catch { return false; } }));`;
-
-/** `parses` for each block, on a short-lived thread; here when few, or when no thread can run. */
-async function parsedOffThread(blocks: readonly string[]): Promise<readonly boolean[]> {
-  if (blocks.length <= PARSE_HERE_AT_MOST) return blocks.map(parses);
-  let worker: WorkerThreads.Worker | undefined;
-  try {
-    // loaded at the first reload that needs it, as the verifier threads load it
-    const { Worker } = createRequire(import.meta.url)('node:worker_threads') as typeof WorkerThreads;
-    worker = new Worker(PARSE_THREAD, { eval: true, workerData: blocks });
-    worker.unref();
-    const [parsed] = (await once(worker, 'message')) as [boolean[]];
-    return parsed;
-  } catch {
-    return blocks.map(parses);
-  } finally {
-    void worker?.terminate();
-  }
-}
-
 function certificatesIn(text: string, key: string, file: string): X509Certificate[] {
   const path = shownPath(file);
   const blocks = certificateBlocks(text);
@@ -228,7 +200,7 @@ export async function loadTlsCredentialsOffThread(files: TlsFiles, options: Load
     }
   });
   const blocks = [...new Set(texts.flatMap((text) => (typeof text === 'string' ? certificateBlocks(text) : [])))];
-  const parsed = await parsedOffThread(blocks);
+  const parsed = await loadableCertificates(blocks);
   const loadable = new Set(blocks.filter((_, index) => parsed[index] === true));
   const readCa = (index: number): string => {
     const text = texts[index]!;

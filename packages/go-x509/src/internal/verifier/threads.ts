@@ -8,7 +8,7 @@ import type { Worker } from 'node:worker_threads';
 // node:worker_threads is loaded when the first verifier thread starts (the first chain that needs
 // one), not when this entry is imported: a server no client presents a certificate to never holds it.
 const requireBuiltin = createRequire(import.meta.url);
-const workerThreads = (): typeof WorkerThreads => requireBuiltin('node:worker_threads') as typeof WorkerThreads;
+export const workerThreads = (): typeof WorkerThreads => requireBuiltin('node:worker_threads') as typeof WorkerThreads;
 
 export type ToWorker =
   | { readonly kind: 'trust'; readonly generation: number; readonly pemTexts: readonly string[] }
