@@ -6,4 +6,4 @@
 export { createChainJudge, DEFAULT_INLINE_LIMITS } from './internal/verifier/judge.ts';
 export type { ChainJudge, ChainJudgeOptions, InlineLimits, JudgeRequest, Verdict } from './internal/verifier/judge.ts';
 export { sha256Base64 } from './internal/verifier/verdict-cache.ts';
-export { loadableCertificates } from './internal/verifier/loadable.ts';
+export { certificateLoads, loadableCertificates } from './internal/verifier/loadable.ts';

@@ -1,7 +1,7 @@
 import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { readRegularFileSync, shownPath } from '@fabric-ops/ops-http/fs';
 import { goErrnoText } from '@fabric-ops/ops-http/go';
-import { loadableCertificates } from '@fabric-ops/go-x509/verifier';
+import { certificateLoads, loadableCertificates } from '@fabric-ops/go-x509/verifier';
 import { TlsAuthError } from './errors.ts';
 import { clientRootCaLabel, DEFAULT_FILE_LABELS, type TlsFileLabels, type TlsFiles } from './settings.ts';
 
@@ -122,16 +122,6 @@ function clientCaCertificatesIn(text: string, key: string, file: string, warning
 
 const certificateBlocks = (text: string): string[] => pemBlocks(text, ['CERTIFICATE']).map((found) => found.block);
 
-/** Whether OpenSSL can load a PEM certificate block. */
-function parses(block: string): boolean {
-  try {
-    new X509Certificate(block);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 function certificatesIn(text: string, key: string, file: string): X509Certificate[] {
   const path = shownPath(file);
   const blocks = certificateBlocks(text);
@@ -182,7 +172,7 @@ export function serverCertificateWarnings(leaf: X509Certificate, now: Date): str
  * path; nothing is half-loaded.
  */
 export function loadTlsCredentials(files: TlsFiles, options: LoadTlsOptions = {}): TlsCredentials {
-  return loadWith(files, options, (_index, key, path) => readOrFail(options.read, key, path), parses);
+  return loadWith(files, options, (_index, key, path) => readOrFail(options.read, key, path), certificateLoads);
 }
 
 /**

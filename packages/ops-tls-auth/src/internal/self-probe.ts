@@ -1,35 +1,17 @@
-import { generateKeyPairSync, sign, X509Certificate, type KeyObject } from 'node:crypto';
+import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { Duplex } from 'node:stream';
 import { connect, createServer, type Server, type TLSSocket } from 'node:tls';
+import { BASIC_CONSTRAINTS_CA, oid, pem, sequence, signedCertificate, tlv, utcTime } from './der-write.ts';
 import { captureChainsEarly, type CapturedChain } from './peer-chain.ts';
 
 // Does the server of this process read a client's chain (leaf, intermediate, root, in issuing
 // order) in full? nativePeerChain reads Node's issuer path, which some Node lines shorten on the
 // server (nodejs/node#65579); asking the running process once is sounder than a table of versions.
 
-function derLength(length: number): Buffer {
-  if (length < 0x80) return Buffer.from([length]);
-  const bytes: number[] = [];
-  for (let rest = length; rest > 0; rest >>= 8) bytes.unshift(rest & 0xff);
-  return Buffer.from([0x80 | bytes.length, ...bytes]);
-}
-function der(tag: number, ...content: Buffer[]): Buffer {
-  const body = Buffer.concat(content);
-  return Buffer.concat([Buffer.from([tag]), derLength(body.length), body]);
-}
-const sequence = (...content: Buffer[]): Buffer => der(0x30, ...content);
-function utcTime(date: Date): Buffer {
-  const text = date.toISOString().replace(/[-:T]/g, '').slice(2, 14) + 'Z';
-  return der(0x17, Buffer.from(text, 'latin1'));
-}
 function commonName(name: string): Buffer {
   // SEQUENCE { SET { SEQUENCE { OID 2.5.4.3, UTF8String } } }
-  return sequence(der(0x31, sequence(Buffer.from('0603550403', 'hex'), der(0x0c, Buffer.from(name, 'utf8')))));
+  return sequence(tlv(0x31, sequence(oid('2.5.4.3'), tlv(0x0c, Buffer.from(name, 'utf8')))));
 }
-// ecdsa-with-SHA256
-const ECDSA_SHA256 = sequence(Buffer.from('06082a8648ce3d040302', 'hex'));
-// extensions [3] { basicConstraints, critical, CA:TRUE }
-const CA_EXTENSIONS = der(0xa3, sequence(sequence(Buffer.from('0603551d13', 'hex'), Buffer.from('0101ff', 'hex'), der(0x04, sequence(Buffer.from('0101ff', 'hex'))))));
 
 interface Issued {
   readonly name: string;
@@ -43,20 +25,16 @@ interface Issued {
 function issue(name: string, serial: number, issuer?: Issued, ca = false): Issued {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const now = Date.now();
-  const tbs = sequence(
-    der(0xa0, der(0x02, Buffer.from([2]))),
-    der(0x02, Buffer.from([serial])),
-    ECDSA_SHA256,
-    commonName(issuer?.name ?? name),
-    sequence(utcTime(new Date(now - 86_400_000)), utcTime(new Date(now + 86_400_000))),
-    commonName(name),
-    publicKey.export({ type: 'spki', format: 'der' }),
-    ...(ca ? [CA_EXTENSIONS] : []),
-  );
-  const signature = sign('sha256', tbs, issuer?.privateKey ?? privateKey);
-  const certificate = sequence(tbs, ECDSA_SHA256, der(0x03, Buffer.from([0]), signature));
-  const pem = new X509Certificate(certificate).toString();
-  return { name, der: certificate, pem, key: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string, privateKey };
+  const der = signedCertificate({
+    serial: Buffer.from([serial]),
+    issuer: commonName(issuer?.name ?? name),
+    subject: commonName(name),
+    validity: sequence(utcTime(new Date(now - 86_400_000)), utcTime(new Date(now + 86_400_000))),
+    spki: publicKey.export({ type: 'spki', format: 'der' }),
+    extensions: ca ? [BASIC_CONSTRAINTS_CA] : [],
+    signer: issuer?.privateKey ?? privateKey,
+  });
+  return { name, der, pem: pem(der), key: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string, privateKey };
 }
 
 /** Two in-memory stream ends: what one writes, the other reads. */

@@ -1,4 +1,5 @@
-import { generateKeyPairSync, randomBytes, sign, X509Certificate, type KeyObject } from 'node:crypto';
+import { generateKeyPairSync, randomBytes, X509Certificate, type KeyObject } from 'node:crypto';
+import { BASIC_CONSTRAINTS_CA, extension, generalizedTime, octetString, oid, pem, sequence, signedCertificate, tlv } from './der-write.ts';
 
 /*
  * Stand-in client CA certificates for OpenSSL.
@@ -83,65 +84,13 @@ function derOf(caPem: string): Buffer {
   return Buffer.from(body, 'base64');
 }
 
-function derLength(length: number): Buffer {
-  if (length < 0x80) return Buffer.from([length]);
-  const octets: number[] = [];
-  for (let rest = length; rest > 0; rest = Math.floor(rest / 256)) octets.unshift(rest % 256);
-  return Buffer.from([0x80 | octets.length, ...octets]);
-}
-
-function tlv(tag: number, ...content: Uint8Array[]): Buffer {
-  const body = Buffer.concat(content);
-  return Buffer.concat([Buffer.from([tag]), derLength(body.length), body]);
-}
-
-const sequence = (...content: Uint8Array[]): Buffer => tlv(SEQUENCE, ...content);
-
-/** An OBJECT IDENTIFIER from its dotted form. */
-function oid(dotted: string): Buffer {
-  const [first, second, ...rest] = dotted.split('.').map(Number);
-  const bytes = [first! * 40 + second!];
-  for (const arc of rest) {
-    const groups = [arc & 0x7f];
-    for (let value = Math.floor(arc / 128); value > 0; value = Math.floor(value / 128)) groups.unshift((value & 0x7f) | 0x80);
-    bytes.push(...groups);
-  }
-  return tlv(0x06, Buffer.from(bytes));
-}
-
-/** A positive INTEGER from its big-endian magnitude. */
-function positiveInteger(magnitude: Uint8Array): Buffer {
-  let from = 0;
-  while (from < magnitude.length - 1 && magnitude[from] === 0) from++;
-  const trimmed = magnitude.subarray(from);
-  return tlv(0x02, trimmed[0]! & 0x80 ? Buffer.concat([Buffer.from([0]), trimmed]) : trimmed);
-}
-
-const bitString = (bytes: Uint8Array): Buffer => tlv(0x03, Buffer.from([0]), bytes);
-const octetString = (bytes: Uint8Array): Buffer => tlv(0x04, bytes);
-const TRUE = tlv(0x01, Buffer.from([0xff]));
-/** GeneralizedTime, as RFC 5280 requires from 2050 on; both bounds use it for simplicity. */
-const generalizedTime = (text: string): Buffer => tlv(0x18, Buffer.from(text, 'latin1'));
-
-function extension(id: string, critical: boolean, value: Uint8Array): Buffer {
-  return sequence(oid(id), ...(critical ? [TRUE] : []), octetString(value));
-}
-
-const ECDSA_WITH_SHA256 = sequence(oid('1.2.840.10045.4.3.2'));
-/** basicConstraints CA:TRUE, critical. */
-const BASIC_CONSTRAINTS_CA = extension('2.5.29.19', true, sequence(TRUE));
 /** keyUsage keyCertSign (bit 5), critical. */
 const KEY_USAGE_CERT_SIGN = extension('2.5.29.15', true, tlv(0x03, Buffer.from([0x02, 0x04])));
-/** 1970-01-01 to 9999-12-31: the stand-in is never judged on its dates (or on anything). */
+/**
+ * 1970-01-01 to 9999-12-31: the stand-in is never judged on its dates (or on anything).
+ * GeneralizedTime, as RFC 5280 requires from 2050 on; both bounds use it for simplicity.
+ */
 const VALIDITY = sequence(generalizedTime('19700101000000Z'), generalizedTime('99991231235959Z'));
-
-function pem(der: Uint8Array): string {
-  const base64 = Buffer.from(der).toString('base64');
-  const lines = base64.match(/.{1,64}/g) ?? [];
-  return `-----BEGIN CERTIFICATE-----\n${lines.join('\n')}\n-----END CERTIFICATE-----\n`;
-}
-
-const ED25519 = sequence(oid('1.3.101.112'));
 
 type KeyKind = 'ec' | 'ed25519' | 'rsa' | 'other';
 
@@ -199,15 +148,11 @@ export function signatureKeyKind(certificate: Uint8Array): KeyKind {
 export function standInFor(caPem: string): string {
   const real = derOf(caPem);
   const subject = rawSubjectOf(real);
-  const edwards = standInKeyKind(real) === 'ed25519';
-  const { spki, privateKey } = standInKey(edwards ? 'ed25519' : 'ec');
-  const algorithm = edwards ? ED25519 : ECDSA_WITH_SHA256;
+  const { spki, privateKey } = standInKey(standInKeyKind(real));
   // Random, so that no authority key identifier a client certificate carries can name it.
   const keyId = randomBytes(20);
-  const extensions = tlv(0xa3, sequence(BASIC_CONSTRAINTS_CA, KEY_USAGE_CERT_SIGN, extension('2.5.29.14', false, octetString(keyId))));
-  const tbs = sequence(tlv(VERSION_TAG, tlv(0x02, Buffer.from([2]))), positiveInteger(randomBytes(16)), algorithm, subject, VALIDITY, subject, spki, extensions);
-  const signature = sign(edwards ? null : 'sha256', tbs, privateKey);
-  return pem(sequence(tbs, algorithm, bitString(signature)));
+  const extensions = [BASIC_CONSTRAINTS_CA, KEY_USAGE_CERT_SIGN, extension('2.5.29.14', false, octetString(keyId))];
+  return pem(signedCertificate({ serial: randomBytes(16), issuer: subject, subject, validity: VALIDITY, spki, extensions, signer: privateKey }));
 }
 
 const AUTHORITY_KEY_ID = oid('2.5.29.35');

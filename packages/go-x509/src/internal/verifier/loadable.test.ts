@@ -1,6 +1,6 @@
 import { useTestPki } from '@fabric-ops/test-kit';
 import { describe, expect, it, vi } from 'vitest';
-import { loadableCertificates } from './loadable.ts';
+import { certificateLoads, loadableCertificates } from './loadable.ts';
 
 // Counts the certificates OpenSSL parses on this thread (a thread of its own does not see this module).
 const parsedHere = vi.hoisted(() => ({ count: 0 }));
@@ -26,7 +26,8 @@ describe('loadableCertificates', () => {
     const few = [good[0]!, garbled[0]!, good[1]!];
     let before = parsedHere.count;
     expect(await loadableCertificates(few)).toEqual([true, false, true]);
-    expect(parsedHere.count - before).toBe(3);
+    expect(few.map(certificateLoads)).toEqual([true, false, true]);
+    expect(parsedHere.count - before).toBe(6);
 
     const many = Array.from({ length: 30 }, (_, index) => (index % 3 === 1 ? garbled : good)[index % 3]!);
     before = parsedHere.count;

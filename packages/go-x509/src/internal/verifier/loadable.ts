@@ -3,8 +3,8 @@ import { once } from 'node:events';
 import type { Worker } from 'node:worker_threads';
 import { workerThreads } from './threads.ts';
 
-/** Whether OpenSSL can load a PEM certificate block. */
-function loads(block: string): boolean {
+/** Whether OpenSSL can load a PEM certificate block (node:crypto's `X509Certificate`), here. */
+export function certificateLoads(block: string): boolean {
   try {
     new X509Certificate(block);
     return true;
@@ -21,12 +21,12 @@ const { X509Certificate } = require('node:crypto');
 parentPort.postMessage(workerData.map((block) => { try { new X509Certificate(block); return true; } catch { return false; } }));`;
 
 /**
- * Whether OpenSSL can load each PEM certificate block (node:crypto's `X509Certificate`), in
- * order: on a short-lived thread started for it (node:worker_threads loaded then, as for the
- * verifier threads), here when there are few or when no thread can run.
+ * `certificateLoads` for each PEM certificate block, in order: on a short-lived thread started
+ * for it (node:worker_threads loaded then, as for the verifier threads), here when there are few
+ * or when no thread can run.
  */
 export async function loadableCertificates(blocks: readonly string[]): Promise<boolean[]> {
-  if (blocks.length <= LOAD_HERE_AT_MOST) return blocks.map(loads);
+  if (blocks.length <= LOAD_HERE_AT_MOST) return blocks.map(certificateLoads);
   let worker: Worker | undefined;
   try {
     worker = new (workerThreads().Worker)(LOAD_THREAD, { eval: true, workerData: blocks });
@@ -34,7 +34,7 @@ export async function loadableCertificates(blocks: readonly string[]): Promise<b
     const [loaded] = (await once(worker, 'message')) as [boolean[]];
     return loaded;
   } catch {
-    return blocks.map(loads);
+    return blocks.map(certificateLoads);
   } finally {
     void worker?.terminate();
   }
