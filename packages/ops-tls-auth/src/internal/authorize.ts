@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { identityMatches, type RouteAllowList } from './allow-list.ts';
-import { createLineBudget } from './handshake-log.ts';
+import { createBudgetedWarn, cut } from './handshake-log.ts';
 import { clientIdentityOf, remoteAddressOf } from './identity.ts';
 
 /** The router's access decision (structurally ops-http's `AccessDecision`). */
@@ -25,10 +25,6 @@ export interface AuthorizerOptions {
 /** Characters of a refused request's URL that reach the log; the rest is cut and marked with "…". */
 export const MAX_LOGGED_URL_CHARS = 256;
 
-function loggedUrl(url: string | undefined): string | undefined {
-  return url !== undefined && url.length > MAX_LOGGED_URL_CHARS ? `${url.slice(0, MAX_LOGGED_URL_CHARS)}…` : url;
-}
-
 /** Fabric's text for a secure route reached without a verified client certificate. */
 export const UNAUTHORIZED_MESSAGE = 'Client request not authorized, client must pass a valid client certificate for this operation';
 export const NOT_ALLOWED_MESSAGE = 'Client request not allowed, the client certificate is not on the allow-list for this operation';
@@ -43,18 +39,11 @@ const ALLOW: AccessDecision = { allow: true };
  */
 export function createAuthorizer(options: AuthorizerOptions = {}): (req: IncomingMessage, route: { readonly path: string }) => AccessDecision {
   const allowList = options.allowList ?? {};
-  const logger = options.logger;
   // Anyone who reaches the port can cause these lines (a 401 needs no certificate at all), so
   // they share one budget, and the URL, which the client chooses, is cut.
-  const budget = createLineBudget(options.maxRefusalsLoggedPerSecond ?? 10, options.clock);
+  const budgeted = options.logger && createBudgetedWarn(options.logger, options.maxRefusalsLoggedPerSecond ?? 10, 'refused requests', options.clock);
   const warn = (req: IncomingMessage, message: string, subject?: string): void => {
-    if (logger === undefined) return;
-    const dropped = budget();
-    if (dropped < 0) return;
-    const fields: Record<string, unknown> = { URL: loggedUrl(req.url), Method: req.method, RemoteAddr: remoteAddressOf(req) };
-    if (subject !== undefined) fields['Subject'] = subject;
-    if (dropped > 0) fields['suppressed'] = dropped;
-    logger.warn(fields, dropped > 0 ? `${message} (${dropped} more refused requests not logged)` : message);
+    budgeted?.({ URL: req.url && cut(req.url, MAX_LOGGED_URL_CHARS), Method: req.method, RemoteAddr: remoteAddressOf(req), ...(subject === undefined ? {} : { Subject: subject }) }, message);
   };
   return (req, route) => {
     const identity = clientIdentityOf(req);

@@ -3,16 +3,19 @@ import type { WarnLogger } from './authorize.ts';
 /** `names`: fields that identify the client (a refused certificate's Subject and Issuer). */
 export type HandshakeLog = (remoteAddress: string, reason: string, names?: Readonly<Record<string, string>>) => void;
 
+/** `text` cut to `max` characters, the cut marked with "…": what a client chooses reaches a log line bounded. */
+export const cut = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max)}…` : text);
+
 /**
- * A budget of log lines a second. Lines past it are not written but counted; the count is
- * handed to the next line that is written, so nothing disappears without a trace.
- * Returns the number to report (>= 0) when a line may be written, or -1 when it must not.
+ * `logger.warn` within a budget of `maxPerSecond` lines a second. Lines past it are not written
+ * but counted; the count is handed to the next line that is written (`suppressed`, and
+ * "(N more `what` not logged)" after its message), so nothing disappears without a trace.
  */
-export function createLineBudget(maxPerSecond: number, clock: () => number = Date.now): () => number {
+export function createBudgetedWarn(logger: WarnLogger, maxPerSecond: number, what: string, clock: () => number = Date.now): (fields: Record<string, unknown>, message: string) => void {
   let windowStart = Number.NEGATIVE_INFINITY;
   let written = 0;
   let suppressed = 0;
-  return () => {
+  return (fields, message) => {
     const now = clock();
     if (now - windowStart >= 1_000) {
       windowStart = now;
@@ -20,12 +23,12 @@ export function createLineBudget(maxPerSecond: number, clock: () => number = Dat
     }
     if (written >= maxPerSecond) {
       suppressed += 1;
-      return -1;
+      return;
     }
     written += 1;
-    const dropped = suppressed;
+    if (suppressed === 0) logger.warn(fields, message);
+    else logger.warn({ ...fields, suppressed }, `${message} (${suppressed} more ${what} not logged)`);
     suppressed = 0;
-    return dropped;
   };
 }
 
@@ -36,13 +39,6 @@ export function createLineBudget(maxPerSecond: number, clock: () => number = Dat
  */
 export function createHandshakeLog(logger: WarnLogger | undefined, maxPerSecond: number, clock: () => number = Date.now): HandshakeLog {
   if (logger === undefined) return () => {};
-  const budget = createLineBudget(maxPerSecond, clock);
-  return (remoteAddress, reason, names) => {
-    const dropped = budget();
-    if (dropped < 0) return;
-    logger.warn(
-      dropped > 0 ? { RemoteAddr: remoteAddress, reason, ...names, suppressed: dropped } : { RemoteAddr: remoteAddress, reason, ...names },
-      `http: TLS handshake error from ${remoteAddress}: ${reason}${dropped > 0 ? ` (${dropped} more handshake errors not logged)` : ''}`,
-    );
-  };
+  const warn = createBudgetedWarn(logger, maxPerSecond, 'handshake errors', clock);
+  return (remoteAddress, reason, names) => warn({ RemoteAddr: remoteAddress, reason, ...names }, `http: TLS handshake error from ${remoteAddress}: ${reason}`);
 }

@@ -7,10 +7,22 @@ import { sha256Base64 } from '@fabric-ops/go-x509/verifier';
 /** Walk guard: a Certificate message within Go's limit cannot hold more certificates than this. */
 const MAX_LISTED = Math.ceil(MAX_HANDSHAKE_MESSAGE_BYTES / 5);
 
-/** One node of `getPeerCertificate(true)`'s issuer chain (only the fields read here). */
-interface DetailedNode {
-  readonly raw?: Buffer;
-  readonly issuerCertificate?: DetailedNode;
+/** One node of `getPeerCertificate(true)`'s or `getPeerX509Certificate()`'s issuer chain (the fields read here). */
+interface IssuerLinked {
+  readonly raw?: Buffer | undefined;
+  readonly issuerCertificate?: IssuerLinked | undefined;
+}
+
+/** The certificates along the issuer links from `leaf`, as far as they go, at most MAX_LISTED + 1. */
+function issuerPath(leaf: IssuerLinked): Buffer[] {
+  const list: Buffer[] = [];
+  const seen = new Set<IssuerLinked>();
+  // a self-signed last certificate is its own issuer in Node's objects
+  for (let at: IssuerLinked | undefined = leaf; at?.raw !== undefined && !seen.has(at) && list.length <= MAX_LISTED; at = at.issuerCertificate) {
+    seen.add(at);
+    list.push(at.raw);
+  }
+  return list;
 }
 
 /**
@@ -39,21 +51,6 @@ export function createExactReads(perSecond = 2, burst = 8, clock: () => number =
   };
 }
 
-/** The list exactly as sent, through `getPeerX509Certificate()` (see mayReadExactly). */
-function sentList(socket: TLSSocket): Uint8Array[] | undefined {
-  const leaf = socket.getPeerX509Certificate();
-  if (leaf === undefined) return undefined;
-  const list: Uint8Array[] = [leaf.raw];
-  let current = leaf.issuerCertificate;
-  let previous = leaf;
-  while (current !== undefined && current !== previous && list.length <= MAX_LISTED) {
-    list.push(current.raw);
-    previous = current;
-    current = current.issuerCertificate;
-  }
-  return list;
-}
-
 /**
  * The certificates the client sent, leaf first (undefined when it sent none), read with
  * Node's `getPeerCertificate(true)`, which frees everything it makes. That read hands over the
@@ -67,19 +64,15 @@ function sentList(socket: TLSSocket): Uint8Array[] | undefined {
  * not is read again exactly as sent where that read frees what it makes (mayReadExactly).
  */
 export function nativePeerChain(socket: TLSSocket, known?: (der: Buffer) => boolean, mayReadExactly: () => boolean = () => false): Uint8Array[] | undefined {
-  const leaf = socket.getPeerCertificate(true) as DetailedNode;
+  const leaf = socket.getPeerCertificate(true) as IssuerLinked;
   if (leaf.raw === undefined) return undefined;
-  const list: Buffer[] = [leaf.raw];
-  const seen = new Set<DetailedNode>([leaf]);
-  // a self-signed last certificate is its own issuer in Node's object
-  for (let at = leaf.issuerCertificate; at?.raw !== undefined && !seen.has(at) && list.length <= MAX_LISTED; at = at.issuerCertificate) {
-    seen.add(at);
-    list.push(at.raw);
-  }
+  const list = issuerPath(leaf);
   const length = list.length;
   if (known !== undefined) while (list.length > 1 && known(list[list.length - 1]!)) list.pop();
   if (list.length < length || known === undefined || !mayReadExactly()) return list;
-  return sentList(socket);
+  // the list exactly as sent (see EXACT_READ_FREES)
+  const exact = socket.getPeerX509Certificate();
+  return exact === undefined ? undefined : issuerPath(exact);
 }
 
 /** What a connection's client sent, read as soon as its handshake finished. */

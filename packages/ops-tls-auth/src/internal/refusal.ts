@@ -1,5 +1,6 @@
 import { X509Certificate } from 'node:crypto';
 import type { Server as TlsNetServer, TLSSocket } from 'node:tls';
+import { cut } from './handshake-log.ts';
 import { formatSubject } from './identity.ts';
 
 /*
@@ -35,7 +36,6 @@ export function refuseMissingCertificateInHandshake(server: TlsNetServer): void 
 
 /** Characters of a refused certificate's names that reach the log line (the client chooses them). */
 const MAX_NAME_CHARS = 256;
-const cut = (text: string): string => (text.length > MAX_NAME_CHARS ? `${text.slice(0, MAX_NAME_CHARS)}…` : text);
 
 /**
  * The names on a refused certificate, as fields of the handshake-error line beside Go's reason
@@ -45,7 +45,7 @@ const cut = (text: string): string => (text.length > MAX_NAME_CHARS ? `${text.sl
 export function clientNames(leaf: Uint8Array): { readonly Subject: string; readonly Issuer: string } | undefined {
   try {
     const certificate = new X509Certificate(leaf);
-    return { Subject: cut(formatSubject(certificate.subject)), Issuer: cut(formatSubject(certificate.issuer)) };
+    return { Subject: cut(formatSubject(certificate.subject), MAX_NAME_CHARS), Issuer: cut(formatSubject(certificate.issuer), MAX_NAME_CHARS) };
   } catch {
     return undefined;
   }

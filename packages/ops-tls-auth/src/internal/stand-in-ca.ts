@@ -47,8 +47,8 @@ function readTlv(der: Uint8Array, at: number, limit: number): Tlv {
 const SEQUENCE = 0x30;
 const VERSION_TAG = 0xa0;
 
-/** The subject name and the public key info of a DER certificate, as encoded in it. */
-function subjectAndKey(certificate: Uint8Array): { readonly subject: Tlv; readonly spki: Tlv } {
+/** Where a DER certificate, its TBS part, subject name and public key info are. */
+function partsOf(certificate: Uint8Array): { readonly outer: Tlv; readonly tbs: Tlv; readonly subject: Tlv; readonly spki: Tlv } {
   const outer = readTlv(certificate, 0, certificate.length);
   if (outer.tag !== SEQUENCE) throw new Error('not a certificate');
   const tbs = readTlv(certificate, outer.start, outer.end);
@@ -68,12 +68,12 @@ function subjectAndKey(certificate: Uint8Array): { readonly subject: Tlv; readon
   if (subject.tag !== SEQUENCE) throw new Error('subject is not a name');
   const spki = next();
   if (spki.tag !== SEQUENCE) throw new Error('no public key info');
-  return { subject, spki };
+  return { outer, tbs, subject, spki };
 }
 
 /** The subject name of a DER certificate, exactly as encoded in it (tag and length included). */
 export function rawSubjectOf(certificate: Uint8Array): Uint8Array {
-  const { subject } = subjectAndKey(certificate);
+  const { subject } = partsOf(certificate);
   return certificate.subarray(subject.at, subject.end);
 }
 
@@ -98,7 +98,7 @@ const EC_PUBLIC_KEY = oid('1.2.840.10045.2.1');
 
 /** The kind of key a stand-in for this CA (DER) gets: one its real certificates cannot be signed with. */
 function standInKeyKind(real: Uint8Array): 'ec' | 'ed25519' {
-  const { spki } = subjectAndKey(real);
+  const { spki } = partsOf(real);
   const algorithm = readTlv(real, spki.start, spki.end);
   const id = readTlv(real, algorithm.start, algorithm.end);
   return Buffer.compare(real.subarray(id.at, id.end), EC_PUBLIC_KEY) === 0 ? 'ed25519' : 'ec';
@@ -122,8 +122,7 @@ function standInKey(kind: 'ec' | 'ed25519'): { readonly spki: Buffer; readonly p
 
 /** The kind of key that made a DER certificate's signature, from its signature algorithm. */
 export function signatureKeyKind(certificate: Uint8Array): KeyKind {
-  const outer = readTlv(certificate, 0, certificate.length);
-  const tbs = readTlv(certificate, outer.start, outer.end);
+  const { outer, tbs } = partsOf(certificate);
   const algorithm = readTlv(certificate, tbs.end, outer.end);
   const id = readTlv(certificate, algorithm.start, algorithm.end);
   const dotted = Buffer.from(certificate.subarray(id.at, id.end));
@@ -161,9 +160,8 @@ const KEY_IDENTIFIER_TAG = 0x80;
 
 /** Whether a DER certificate's authority key identifier names its issuer's key (OpenSSL then passes over an issuer with another key). */
 export function namesIssuerKey(certificate: Uint8Array): boolean {
-  const outer = readTlv(certificate, 0, certificate.length);
-  const tbs = readTlv(certificate, outer.start, outer.end);
-  for (let at = tbs.start; at < tbs.end;) {
+  const { tbs, spki } = partsOf(certificate);
+  for (let at = spki.end; at < tbs.end;) {
     const element = readTlv(certificate, at, tbs.end);
     at = element.end;
     if (element.tag !== EXTENSIONS_TAG) continue;
