@@ -138,16 +138,15 @@ export function captureChainsEarly(server: TlsNetServer, known?: (der: Buffer) =
  */
 export function createAdmittedChains(maxEntries = 4096): { remember(list: readonly Uint8Array[]): void; forLeaf(leaf: Uint8Array): readonly Uint8Array[] | undefined } {
   const byLeaf = new Map<string, readonly Uint8Array[]>();
-  const keyOf = sha256Base64;
   return {
     remember(list) {
-      const key = keyOf(list[0]!);
+      const key = sha256Base64(list[0]!);
       byLeaf.delete(key);
       byLeaf.set(key, list);
       while (byLeaf.size > maxEntries) byLeaf.delete(byLeaf.keys().next().value as string);
     },
     forLeaf(leaf) {
-      return byLeaf.get(keyOf(leaf));
+      return byLeaf.get(sha256Base64(leaf));
     },
   };
 }

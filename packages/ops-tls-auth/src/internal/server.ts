@@ -280,24 +280,20 @@ function interceptConnections(state: ServerState): void {
     const remote = formatRemoteAddress(socket.remoteAddress, socket.remotePort);
     remotes.set(socket, remote);
     socket.on('error', () => {}); // a reset before the handshake is reported through the log below, never thrown
-    const timer = setTimeout(() => {
-      pending.delete(key);
+    const endHere = (reason: string): void => {
+      settle(state, key, socket);
       endedHere.add(socket);
-      logFailure(remote, `read tcp ${formatRemoteAddress(socket.localAddress, socket.localPort)}->${remote}: i/o timeout`);
+      logFailure(remote, reason);
       socket.destroy();
-    }, state.handshakeTimeoutMs);
+    };
+    const timer = setTimeout(() => endHere(`read tcp ${formatRemoteAddress(socket.localAddress, socket.localPort)}->${remote}: i/o timeout`), state.handshakeTimeoutMs);
     timer.unref();
     pending.set(key, { socket, timer, deadline: Date.now() + state.handshakeTimeoutMs });
     socket.once('close', () => settle(state, key, socket));
 
     const head: Buffer[] = [];
     let received = 0;
-    const onEnd = (): void => {
-      settle(state, key, socket);
-      endedHere.add(socket);
-      logFailure(remote, 'EOF');
-      socket.destroy();
-    };
+    const onEnd = (): void => endHere('EOF');
     const onData = (chunk: Buffer): void => {
       head.push(chunk);
       received += chunk.length;
