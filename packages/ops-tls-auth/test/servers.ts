@@ -1,7 +1,9 @@
 // Test support (outside src, not published): the real server started on a free port for one test, and closed
 // after it, shared by the server test files.
 import { once } from 'node:events';
+import { request } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { SecureVersion } from 'node:tls';
 import { afterEach } from 'vitest';
 import type { WarnLogger } from '../src/internal/authorize.ts';
 import type { TlsCredentials } from '../src/internal/credentials.ts';
@@ -45,4 +47,18 @@ export function useTestServers(): (options: StartOptions) => Promise<StartedServ
     await once(tls.server, 'listening');
     return { tls, port: (tls.server.address() as AddressInfo).port, host, lines };
   };
+}
+
+/** `GET /` on a new connection, trusting `ca` and presenting `cert`/`key` when given: the body (the client's subject, or "anonymous"); rejects on a connection error. */
+export function getBody(port: number, options: { readonly ca: string; readonly cert?: string; readonly key?: string; readonly maxVersion?: SecureVersion; readonly host?: string }): Promise<string> {
+  const { host = '127.0.0.1', ...tls } = options;
+  return new Promise((resolve, reject) => {
+    const req = request({ host, port, path: '/', agent: false, ...tls }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve(body));
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }

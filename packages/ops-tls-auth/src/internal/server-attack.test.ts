@@ -3,12 +3,11 @@
 // attack or after it, and a reload must close the window in which removed trust still admits.
 // Real servers, real verifier threads, real chains; every legitimate client uses a certificate
 // of its own, so no cached verdict answers for it.
-import { request } from 'node:https';
 import { connect as connectTls, type TLSSocket } from 'node:tls';
 import { createTestPki, type PemPair, type TestPki } from '@fabric-ops/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { constraintChain } from '../../../../bench/lib/constraint-chain.mjs';
-import { useTestServers, type StartedServer } from '../../test/servers.ts';
+import { getBody, useTestServers, type StartedServer } from '../../test/servers.ts';
 import { loadTlsCredentials } from './credentials.ts';
 import type { TlsServerInternals } from './server.ts';
 import type { ChainJudge } from '@fabric-ops/go-x509/verifier';
@@ -40,15 +39,7 @@ async function start(handshakeTimeoutMs = 5_000, internals: TlsServerInternals =
 }
 
 function get(port: number, client: PemPair, maxVersion?: 'TLSv1.2'): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path: '/', ca: pki.ca.cert, cert: client.cert, key: client.key, agent: false, ...(maxVersion ? { maxVersion } : {}) }, (res) => {
-      let body = '';
-      res.setEncoding('utf8').on('data', (c: string) => (body += c));
-      res.on('end', () => resolve(body));
-    });
-    req.on('error', reject);
-    req.end();
-  });
+  return getBody(port, { ca: pki.ca.cert, cert: client.cert, key: client.key, ...(maxVersion ? { maxVersion } : {}) });
 }
 
 /** Attacking loops: each presents the chain in a new order; `polite` ones wait for the verdict, the others hang up at once. */

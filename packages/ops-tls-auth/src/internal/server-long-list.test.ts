@@ -2,14 +2,13 @@
 // main thread per certificate, so clients that send many can only delay each other, and an
 // ordinary client is served at once while they wait. The lane's own rules with a fake clock,
 // then a real server and real clients in the same run.
-import { request } from 'node:https';
 import type { Socket } from 'node:net';
 import { connect as connectTls } from 'node:tls';
 import { createTestPki, type PemPair, type TestPki } from '@fabric-ops/test-kit';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadTlsCredentials } from './credentials.ts';
 import { createLongListLane, LONG_LIST_BUSY_REASON, LONG_LIST_HANDSHAKE_BYTES } from './peer-chain.ts';
-import { useTestServers } from '../../test/servers.ts';
+import { getBody, useTestServers } from '../../test/servers.ts';
 
 describe('the long-list lane', () => {
   const open = (): Socket => ({ destroyed: false }) as Socket;
@@ -67,17 +66,7 @@ describe('a server with clients that send long lists', () => {
   afterAll(() => pki?.cleanup());
   const startServer = useTestServers();
 
-  function get(port: number, cert: string, key: string): Promise<string> {
-    return new Promise((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port, path: '/', ca: pki.ca.cert, cert, key, agent: false }, (res) => {
-        let body = '';
-        res.setEncoding('utf8').on('data', (c: string) => (body += c));
-        res.on('end', () => resolve(body));
-      });
-      req.on('error', reject);
-      req.end();
-    });
-  }
+  const get = (port: number, cert: string, key: string): Promise<string> => getBody(port, { ca: pki.ca.cert, cert, key });
 
   /** A handshake that is closed by the server (refused) or by its deadline; resolves once it is. */
   function hangsOn(port: number, client: PemPair): Promise<void> {

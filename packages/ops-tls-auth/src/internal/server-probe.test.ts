@@ -1,8 +1,7 @@
-import { request } from 'node:https';
 import { useTestPki, type PemPair } from '@fabric-ops/test-kit';
 import { describe, expect, it, vi } from 'vitest';
 import { loadTlsCredentials } from './credentials.ts';
-import { useTestServers, type StartedServer } from '../../test/servers.ts';
+import { getBody, useTestServers, type StartedServer } from '../../test/servers.ts';
 
 // The probe of how this Node reads client chains (self-probe.ts) makes keys and runs handshakes;
 // here it only counts its calls and answers "not faithful", so the warning shows when it ran.
@@ -19,15 +18,7 @@ const pkiOf = useTestPki();
 const startServer = useTestServers();
 
 function get(target: StartedServer, client?: PemPair): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: target.host, port: target.port, path: '/', ca: pkiOf().ca.cert, agent: false, ...(client === undefined ? {} : { cert: client.cert, key: client.key }) }, (res) => {
-      let body = '';
-      res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve(body));
-    });
-    req.on('error', reject);
-    req.end();
-  });
+  return getBody(target.port, { host: target.host, ca: pkiOf().ca.cert, ...(client === undefined ? {} : { cert: client.cert, key: client.key }) });
 }
 
 const WARNING = /does not hand the server every certificate a client sends/;
