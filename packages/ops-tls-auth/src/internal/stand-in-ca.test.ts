@@ -90,7 +90,7 @@ describe('standInFor', () => {
 
   it('refuses what is not a certificate', () => {
     expect(() => standInFor('not a certificate')).toThrow();
-    expect(() => rawSubjectOf(Buffer.from([0x30, 0x03, 0x02, 0x01]))).toThrow(/past its container|truncated/);
+    expect(() => rawSubjectOf(Buffer.from([0x30, 0x03, 0x02, 0x01]))).toThrow(/^x509: malformed certificate$/);
   });
 });
 

@@ -1,5 +1,6 @@
+import { parseCertificate, type Certificate } from '@fabric-ops/go-x509';
 import { generateKeyPairSync, randomBytes, X509Certificate, type KeyObject } from 'node:crypto';
-import { BASIC_CONSTRAINTS_CA, extension, generalizedTime, octetString, oid, pem, sequence, signedCertificate, tlv } from './der-write.ts';
+import { BASIC_CONSTRAINTS_CA, extension, generalizedTime, octetString, pem, sequence, signedCertificate, tlv } from './der-write.ts';
 
 /*
  * Stand-in client CA certificates for OpenSSL.
@@ -15,69 +16,19 @@ import { BASIC_CONSTRAINTS_CA, extension, generalizedTime, octetString, oid, pem
  * signatures on a chain it will never be asked about.
  */
 
-interface Tlv {
-  readonly tag: number;
-  /** Offset of the tag. */
-  readonly at: number;
-  /** Offset of the content. */
-  readonly start: number;
-  /** Offset after the content. */
-  readonly end: number;
-}
-
-/** One DER element at `at`; throws on anything malformed or running past `limit`. */
-function readTlv(der: Uint8Array, at: number, limit: number): Tlv {
-  if (at + 2 > limit) throw new Error('truncated DER element');
-  const tag = der[at]!;
-  if ((tag & 0x1f) === 0x1f) throw new Error('multi-byte DER tag');
-  let length = der[at + 1]!;
-  let start = at + 2;
-  if (length & 0x80) {
-    const octets = length & 0x7f;
-    if (octets === 0 || octets > 4 || start + octets > limit) throw new Error('bad DER length');
-    length = 0;
-    for (let i = 0; i < octets; i++) length = length * 256 + der[start + i]!;
-    start += octets;
-  }
-  const end = start + length;
-  if (end > limit) throw new Error('DER element runs past its container');
-  return { tag, at, start, end };
-}
-
-const SEQUENCE = 0x30;
-const VERSION_TAG = 0xa0;
-
-/** Where a DER certificate, its TBS part, subject name and public key info are. */
-function partsOf(certificate: Uint8Array): { readonly outer: Tlv; readonly tbs: Tlv; readonly subject: Tlv; readonly spki: Tlv } {
-  const outer = readTlv(certificate, 0, certificate.length);
-  if (outer.tag !== SEQUENCE) throw new Error('not a certificate');
-  const tbs = readTlv(certificate, outer.start, outer.end);
-  if (tbs.tag !== SEQUENCE) throw new Error('not a certificate');
-  let at = tbs.start;
-  const next = (): Tlv => {
-    const element = readTlv(certificate, at, tbs.end);
-    at = element.end;
-    return element;
-  };
-  let element = next();
-  if (element.tag === VERSION_TAG) element = next(); // the serial number
-  next(); // signature algorithm
-  next(); // issuer
-  next(); // validity
-  const subject = next();
-  if (subject.tag !== SEQUENCE) throw new Error('subject is not a name');
-  const spki = next();
-  if (spki.tag !== SEQUENCE) throw new Error('no public key info');
-  return { outer, tbs, subject, spki };
+/** A DER certificate as Go's parser reads it (the project's one DER reader); throws Go's reason when it cannot. */
+function parsed(der: Uint8Array): Certificate {
+  const certificate = parseCertificate(der);
+  if (typeof certificate === 'string') throw new Error(certificate);
+  return certificate;
 }
 
 /** The subject name of a DER certificate, exactly as encoded in it (tag and length included). */
 export function rawSubjectOf(certificate: Uint8Array): Uint8Array {
-  const { subject } = partsOf(certificate);
-  return certificate.subarray(subject.at, subject.end);
+  return parsed(certificate).rawSubject;
 }
 
-/** The DER of a PEM certificate's first block; the bytes are read by the walk above, not by OpenSSL (a reload's cost per CA). */
+/** The DER of a PEM certificate's first block, read here rather than by OpenSSL (a reload's cost per CA). */
 function derOf(caPem: string): Buffer {
   const body = /-----BEGIN CERTIFICATE-----([A-Za-z0-9+/=\s]+)-----END CERTIFICATE-----/.exec(caPem)?.[1];
   if (body === undefined) throw new Error('not a PEM certificate');
@@ -94,14 +45,9 @@ const VALIDITY = sequence(generalizedTime('19700101000000Z'), generalizedTime('9
 
 type KeyKind = 'ec' | 'ed25519' | 'rsa' | 'other';
 
-const EC_PUBLIC_KEY = oid('1.2.840.10045.2.1');
-
-/** The kind of key a stand-in for this CA (DER) gets: one its real certificates cannot be signed with. */
-function standInKeyKind(real: Uint8Array): 'ec' | 'ed25519' {
-  const { spki } = partsOf(real);
-  const algorithm = readTlv(real, spki.start, spki.end);
-  const id = readTlv(real, algorithm.start, algorithm.end);
-  return Buffer.compare(real.subarray(id.at, id.end), EC_PUBLIC_KEY) === 0 ? 'ed25519' : 'ec';
+/** The kind of key a stand-in for this CA gets: one its real certificates cannot be signed with. */
+function standInKeyKind(real: Certificate): 'ec' | 'ed25519' {
+  return real.publicKeyAlgorithm === 'ECDSA' ? 'ed25519' : 'ec';
 }
 
 /**
@@ -120,20 +66,12 @@ function standInKey(kind: 'ec' | 'ed25519'): { readonly spki: Buffer; readonly p
   return key;
 }
 
+const SIGNED_WITH = { ECDSA: 'ec', RSA: 'rsa', Ed25519: 'ed25519', DSA: 'other' } as const;
+
 /** The kind of key that made a DER certificate's signature, from its signature algorithm. */
 export function signatureKeyKind(certificate: Uint8Array): KeyKind {
-  const { outer, tbs } = partsOf(certificate);
-  const algorithm = readTlv(certificate, tbs.end, outer.end);
-  const id = readTlv(certificate, algorithm.start, algorithm.end);
-  const dotted = Buffer.from(certificate.subarray(id.at, id.end));
-  if (dotted.equals(oid('1.3.101.112'))) return 'ed25519';
-  const prefix = (arc: string): boolean => {
-    const base = oid(arc).subarray(2);
-    return dotted.subarray(2, 2 + base.length).equals(base) && dotted.length > 2 + base.length;
-  };
-  if (prefix('1.2.840.10045.4')) return 'ec';
-  if (prefix('1.2.840.113549.1.1')) return 'rsa';
-  return 'other';
+  const algorithm = parsed(certificate).signatureAlgorithm;
+  return algorithm === undefined ? 'other' : SIGNED_WITH[algorithm.publicKey];
 }
 
 /**
@@ -145,8 +83,8 @@ export function signatureKeyKind(certificate: Uint8Array): KeyKind {
  * Throws when the certificate cannot be read.
  */
 export function standInFor(caPem: string): string {
-  const real = derOf(caPem);
-  const subject = rawSubjectOf(real);
+  const real = parsed(derOf(caPem));
+  const subject = real.rawSubject;
   const { spki, privateKey } = standInKey(standInKeyKind(real));
   // Random, so that no authority key identifier a client certificate carries can name it.
   const keyId = randomBytes(20);
@@ -154,30 +92,9 @@ export function standInFor(caPem: string): string {
   return pem(signedCertificate({ serial: randomBytes(16), issuer: subject, subject, validity: VALIDITY, spki, extensions, signer: privateKey }));
 }
 
-const AUTHORITY_KEY_ID = oid('2.5.29.35');
-const EXTENSIONS_TAG = 0xa3;
-const KEY_IDENTIFIER_TAG = 0x80;
-
 /** Whether a DER certificate's authority key identifier names its issuer's key (OpenSSL then passes over an issuer with another key). */
 export function namesIssuerKey(certificate: Uint8Array): boolean {
-  const { tbs, spki } = partsOf(certificate);
-  for (let at = spki.end; at < tbs.end;) {
-    const element = readTlv(certificate, at, tbs.end);
-    at = element.end;
-    if (element.tag !== EXTENSIONS_TAG) continue;
-    const list = readTlv(certificate, element.start, element.end);
-    for (let e = list.start; e < list.end;) {
-      const ext = readTlv(certificate, e, list.end);
-      e = ext.end;
-      const id = readTlv(certificate, ext.start, ext.end);
-      if (Buffer.compare(certificate.subarray(id.at, id.end), AUTHORITY_KEY_ID) !== 0) continue;
-      let value = readTlv(certificate, id.end, ext.end);
-      if (value.tag === 0x01) value = readTlv(certificate, value.end, ext.end); // critical flag
-      const akid = readTlv(certificate, value.start, value.end);
-      return akid.end > akid.start && readTlv(certificate, akid.start, akid.end).tag === KEY_IDENTIFIER_TAG;
-    }
-  }
-  return false;
+  return parsed(certificate).authorityKeyId.length > 0;
 }
 
 /** Stand-ins made ahead, in slices, for the CAs a reload is about to apply (those of the latest such reload). */
@@ -224,7 +141,7 @@ function standInIsSafeFor(serverCertPem: string): (caPem: string) => boolean {
   const leaf = new X509Certificate(blocks[0]!).raw;
   if (namesIssuerKey(leaf)) return () => true;
   const signedWith = signatureKeyKind(leaf);
-  return (caPem) => signedWith !== 'other' && signedWith !== standInKeyKind(derOf(caPem));
+  return (caPem) => signedWith !== 'other' && signedWith !== standInKeyKind(parsed(derOf(caPem)));
 }
 
 /** `enabled` false hands OpenSSL the real CAs (the measurement's "before"); `warn` hears each CA kept real, once. */
