@@ -14,7 +14,12 @@ function exportedNames(source: string): string[] {
   const names: string[] = [];
   for (const list of source.matchAll(/export\s+(?:type\s+)?\{([^}]*)\}/g)) {
     for (const item of list[1]!.split(',')) {
-      const name = item.trim().replace(/^type\s+/, '').split(/\s+as\s+/).pop()!.trim();
+      const name = item
+        .trim()
+        .replace(/^type\s+/, '')
+        .split(/\s+as\s+/)
+        .pop()!
+        .trim();
       if (name !== '') names.push(name);
     }
   }
