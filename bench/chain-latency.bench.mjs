@@ -7,9 +7,13 @@
 //   - Fabric's own operations server when FABRIC_OPS_BENCH_FABRIC names it (lib/fabric.mjs).
 // Each target: BENCH_SECONDS (default 5) without attackers, then as long with them; the
 // attackers' handshakes a second are printed too (a server that refuses inside the handshake
-// completes fewer of them from the attackers' side, which is not a cost). Load average printed.
+// completes fewer of them from the attackers' side, which is not a cost). BENCH_ROUNDS rounds
+// (default 3) alternate the order (peer, raw, Fabric, then Fabric, raw, peer, …); the table gives
+// each figure's median over rounds, and the peer ÷ raw ratio of each round (its two runs back to
+// back) as a median and range: an attacked p50 moves with how the keep-alive request falls
+// between the attackers' handshakes, for raw as much as for the peer. Load average printed.
 // Run: node bench/chain-latency.bench.mjs (after node scripts/build.mjs), or node bench/run.mjs chain-latency.
-//   BENCH_SECONDS (5), BENCH_ATTACKERS (2), BENCH_CHAIN (202) certificates in the attack list
+//   BENCH_SECONDS (5), BENCH_ROUNDS (3), BENCH_ATTACKERS (2), BENCH_CHAIN (202) certificates in the attack list
 import './lib/fail.mjs';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:https';
@@ -22,6 +26,7 @@ import { createBenchPki } from './lib/pki.mjs';
 import { tinyChain } from './lib/tiny-chain.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const ATTACKERS = Number(process.env.BENCH_ATTACKERS ?? 2);
 const CHAIN = Number(process.env.BENCH_CHAIN ?? 202);
 const dir = mkdtempSync(join(tmpdir(), 'fabric-ops-bench-chain-latency-'));
@@ -86,14 +91,29 @@ try {
     `node ${process.version}; attack list: ${CHAIN} certificates, ${(chain.bytes / 1000).toFixed(1)} KB of DER; ${ATTACKERS} attackers; ${SECONDS} s per phase; load average ${loadavg()[0].toFixed(2)} at the start`,
   );
   const targets = chainTargets(dir, pki, fabric);
-  const rows = [];
-  for (const [name, start] of targets) rows.push(await measure(name, start, pki, chain));
-  const raw = rows.find((row) => row.name === 'raw node:https');
+  const runs = new Map(targets.map(([name]) => [name, []]));
+  const ratios = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 === 0 ? targets : [...targets].reverse();
+    const byName = new Map();
+    for (const [name, start] of order) byName.set(name, await measure(name, start, pki, chain));
+    for (const [name, row] of byName) runs.get(name).push(row);
+    ratios.push(byName.get('peer').busy.p50 / byName.get('raw node:https').busy.p50);
+    console.log(`round ${round + 1}: ${order.map(([name]) => `${name} ${byName.get(name).busy.p50.toFixed(2)} ms`).join(', ')}; peer ÷ raw ${ratios.at(-1).toFixed(2)}`);
+  }
+  const median = (values) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    return sorted.length % 2 === 1 ? sorted[(sorted.length - 1) / 2] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
+  };
+  const rawBusy = median(runs.get('raw node:https').map((row) => row.busy.p50));
+  console.log(`\nmedians over ${ROUNDS} round(s); peer ÷ raw by round: median ${median(ratios).toFixed(2)}, range ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}`);
   console.log('| server | quiet p50 / p99 (ms) | attacked p50 / p99 (ms) | attacked p50 ÷ raw node | attack handshakes/s | load |');
   console.log('|---|---:|---:|---:|---:|---:|');
-  for (const { name, quiet, busy, load } of rows) {
+  for (const [name, rows] of runs) {
+    const m = (pick) => median(rows.map(pick));
+    const busyP50 = m((row) => row.busy.p50);
     console.log(
-      `| ${name} | ${quiet.p50.toFixed(2)} / ${quiet.p99.toFixed(2)} | ${busy.p50.toFixed(2)} / ${busy.p99.toFixed(2)} | ${(busy.p50 / raw.busy.p50).toFixed(2)} | ${busy.attackPerSecond.toFixed(1)} | ${load.toFixed(2)} |`,
+      `| ${name} | ${m((row) => row.quiet.p50).toFixed(2)} / ${m((row) => row.quiet.p99).toFixed(2)} | ${busyP50.toFixed(2)} / ${m((row) => row.busy.p99).toFixed(2)} | ${(busyP50 / rawBusy).toFixed(2)} | ${m((row) => row.busy.attackPerSecond).toFixed(1)} | ${m((row) => row.load).toFixed(2)} |`,
     );
   }
   if (fabric.binary === undefined) console.log(`| Fabric | ${fabric.missing} | | | | |`);

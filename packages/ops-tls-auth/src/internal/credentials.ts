@@ -172,7 +172,7 @@ export function serverCertificateWarnings(leaf: X509Certificate, now: Date): str
  * path; nothing is half-loaded.
  */
 export function loadTlsCredentials(files: TlsFiles, options: LoadTlsOptions = {}): TlsCredentials {
-  return loadWith(files, options, (_index, key, path) => readOrFail(options.read, key, path), certificateLoads);
+  return loadWith(files, options, labelsOf(options), (_index, key, path) => readOrFail(options.read, key, path), certificateLoads);
 }
 
 /**
@@ -181,7 +181,7 @@ export function loadTlsCredentials(files: TlsFiles, options: LoadTlsOptions = {}
  * grows with their number (the files are read and scanned here, the server's pair checked here).
  */
 export async function loadTlsCredentialsOffThread(files: TlsFiles, options: LoadTlsOptions = {}): Promise<TlsCredentials> {
-  const labels: TlsFileLabels = { ...DEFAULT_FILE_LABELS, ...options.labels };
+  const labels = labelsOf(options);
   const texts = files.clientRootCAs.map((path, index) => {
     try {
       return readOrFail(options.read, clientRootCaLabel(labels, index), path);
@@ -197,11 +197,12 @@ export async function loadTlsCredentialsOffThread(files: TlsFiles, options: Load
     if (typeof text !== 'string') throw text;
     return text;
   };
-  return loadWith(files, options, readCa, (block) => loadable.has(block));
+  return loadWith(files, options, labels, readCa, (block) => loadable.has(block));
 }
 
-function loadWith(files: TlsFiles, options: LoadTlsOptions, readCa: (index: number, key: string, path: string) => string, parsesCa: (block: string) => boolean): TlsCredentials {
-  const labels: TlsFileLabels = { ...DEFAULT_FILE_LABELS, ...options.labels };
+const labelsOf = (options: LoadTlsOptions): TlsFileLabels => ({ ...DEFAULT_FILE_LABELS, ...options.labels });
+
+function loadWith(files: TlsFiles, options: LoadTlsOptions, labels: TlsFileLabels, readCa: (index: number, key: string, path: string) => string, parsesCa: (block: string) => boolean): TlsCredentials {
   const read = options.read;
   const certText = readOrFail(read, labels.certFile, files.certFile);
   const keyText = readOrFail(read, labels.keyFile, files.keyFile);

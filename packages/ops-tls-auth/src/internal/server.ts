@@ -21,6 +21,7 @@ import {
   LONG_LIST_HANDSHAKE_BYTES,
   nativePeerChain,
   type CapturedChain,
+  type ChainCapture,
 } from './peer-chain.ts';
 import { nativeChainIsFaithful } from './self-probe.ts';
 import { createChainJudge, type ChainJudge, type InlineLimits, type Verdict } from '@fabric-ops/go-x509/verifier';
@@ -210,8 +211,8 @@ export function createTlsServerWith(options: TlsServerOptions, onRequest: Reques
   gateSecureConnections(
     state,
     judge,
-    (socket) => chainCapture.read(socket) ?? { list: nativePeerChain(socket, isKnown, exactReads) },
-    (socket) => chainCapture.read(socket) === undefined,
+    chainCapture,
+    (socket) => nativePeerChain(socket, isKnown, exactReads),
     refusedLeaves,
     options.clientAuthRequired ?? false,
     probeChainReading,
@@ -343,8 +344,8 @@ function logTlsClientErrors(state: ServerState): void {
 function gateSecureConnections(
   state: ServerState,
   judge: ChainJudge,
-  readCaptured: (socket: TLSSocket) => CapturedChain,
-  needsRead: (socket: TLSSocket) => boolean,
+  capture: ChainCapture,
+  readNow: (socket: TLSSocket) => Uint8Array[] | undefined,
   refusedLeaves: ReturnType<typeof createRefusedLeaves>,
   clientAuthRequired: boolean,
   onClientCertificate: () => void,
@@ -391,7 +392,7 @@ function gateSecureConnections(
     }
     // A long list is read in its lane (peer-chain.ts): the read costs the main thread per certificate.
     const parent = parentOf(socket);
-    if (parent !== undefined && parent.bytesRead > LONG_LIST_HANDSHAKE_BYTES && needsRead(socket)) {
+    if (parent !== undefined && parent.bytesRead > LONG_LIST_HANDSHAKE_BYTES && capture.read(socket) === undefined) {
       longLists.schedule(
         socket,
         () => judgePresented(socket, key, entry, endOnError),
@@ -402,7 +403,7 @@ function gateSecureConnections(
     judgePresented(socket, key, entry, endOnError);
   };
   const judgePresented = (socket: TLSSocket, key: string, entry: PendingConnection | undefined, endOnError: (error: Error) => void): void => {
-    const presented = presentedList(socket, readCaptured, admittedChains);
+    const presented = presentedList(socket, () => capture.read(socket) ?? { list: readNow(socket) }, admittedChains);
     if (presented !== undefined) onClientCertificate();
     if (typeof presented === 'string') {
       refuse(socket, key, presented);
@@ -463,10 +464,10 @@ function gateSecureConnections(
  * session was admitted with (Go checks the session's certificates again); undefined when the
  * client sent none; a string when the list is refused outright (the reason).
  */
-function presentedList(socket: TLSSocket, readCaptured: (socket: TLSSocket) => CapturedChain, admittedChains: ReturnType<typeof createAdmittedChains>): readonly Uint8Array[] | undefined | string {
+function presentedList(socket: TLSSocket, read: () => CapturedChain, admittedChains: ReturnType<typeof createAdmittedChains>): readonly Uint8Array[] | undefined | string {
   let presented: readonly Uint8Array[] | undefined;
   try {
-    const captured = readCaptured(socket);
+    const captured = read();
     if ('malformed' in captured) throw new Error('malformed');
     presented = captured.list;
   } catch {
