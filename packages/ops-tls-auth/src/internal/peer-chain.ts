@@ -243,3 +243,33 @@ export function createLongListLane(
     },
   };
 }
+
+/**
+ * Connections refused after a long list, held open (paused: nothing more is read) for `holdMs`
+ * before they are closed. OpenSSL parses every certificate of a list on the main thread before
+ * anything here runs (Node 20: ~36 ms for 202 small certificates; later lines ~8 ms), as it does
+ * for raw node:https; a client that waits for the close before trying again (as an HTTP client
+ * does) then makes the server pay that at most once per hold. At most `maxHeld` at once, more are
+ * closed at once; `endAll` closes them (a stop).
+ */
+export function createRefusalHold(holdMs = 250, maxHeld = 256): { hold(socket: Socket): void; endAll(): number } {
+  const held = new Map<Socket, NodeJS.Timeout>();
+  const end = (socket: Socket): void => {
+    clearTimeout(held.get(socket));
+    held.delete(socket);
+    socket.destroy();
+  };
+  return {
+    hold(socket) {
+      if (holdMs <= 0 || held.size >= maxHeld) return socket.destroy();
+      socket.pause();
+      held.set(socket, setTimeout(() => end(socket), holdMs).unref());
+      socket.once('close', () => end(socket));
+    },
+    endAll() {
+      const count = held.size;
+      for (const socket of [...held.keys()]) end(socket);
+      return count;
+    },
+  };
+}

@@ -7,7 +7,7 @@ import { connect as connectTls } from 'node:tls';
 import { createTestPki, type PemPair, type TestPki } from '@fabric-ops/test-kit';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadTlsCredentials } from './credentials.ts';
-import { createLongListLane, LONG_LIST_BUSY_REASON, LONG_LIST_HANDSHAKE_BYTES } from './peer-chain.ts';
+import { createLongListLane, createRefusalHold, LONG_LIST_BUSY_REASON, LONG_LIST_HANDSHAKE_BYTES } from './peer-chain.ts';
 import { getBody, useTestServers } from '../../test/servers.ts';
 
 describe('the long-list lane', () => {
@@ -47,6 +47,51 @@ describe('the long-list lane', () => {
       now = 200;
       lane.schedule(open(), read('f'), busy('f'));
       expect(events.at(-1)).toBe('f@200');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
+describe('the refusal hold', () => {
+  /** A stand-in socket: records pause and destroy, and emits 'close' on destroy as a socket does. */
+  function fakeSocket(events: string[], name: string): Socket {
+    const listeners: (() => void)[] = [];
+    const socket = {
+      destroyed: false,
+      pause: () => void events.push(`${name} paused`),
+      once: (_event: string, listener: () => void) => void listeners.push(listener),
+      destroy() {
+        if (socket.destroyed) return;
+        socket.destroyed = true;
+        events.push(`${name} closed`);
+        for (const listener of listeners) listener();
+      },
+    };
+    return socket as unknown as Socket;
+  }
+
+  it('keeps a refused connection open and paused for its hold, closes past its limit at once, and ends all on a stop', () => {
+    vi.useFakeTimers();
+    try {
+      const events: string[] = [];
+      const hold = createRefusalHold(250, 2);
+      hold.hold(fakeSocket(events, 'a'));
+      vi.advanceTimersByTime(100);
+      hold.hold(fakeSocket(events, 'b'));
+      hold.hold(fakeSocket(events, 'c'));
+      expect(events).toEqual(['a paused', 'b paused', 'c closed']);
+      vi.advanceTimersByTime(149);
+      expect(events).not.toContain('a closed');
+      vi.advanceTimersByTime(1);
+      expect(events).toEqual(['a paused', 'b paused', 'c closed', 'a closed']);
+      // a's place is free again; a stop ends every held connection at once
+      hold.hold(fakeSocket(events, 'd'));
+      expect(hold.endAll()).toBe(2);
+      expect(events.slice(-3)).toEqual(['d paused', 'b closed', 'd closed']);
+      // no hold: closed at once
+      createRefusalHold(0).hold(fakeSocket(events, 'e'));
+      expect(events.at(-1)).toBe('e closed');
     } finally {
       vi.useRealTimers();
     }
@@ -94,5 +139,38 @@ describe('a server with clients that send long lists', () => {
     expect(await get(port, pki.clients.good.cert + pki.ca.cert, pki.clients.good.key)).toMatch(/CN=/);
     await Promise.all(attackers);
     expect(lines.filter((line) => /i\/o timeout|failed to verify/.test(line))).toHaveLength(1);
+  }, 30_000);
+
+  it('holds a connection refused after a long list before closing it, so a client that waits for the close retries less often; ordinary clients are served meanwhile', async () => {
+    const credentials = loadTlsCredentials({ certFile: pki.server.certFile, keyFile: pki.server.keyFile, clientRootCAs: [pki.ca.certFile] });
+    const holdMs = 300;
+    const { port } = await startServer({ credentials, handshakeTimeoutMs: 3_000, internals: { longListLane: { share: 0.1, maxWaiting: 32, refusalHoldMs: holdMs } } });
+    // a refused short list is closed at once, a refused long one only after the hold
+    const closedAfter = async (cert: string, key: string): Promise<number> => {
+      const started = performance.now();
+      await new Promise<void>((resolve) => {
+        const socket = connectTls({ host: '127.0.0.1', port, cert, key, rejectUnauthorized: false });
+        socket.on('error', () => undefined);
+        socket.once('close', () => resolve());
+      });
+      return performance.now() - started;
+    };
+    expect(await closedAfter(rogues[0]!.cert, rogues[0]!.key)).toBeLessThan(holdMs);
+    expect(await closedAfter(rogues[1]!.cert + padding, rogues[1]!.key)).toBeGreaterThanOrEqual(holdMs - 20);
+    // two clients that try again as soon as they are closed, for 1.5 s: at most one handshake per hold each
+    let handshakes = 0;
+    const until = performance.now() + 1_500;
+    const loop = async (rogue: PemPair): Promise<void> => {
+      while (performance.now() < until) {
+        handshakes++;
+        await closedAfter(rogue.cert + padding, rogue.key);
+      }
+    };
+    const loops = Promise.all([loop(rogues[2]!), loop(rogues[3]!)]);
+    // an ordinary client is served while they are held
+    expect(await get(port, pki.clients.good.cert + pki.ca.cert, pki.clients.good.key)).toMatch(/CN=/);
+    await loops;
+    expect(handshakes).toBeGreaterThanOrEqual(2);
+    expect(handshakes).toBeLessThanOrEqual(2 * (Math.ceil(1_500 / holdMs) + 1));
   }, 30_000);
 });

@@ -16,6 +16,7 @@ import {
   createChainCapture,
   createExactReads,
   createLongListLane,
+  createRefusalHold,
   createRefusedLeaves,
   LONG_LIST_BUSY_REASON,
   LONG_LIST_HANDSHAKE_BYTES,
@@ -133,8 +134,8 @@ export interface TlsServerInternals {
   /** Limits for chains decided on the event loop; false: every chain goes to a verifier thread (tests of the threads themselves). */
   readonly verifierInline?: InlineLimits | false;
   readonly observeJudge?: (judge: ChainJudge) => void;
-  /** The long-list lane's share of the main thread and how many may wait (peer-chain.ts). */
-  readonly longListLane?: { readonly share: number; readonly maxWaiting: number };
+  /** The long-list lane's share of the main thread, how many may wait, how long a refused one is held (peer-chain.ts). */
+  readonly longListLane?: { readonly share: number; readonly maxWaiting: number; readonly refusalHoldMs?: number };
 }
 
 export function createTlsServerWith(options: TlsServerOptions, onRequest: RequestListener<typeof IncomingMessage, typeof ServerResponse> | undefined, internals: TlsServerInternals): TlsServer {
@@ -208,6 +209,7 @@ export function createTlsServerWith(options: TlsServerOptions, onRequest: Reques
     });
   };
   const refusedLeaves = createRefusedLeaves();
+  const refusalHold = createRefusalHold(internals.longListLane?.refusalHoldMs);
   gateSecureConnections(
     state,
     judge,
@@ -217,6 +219,7 @@ export function createTlsServerWith(options: TlsServerOptions, onRequest: Reques
     options.clientAuthRequired ?? false,
     probeChainReading,
     internals.longListLane,
+    refusalHold,
   );
   server.on('close', () => {
     clearTimeout(unhookTimer);
@@ -240,6 +243,7 @@ export function createTlsServerWith(options: TlsServerOptions, onRequest: Reques
         socket.destroy();
       }
       pending.clear();
+      refusalHold.endAll();
       return count;
     },
   };
@@ -350,6 +354,7 @@ function gateSecureConnections(
   clientAuthRequired: boolean,
   onClientCertificate: () => void,
   lane: TlsServerInternals['longListLane'],
+  refusalHold: ReturnType<typeof createRefusalHold>,
 ): void {
   const { server, pending, logFailure } = state;
   const admittedChains = createAdmittedChains();
@@ -359,7 +364,9 @@ function gateSecureConnections(
   const refuse = (socket: TLSSocket, key: string, reason: string, names?: Readonly<Record<string, string>>): void => {
     settle(state, key);
     logFailure(remoteOf(state, socket), reason, names);
-    socket.destroy();
+    const parent = parentOf(socket);
+    if (parent !== undefined && parent.bytesRead > LONG_LIST_HANDSHAKE_BYTES) refusalHold.hold(socket);
+    else socket.destroy();
   };
   const admit = (socket: TLSSocket, key: string, endOnError: (error: Error) => void): void => {
     settle(state, key);
