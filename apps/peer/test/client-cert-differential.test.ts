@@ -33,8 +33,9 @@ const KNOWN_REFUSALS: Readonly<Record<string, string>> = {
   'decoys-two-levels': 'on Node 24, one 69-certificate chain fails the TLS 1.3 handshake with OpenSSL\'s "bad signature"',
   // The issuer path Node hands over takes, per level, the first certificate sent that OpenSSL's
   // X509_check_issued accepts (its normalised names and AKID, not Go's byte comparison); where
-  // that path does not reach a client CA, the list as sent is read again only on Node 24+ and at
-  // most 2 a second (a burst of 8), so these may be refused on any line, always on Node 20 and 22.
+  // that path does not reach a client CA, the list as sent is read again only on Node 24+ and
+  // within a budget of what such reads still hold, so these may be refused on any line, always on
+  // Node 20 and 22.
   'akid-mismatch': "the issuer path stops where OpenSSL's AKID check refuses a parent Go's name match takes",
   'cross-signed-untrusted-first': 'the issuer path takes the cross-signed copy sent first, whose root is not trusted',
   'out-of-order': 'the issuer path takes the first candidate sent at each level',

@@ -2,6 +2,8 @@ import { X509Certificate } from 'node:crypto';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { connect, createServer, type TLSSocket } from 'node:tls';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { createTestPki, type PemPair, type TestCa, type TestPki } from '@fabric-ops/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { certificateMessageLength, clientCertificateMessageProblem } from '@fabric-ops/go-x509';
@@ -117,21 +119,48 @@ describe('createRefusedLeaves', () => {
 
 describe('createExactReads', () => {
   const freesWhatItReads = Number(process.versions.node.split('.')[0]) >= 24;
+  /** A connection whose client sent `count` certificates of `bytes` each, as getPeerX509Certificate links them. */
+  const sending = (count: number, bytes: number): TLSSocket => {
+    let chain: object | undefined;
+    for (let i = 0; i < count; i++) chain = { raw: Buffer.alloc(bytes, i), issuerCertificate: chain };
+    return { getPeerX509Certificate: () => chain } as unknown as TLSSocket;
+  };
 
-  it.runIf(freesWhatItReads)('allows a burst, then the rate, each server on its own allowance', () => {
-    let now = 0;
-    const first = createExactReads(2, 8, () => now);
-    const second = createExactReads(2, 8, () => now);
-    expect(Array.from({ length: 9 }, () => first())).toEqual([...Array<boolean>(8).fill(true), false]);
-    expect(second()).toBe(true);
-    now = 499;
-    expect(first()).toBe(false);
-    now = 500;
-    expect([first(), first()]).toEqual([true, false]);
+  it.runIf(freesWhatItReads)('reads while what earlier reads hold is under the budget, each held until as many full collections as its list is long', () => {
+    let collections = 0;
+    const reads = createExactReads(100_000, () => collections);
+    const other = createExactReads(100_000, () => collections);
+    // 161 certificates of 415 bytes (66.8 KB) hold more than the budget: nothing more until they are freed
+    expect(reads(sending(161, 415))).toHaveLength(161);
+    expect(reads(sending(2, 750))).toBeUndefined();
+    expect(other(sending(2, 750))).toHaveLength(2); // each server has its own allowance
+    collections = 160;
+    expect(reads(sending(2, 750))).toBeUndefined();
+    collections = 161;
+    // short lists: each holds its DER and ~4 KiB a certificate (9,692 bytes), freed after 2 collections
+    const read = Array.from({ length: 20 }, () => reads(sending(2, 750))).filter((list) => list !== undefined);
+    expect(read).toHaveLength(11);
+    collections += 2;
+    expect(reads(sending(2, 750))).toHaveLength(2);
   });
 
-  it.runIf(!freesWhatItReads)('never allows one on a line where the exact read keeps memory', () => {
+  it.runIf(freesWhatItReads)('counts the real full collections of the process', async () => {
+    const reads = createExactReads(1);
+    expect(reads(sending(1, 10))).toHaveLength(1);
+    expect(reads(sending(1, 10))).toBeUndefined();
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    let again: Buffer[] | undefined;
+    for (let i = 0; i < 5 && again === undefined; i++) {
+      gc();
+      await new Promise((resolve) => setTimeout(resolve, 10)); // gc entries are delivered asynchronously
+      again = reads(sending(1, 10));
+    }
+    expect(again).toHaveLength(1);
+  });
+
+  it.runIf(!freesWhatItReads)('never reads on a line where the exact read keeps memory', () => {
     const reads = createExactReads();
-    expect(Array.from({ length: 3 }, () => reads())).toEqual([false, false, false]);
+    expect(reads(sending(2, 750))).toBeUndefined();
   });
 });

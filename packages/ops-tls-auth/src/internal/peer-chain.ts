@@ -1,4 +1,5 @@
 import type { Socket } from 'node:net';
+import { constants, PerformanceObserver } from 'node:perf_hooks';
 import type { Server as TlsNetServer, TLSSocket } from 'node:tls';
 
 import { MAX_HANDSHAKE_MESSAGE_BYTES } from '@fabric-ops/go-x509';
@@ -26,53 +27,61 @@ function issuerPath(leaf: IssuerLinked): Buffer[] {
 }
 
 /**
- * Whether `getPeerX509Certificate()` may be called: it copies each certificate after the leaf
- * into an object of its own and takes the original out of the session's list with
- * sk_X509_delete. On Node 20 and 22 the original is never freed (measured: ~3 KiB a
- * certificate, for good); on 24 and 26 nothing stays, but the copies are linked and are
- * released one link per full garbage collection, so a long list is held for as many
- * collections. It is called only where the issuer path may not decide (below), on 24 and
- * later, and at most twice a second per server (a burst of 8; createExactReads).
+ * Whether `getPeerX509Certificate()` may be called (README, "Reading what the client sent", and
+ * the upstream report): on Node 20 and 22 it keeps ~3 KiB a certificate after the leaf for good;
+ * on 24 and 26 it holds them until as many full collections as the list is long, and V8 is not
+ * told their size. Called only where the issuer path may not decide, within createExactReads.
  */
 const EXACT_READ_FREES = Number(process.versions.node.split('.')[0]) >= 24;
 
-/** A server's allowance of exact reads (see above): one per server, so servers do not share it. */
-export function createExactReads(perSecond = 2, burst = 8, clock: () => number = Date.now): () => boolean {
-  let tokens = burst;
-  let at = clock();
-  return () => {
-    if (!EXACT_READ_FREES) return false;
-    const now = clock();
-    tokens = Math.min(burst, tokens + ((now - at) / 1000) * perSecond);
-    at = now;
-    if (tokens < 1) return false;
-    tokens -= 1;
-    return true;
+/** What an exact read is taken to hold beyond its DER, per certificate (Node 24: 161 small certificates held 0.68 MB). */
+const HELD_PER_CERTIFICATE = 4096;
+
+let fullCollectionsSeen: number | undefined;
+/** Full (mark-compact) collections in this process since the first call; the counting starts then. */
+function fullCollections(): number {
+  if (fullCollectionsSeen === undefined) {
+    fullCollectionsSeen = 0;
+    const full = (entry: object): boolean => (entry as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR;
+    new PerformanceObserver((entries) => (fullCollectionsSeen! += entries.getEntries().filter(full).length)).observe({ entryTypes: ['gc'] });
+  }
+  return fullCollectionsSeen;
+}
+
+/**
+ * A server's exact reads (see above): the list as sent, or undefined when not allowed now. Each
+ * read counts as held (its DER and HELD_PER_CERTIFICATE a certificate) until as many full
+ * collections have run as its list is long; one is allowed while what is held is under
+ * `budgetBytes`, so a server holds at most that and one list more. Never on Node 20 and 22.
+ */
+export function createExactReads(budgetBytes: number = 4 * 2 ** 20, collections: () => number = fullCollections): (socket: TLSSocket) => Buffer[] | undefined {
+  let held: { readonly bytes: number; readonly freedAfter: number }[] = [];
+  return (socket) => {
+    if (!EXACT_READ_FREES) return undefined;
+    const now = collections();
+    held = held.filter((read) => read.freedAfter > now);
+    if (held.reduce((sum, read) => sum + read.bytes, 0) >= budgetBytes) return undefined;
+    const exact = socket.getPeerX509Certificate();
+    const sent = exact === undefined ? [] : issuerPath(exact);
+    held.push({ bytes: sent.reduce((sum, der) => sum + der.length + HELD_PER_CERTIFICATE, 0), freedAfter: now + sent.length });
+    return sent;
   };
 }
 
 /**
  * The certificates the client sent, leaf first (undefined when it sent none), read with
- * Node's `getPeerCertificate(true)`, which frees everything it makes. That read hands over the
- * issuer path, not the message: the leaf, then for each level the first certificate still
- * unused, in the order sent, that OpenSSL's X509_check_issued takes for the issuer of the
- * previous one; certificates off that path (unrelated extras, duplicates, a second candidate
- * such as a renewed intermediate listed after its old copy) are not in it, and Node stops early
- * when the issuer it took was the last one left in its working list. It then appends issuers
- * from OpenSSL's own CA store: `known` tells those (and the client CAs themselves) apart, and
- * they are dropped. A path that reaches them, or a client CA, is decided as it is; one that does
- * not is read again exactly as sent where that read frees what it makes (mayReadExactly).
+ * `getPeerCertificate(true)`, which frees everything it makes but hands over OpenSSL's issuer
+ * path, not the message (README, "Reading what the client sent"), then issuers from OpenSSL's own
+ * store: `known` tells those and the client CAs apart, and they are dropped. A path that reaches
+ * them is decided as it is; one that does not is read again exactly as sent where allowed.
  */
-export function nativePeerChain(socket: TLSSocket, known?: (der: Buffer) => boolean, mayReadExactly: () => boolean = () => false): Uint8Array[] | undefined {
+export function nativePeerChain(socket: TLSSocket, known?: (der: Buffer) => boolean, readExactly: (socket: TLSSocket) => Buffer[] | undefined = () => undefined): Uint8Array[] | undefined {
   const leaf = socket.getPeerCertificate(true) as IssuerLinked;
   if (leaf.raw === undefined) return undefined;
   const list = issuerPath(leaf);
   const length = list.length;
   if (known !== undefined) while (list.length > 1 && known(list[list.length - 1]!)) list.pop();
-  if (list.length < length || known === undefined || !mayReadExactly()) return list;
-  // the list exactly as sent (see EXACT_READ_FREES)
-  const exact = socket.getPeerX509Certificate();
-  return exact === undefined ? undefined : issuerPath(exact);
+  return list.length < length || known === undefined ? list : (readExactly(socket) ?? list);
 }
 
 /** What a connection's client sent, read as soon as its handshake finished. */
@@ -99,7 +108,7 @@ export interface ChainCapture {
  * its 'secure' event is 'keylog' (emitted while the handshake's secrets are derived); the
  * line itself is ignored. Starts unhooked.
  */
-export function createChainCapture(server: TlsNetServer, known?: (der: Buffer) => boolean, mayReadExactly: () => boolean = createExactReads()): ChainCapture {
+export function createChainCapture(server: TlsNetServer, known?: (der: Buffer) => boolean, readExactly: (socket: TLSSocket) => Buffer[] | undefined = createExactReads()): ChainCapture {
   const captured = new WeakMap<TLSSocket, CapturedChain>();
   const hooked = new WeakSet<TLSSocket>();
   const onKeylog = (_line: Buffer, socket: TLSSocket): void => {
@@ -107,7 +116,7 @@ export function createChainCapture(server: TlsNetServer, known?: (der: Buffer) =
     hooked.add(socket);
     socket.prependOnceListener('secure', () => {
       try {
-        captured.set(socket, { list: nativePeerChain(socket, known, mayReadExactly) });
+        captured.set(socket, { list: nativePeerChain(socket, known, readExactly) });
       } catch {
         captured.set(socket, { malformed: true });
       }
@@ -151,6 +160,12 @@ export function createAdmittedChains(maxEntries = 4096): { remember(list: readon
   };
 }
 
+export interface RefusedLeaves {
+  remember(leaf: Uint8Array, reason: string): void;
+  reasonFor(leaf: Uint8Array): string | undefined;
+  clear(): void;
+}
+
 /**
  * Leaves refused a moment ago when judged alone, with the reason: a new connection presenting one
  * is refused again without its list being read. Node copies every certificate of a list it hands over (Node 20:
@@ -159,15 +174,7 @@ export function createAdmittedChains(maxEntries = 4096): { remember(list: readon
  * that added its issuer, or whose leaf became valid, up to `ttlMs` late; a refusal
  * that says nothing about the certificates (a busy or slow check) is not remembered.
  */
-export function createRefusedLeaves(
-  ttlMs = 2_000,
-  maxEntries = 1_024,
-  clock: () => number = Date.now,
-): {
-  remember(leaf: Uint8Array, reason: string): void;
-  reasonFor(leaf: Uint8Array): string | undefined;
-  clear(): void;
-} {
+export function createRefusedLeaves(ttlMs = 2_000, maxEntries = 1_024, clock: () => number = Date.now): RefusedLeaves {
   const byLeaf = new Map<string, { readonly reason: string; readonly until: number }>();
   return {
     remember(leaf, reason) {
@@ -205,13 +212,7 @@ export const LONG_LIST_BUSY_REASON = 'tls: server busy reading client certificat
  * An idle lane reads at once. Clients with ordinary lists never wait here: the worst an
  * attacker's long lists can do is delay other long lists, or have them refused as busy.
  */
-export function createLongListLane(
-  share = 0.1,
-  maxWaiting = 32,
-  clock: () => number = () => performance.now(),
-): {
-  schedule(socket: Socket, read: () => void, refuseBusy: () => void): void;
-} {
+export function createLongListLane(share = 0.1, maxWaiting = 32, clock: () => number = () => performance.now()): { schedule(socket: Socket, read: () => void, refuseBusy: () => void): void } {
   let waiting: { socket: Socket; read: () => void }[] = [];
   let nextAt = 0;
   let timer: NodeJS.Timeout | undefined;

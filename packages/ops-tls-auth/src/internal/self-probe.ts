@@ -65,8 +65,7 @@ async function capturedList(server: Server, read: (socket: TLSSocket) => Capture
   let serverSocket: TLSSocket | undefined;
   try {
     return await new Promise<boolean>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('self-probe handshake did not finish')), 10_000);
-      timer.unref();
+      const timer = setTimeout(() => reject(new Error('self-probe handshake did not finish')), 10_000).unref();
       // One handshake at a time: the next secure connection is this one.
       const onSecure = (socket: TLSSocket): void => {
         server.off('secureConnection', onSecure);

@@ -23,6 +23,7 @@ import {
   nativePeerChain,
   type CapturedChain,
   type ChainCapture,
+  type RefusedLeaves,
 } from './peer-chain.ts';
 import { nativeChainIsFaithful } from './self-probe.ts';
 import { createChainJudge, type ChainJudge, type InlineLimits, type Verdict } from '@fabric-ops/go-x509/verifier';
@@ -210,17 +211,16 @@ export function createTlsServerWith(options: TlsServerOptions, onRequest: Reques
   };
   const refusedLeaves = createRefusedLeaves();
   const refusalHold = createRefusalHold(internals.longListLane?.refusalHoldMs);
-  gateSecureConnections(
-    state,
+  gateSecureConnections(state, {
     judge,
-    chainCapture,
-    (socket) => nativePeerChain(socket, isKnown, exactReads),
+    capture: chainCapture,
+    readNow: (socket) => nativePeerChain(socket, isKnown, exactReads),
     refusedLeaves,
-    options.clientAuthRequired ?? false,
-    probeChainReading,
-    internals.longListLane,
+    clientAuthRequired: options.clientAuthRequired ?? false,
+    onClientCertificate: probeChainReading,
+    longLists: createLongListLane(internals.longListLane?.share, internals.longListLane?.maxWaiting),
     refusalHold,
-  );
+  });
   server.on('close', () => {
     clearTimeout(unhookTimer);
     void judge.close();
@@ -291,8 +291,7 @@ function interceptConnections(state: ServerState): void {
       logFailure(remote, reason);
       socket.destroy();
     };
-    const timer = setTimeout(() => endHere(`read tcp ${formatRemoteAddress(socket.localAddress, socket.localPort)}->${remote}: i/o timeout`), state.handshakeTimeoutMs);
-    timer.unref();
+    const timer = setTimeout(() => endHere(`read tcp ${formatRemoteAddress(socket.localAddress, socket.localPort)}->${remote}: i/o timeout`), state.handshakeTimeoutMs).unref();
     pending.set(key, { socket, timer, deadline: Date.now() + state.handshakeTimeoutMs });
     socket.once('close', () => settle(state, key, socket));
 
@@ -326,6 +325,11 @@ function parentOf(tlsSocket: TLSSocket): Socket | undefined {
   return (tlsSocket as unknown as { _parent?: Socket })._parent;
 }
 
+/** A handshake whose client sent more than a long list's worth of bytes (peer-chain.ts). */
+function sentLongList(tlsSocket: TLSSocket): boolean {
+  return (parentOf(tlsSocket)?.bytesRead ?? 0) > LONG_LIST_HANDSHAKE_BYTES;
+}
+
 function remoteOf(state: ServerState, tlsSocket: TLSSocket): string {
   const parent = parentOf(tlsSocket);
   return (parent !== undefined ? state.remotes.get(parent) : undefined) ?? formatRemoteAddress(tlsSocket.remoteAddress, tlsSocket.remotePort);
@@ -339,33 +343,34 @@ function logTlsClientErrors(state: ServerState): void {
   });
 }
 
+interface Gate {
+  readonly judge: ChainJudge;
+  readonly capture: ChainCapture;
+  /** Node's own read of the list, for a handshake the capture did not see. */
+  readonly readNow: (socket: TLSSocket) => Uint8Array[] | undefined;
+  readonly refusedLeaves: RefusedLeaves;
+  readonly clientAuthRequired: boolean;
+  readonly onClientCertificate: () => void;
+  readonly longLists: ReturnType<typeof createLongListLane>;
+  readonly refusalHold: ReturnType<typeof createRefusalHold>;
+}
+
 /**
  * Every `secureConnection` listener (the HTTP layer's, and any an embedder adds later) gets a
  * socket only once its client is admitted: the server's `emit` holds the event back until the
  * verdict. A refused connection, or one still waiting for its verdict, is never seen by them
  * and never has a byte of a request read from it.
  */
-function gateSecureConnections(
-  state: ServerState,
-  judge: ChainJudge,
-  capture: ChainCapture,
-  readNow: (socket: TLSSocket) => Uint8Array[] | undefined,
-  refusedLeaves: ReturnType<typeof createRefusedLeaves>,
-  clientAuthRequired: boolean,
-  onClientCertificate: () => void,
-  lane: TlsServerInternals['longListLane'],
-  refusalHold: ReturnType<typeof createRefusalHold>,
-): void {
+function gateSecureConnections(state: ServerState, gate: Gate): void {
   const { server, pending, logFailure } = state;
+  const { judge, capture, readNow, refusedLeaves, clientAuthRequired, onClientCertificate, longLists, refusalHold } = gate;
   const admittedChains = createAdmittedChains();
-  const longLists = createLongListLane(lane?.share, lane?.maxWaiting);
   type Emit = (this: HttpsServer, event: string | symbol, ...args: unknown[]) => boolean;
   const emit = server.emit as Emit;
   const refuse = (socket: TLSSocket, key: string, reason: string, names?: Readonly<Record<string, string>>): void => {
     settle(state, key);
     logFailure(remoteOf(state, socket), reason, names);
-    const parent = parentOf(socket);
-    if (parent !== undefined && parent.bytesRead > LONG_LIST_HANDSHAKE_BYTES) refusalHold.hold(socket);
+    if (sentLongList(socket)) refusalHold.hold(socket);
     else socket.destroy();
   };
   const admit = (socket: TLSSocket, key: string, endOnError: (error: Error) => void): void => {
@@ -398,8 +403,7 @@ function gateSecureConnections(
       return;
     }
     // A long list is read in its lane (peer-chain.ts): the read costs the main thread per certificate.
-    const parent = parentOf(socket);
-    if (parent !== undefined && parent.bytesRead > LONG_LIST_HANDSHAKE_BYTES && capture.read(socket) === undefined) {
+    if (sentLongList(socket) && capture.read(socket) === undefined) {
       longLists.schedule(
         socket,
         () => judgePresented(socket, key, entry, endOnError),
