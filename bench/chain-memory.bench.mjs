@@ -36,7 +36,7 @@ const fabric = fabricReference();
 
 /** `count` new connections from CONNECTIONS client loops in a process of their own; their `{ made, failed }`. */
 async function handshakes(port, credentials, count) {
-  if (count === 0) return { made: 0, failed: 0 };
+  if (count === 0) return { made: 0, answered: 0, failed: 0 };
   return runTlsClients({ port, connections: CONNECTIONS, count, ...credentials });
 }
 
@@ -80,12 +80,15 @@ try {
   for (const [name, start] of targets) rows.push(await measure(name, start, ordinaryClient, longClient));
   const f = (n) => n.toFixed(1);
   const growth = (r, i) => `${r.readings[i + 1] - r.readings[i] >= 0 ? '+' : ''}${f(r.readings[i + 1] - r.readings[i])}`;
-  console.log('\n| target | idle RSS MiB | ordinary, 1st half · 2nd half (growth) | long, 1st half · 2nd half (growth) | after all | ended by an error: ordinary · long | load avg |');
-  console.log('|---|---|---|---|---|---|---|');
+  console.log(
+    '\n| target | idle RSS MiB | ordinary, 1st half · 2nd half (growth) | long, 1st half · 2nd half (growth) | after all | answered: ordinary · long | ended by an error: ordinary · long | load avg |',
+  );
+  console.log('|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
     const errors = (from, to) => r.made.slice(from, to).reduce((n, m) => n + m.failed, 0);
+    const answered = (from, to) => r.made.slice(from, to).reduce((n, m) => n + m.answered, 0);
     console.log(
-      `| ${r.name} | ${f(r.readings[0])} | ${growth(r, 0)} · ${growth(r, 1)} | ${growth(r, 2)} · ${growth(r, 3)} | ${f(r.readings[4])} | ${errors(0, 2)} · ${errors(2, 4)} | ${r.load.toFixed(2)} |`,
+      `| ${r.name} | ${f(r.readings[0])} | ${growth(r, 0)} · ${growth(r, 1)} | ${growth(r, 2)} · ${growth(r, 3)} | ${f(r.readings[4])} | ${answered(0, 2)} · ${answered(2, 4)} | ${errors(0, 2)} · ${errors(2, 4)} | ${r.load.toFixed(2)} |`,
     );
   }
   if (fabric.binary === undefined) console.log(`Fabric: ${fabric.missing}`);
