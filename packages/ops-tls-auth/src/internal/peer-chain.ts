@@ -36,6 +36,7 @@ const EXACT_READ_FREES = Number(process.versions.node.split('.')[0]) >= 24;
 
 /** What an exact read is taken to hold beyond its DER, per certificate (Node 24: 161 small certificates held 0.68 MB). */
 const HELD_PER_CERTIFICATE = 4096;
+export type ReadExactly = (socket: TLSSocket) => Buffer[] | undefined;
 
 let fullCollectionsSeen: number | undefined;
 /** Full (mark-compact) collections in this process since the first call; the counting starts then. */
@@ -49,12 +50,11 @@ function fullCollections(): number {
 }
 
 /**
- * A server's exact reads (see above): the list as sent, or undefined when not allowed now. Each
- * read counts as held (its DER and HELD_PER_CERTIFICATE a certificate) until as many full
- * collections have run as its list is long; one is allowed while what is held is under
- * `budgetBytes`, so a server holds at most that and one list more. Never on Node 20 and 22.
+ * A server's exact reads (see above; undefined: not allowed now). Each read counts as held (its DER and
+ * HELD_PER_CERTIFICATE a certificate) until as many full collections have run as its list is long; one is
+ * allowed while what is held is under `budgetBytes`: at most that and one list more. Never on Node 20 and 22.
  */
-export function createExactReads(budgetBytes: number = 4 * 2 ** 20, collections: () => number = fullCollections): (socket: TLSSocket) => Buffer[] | undefined {
+export function createExactReads(budgetBytes: number = 4 * 2 ** 20, collections: () => number = fullCollections): ReadExactly {
   let held: { readonly bytes: number; readonly freedAfter: number }[] = [];
   return (socket) => {
     if (!EXACT_READ_FREES) return undefined;
@@ -75,7 +75,7 @@ export function createExactReads(budgetBytes: number = 4 * 2 ** 20, collections:
  * store: `known` tells those and the client CAs apart, and they are dropped. A path that reaches
  * them is decided as it is; one that does not is read again exactly as sent where allowed.
  */
-export function nativePeerChain(socket: TLSSocket, known?: (der: Buffer) => boolean, readExactly: (socket: TLSSocket) => Buffer[] | undefined = () => undefined): Uint8Array[] | undefined {
+export function nativePeerChain(socket: TLSSocket, known?: (der: Buffer) => boolean, readExactly: ReadExactly = () => undefined): Uint8Array[] | undefined {
   const leaf = socket.getPeerCertificate(true) as IssuerLinked;
   if (leaf.raw === undefined) return undefined;
   const list = issuerPath(leaf);
@@ -108,7 +108,7 @@ export interface ChainCapture {
  * its 'secure' event is 'keylog' (emitted while the handshake's secrets are derived); the
  * line itself is ignored. Starts unhooked.
  */
-export function createChainCapture(server: TlsNetServer, known?: (der: Buffer) => boolean, readExactly: (socket: TLSSocket) => Buffer[] | undefined = createExactReads()): ChainCapture {
+export function createChainCapture(server: TlsNetServer, known?: (der: Buffer) => boolean, readExactly: ReadExactly = createExactReads()): ChainCapture {
   const captured = new WeakMap<TLSSocket, CapturedChain>();
   const hooked = new WeakSet<TLSSocket>();
   const onKeylog = (_line: Buffer, socket: TLSSocket): void => {
